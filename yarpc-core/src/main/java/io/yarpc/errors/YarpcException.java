@@ -1,0 +1,157 @@
+package io.yarpc.errors;
+
+import static java.util.Objects.requireNonNull;
+
+import io.yarpc.transport.Response;
+import java.util.Arrays;
+
+/**
+ * The one error type of YARPC: a {@link Code}, a message, an optional name and optional details bytes
+ * (e.g. a serialised {@code google.rpc.Status}). Every transport maps it to its own error vocabulary and
+ * back.
+ *
+ * <p>An exception may also carry a {@linkplain #response() response} for transports that deliver a body
+ * together with an error (HTTP both-response-error, gRPC). Whoever catches such an exception owns that
+ * response and must release its body.
+ *
+ * <p>Instances are immutable; the {@code with...} methods return copies.
+ */
+public final class YarpcException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final Code code;
+  private final String name;
+  private final byte[] details;
+  private final transient Response response;
+
+  private YarpcException(
+      Code code, String message, String name, byte[] details, Response response, Throwable cause) {
+    super(message == null ? "" : message, cause, false, cause != null);
+    if (code == Code.OK) {
+      throw new IllegalArgumentException("an error cannot have code ok");
+    }
+    this.code = requireNonNull(code, "code");
+    this.name = name == null || name.isEmpty() ? null : name;
+    this.details = details == null || details.length == 0 ? null : details;
+    this.response = response;
+  }
+
+  /** An error with this code and message ({@link String#format} applied when args are given). */
+  public static YarpcException of(Code code, String message, Object... args) {
+    return new YarpcException(
+        code, args.length == 0 ? message : String.format(message, args), null, null, null, null);
+  }
+
+  /** An error with this code and message, caused by {@code cause} (kept for logs, never sent). */
+  public static YarpcException withCause(Code code, String message, Throwable cause) {
+    return new YarpcException(code, message, null, null, null, cause);
+  }
+
+  /**
+   * The YARPC error for any throwable: a {@code YarpcException} (also when wrapped in a
+   * {@link java.util.concurrent.CompletionException} or {@link java.util.concurrent.ExecutionException})
+   * is returned as is, a {@link java.util.concurrent.CancellationException} becomes
+   * {@link Code#CANCELLED}, anything else {@link Code#UNKNOWN} with the throwable's message.
+   */
+  public static YarpcException from(Throwable t) {
+    Throwable cur = requireNonNull(t, "t");
+    while (cur != null) {
+      if (cur instanceof YarpcException) {
+        return (YarpcException) cur;
+      }
+      if (!(cur instanceof java.util.concurrent.CompletionException)
+          && !(cur instanceof java.util.concurrent.ExecutionException)) {
+        break;
+      }
+      cur = cur.getCause();
+    }
+    Throwable root = cur == null ? t : cur;
+    if (root instanceof java.util.concurrent.CancellationException) {
+      return withCause(Code.CANCELLED, "call was cancelled", root);
+    }
+    return withCause(Code.UNKNOWN, describe(root), root);
+  }
+
+  /** A throwable's message, or its class name when it has none. */
+  public static String describe(Throwable t) {
+    String message = t.getMessage();
+    return message == null || message.isEmpty() ? t.getClass().getName() : message;
+  }
+
+  /** A copy with this (deprecated in yarpc-go, still on the wire) error name. */
+  public YarpcException withName(String name) {
+    return new YarpcException(code, getMessage(), name, details, response, getCause());
+  }
+
+  /** A copy with these details bytes (empty means none). The array is not copied: do not mutate it. */
+  public YarpcException withDetails(byte[] details) {
+    return new YarpcException(code, getMessage(), name, details, response, getCause());
+  }
+
+  /** A copy that carries {@code response}; the catcher owns it and releases its body. */
+  public YarpcException withResponse(Response response) {
+    return new YarpcException(code, getMessage(), name, details, response, getCause());
+  }
+
+  /** The error's code; never {@link Code#OK}. */
+  public Code code() {
+    return code;
+  }
+
+  /** The error message (possibly empty, never null). */
+  @Override
+  public String getMessage() {
+    return super.getMessage();
+  }
+
+  /** The optional error name, or {@code null}. */
+  public String name() {
+    return name;
+  }
+
+  /** The optional details bytes, or {@code null}. Do not mutate the array. */
+  public byte[] details() {
+    return details;
+  }
+
+  /** A response that travels with this error, or {@code null}. */
+  public Response response() {
+    return response;
+  }
+
+  /** Who is at fault. */
+  public FaultType faultType() {
+    return code.faultType();
+  }
+
+  /** {@code code:<name>[ name:<n>][ message:<m>]}, as yarpc-go prints a status. */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder("code:").append(code.wireName());
+    if (name != null) {
+      sb.append(" name:").append(name);
+    }
+    if (!getMessage().isEmpty()) {
+      sb.append(" message:").append(getMessage());
+    }
+    return sb.toString();
+  }
+
+  /** Equal when code, message, name and details are equal (responses and causes are ignored). */
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof YarpcException)) {
+      return false;
+    }
+    YarpcException other = (YarpcException) o;
+    return code == other.code
+        && getMessage().equals(other.getMessage())
+        && java.util.Objects.equals(name, other.name)
+        && Arrays.equals(details, other.details);
+  }
+
+  @Override
+  public int hashCode() {
+    return (code.hashCode() * 31 + getMessage().hashCode()) * 31 + Arrays.hashCode(details);
+  }
+}

@@ -1,0 +1,61 @@
+package io.yarpc.transport;
+
+/**
+ * Idempotent {@link Lifecycle} for transport authors: implement {@link #doStart()} and {@link #doStop()};
+ * each runs at most once. A failed start leaves the object stopped (after calling {@link #doStop()} to
+ * clean up what was started). Stop before start goes straight to stopped.
+ */
+public abstract class AbstractLifecycle implements Lifecycle {
+  private enum State { IDLE, RUNNING, STOPPED }
+
+  private State state = State.IDLE;
+
+  /** Starts the component; called at most once. */
+  protected abstract void doStart() throws Exception;
+
+  /** Stops the component; called at most once, and only after {@link #doStart()} was called. */
+  protected abstract void doStop() throws Exception;
+
+  @Override
+  public final synchronized void start() {
+    if (state != State.IDLE) {
+      if (state == State.STOPPED) {
+        throw new IllegalStateException(this + " was stopped and cannot start again");
+      }
+      return;
+    }
+    try {
+      doStart();
+      state = State.RUNNING;
+    } catch (Exception e) {
+      state = State.STOPPED;
+      try {
+        doStop();
+      } catch (Exception suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e instanceof RuntimeException ? (RuntimeException) e
+          : new IllegalStateException("failed to start " + this + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public final synchronized void stop() {
+    State previous = state;
+    state = State.STOPPED;
+    if (previous == State.RUNNING) {
+      try {
+        doStop();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException("failed to stop " + this + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Override
+  public final synchronized boolean isRunning() {
+    return state == State.RUNNING;
+  }
+}

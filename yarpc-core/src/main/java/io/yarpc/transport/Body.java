@@ -1,0 +1,374 @@
+package io.yarpc.transport;
+
+import static java.util.Objects.requireNonNull;
+
+import io.yarpc.internal.ByteBuffersInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The payload of a request, response or stream message.
+ *
+ * <h2>Reading</h2>
+ *
+ * Every body offers an {@link #openStream() InputStream}. A body whose bytes are already in memory (a
+ * received gRPC frame, an aggregated HTTP body, a TChannel arg3, a {@code byte[]}) also offers <b>byte
+ * access</b>: {@link #byteBuffers()} returns read-only views of those bytes, heap or direct, without
+ * copying. Decoders must ask {@link #hasByteAccess()} first and parse straight from the views; only a body
+ * without byte access is read through its stream.
+ *
+ * <h2>Writing</h2>
+ *
+ * {@link #writeTo(OutputStream)} writes the bytes into a transport's output (for Netty, a pooled buffer)
+ * with no intermediate array; {@link #length()} tells the size up front where known. {@link #lazy}
+ * bodies serialise only when written.
+ *
+ * <h2>Ownership</h2>
+ *
+ * A body has exactly one owner at a time, and the owner calls {@link #release()} once it is done; release
+ * is idempotent and frees whatever pooled memory backs the body. Passing a body on passes ownership:
+ *
+ * <ul>
+ *   <li>an inbound request body belongs to the invocation: the framework releases it when the handler's
+ *       result completes (unary, oneway) or when the stream message has been consumed — handlers and
+ *       encodings never release it themselves, and must copy any bytes they keep beyond that;
+ *   <li>a response body returned by a handler belongs to the transport, which releases it once written;
+ *   <li>a request body given to an outbound belongs to the outbound, which releases it once sent;
+ *   <li>a response body returned by an outbound belongs to the caller (usually an encoding), which
+ *       releases it after decoding.
+ * </ul>
+ *
+ * Views from {@link #byteBuffers()} and streams from {@link #openStream()} must not be used after
+ * release. Bodies are not thread-safe except for {@link #release()}.
+ */
+public abstract class Body implements Closeable {
+  private static final byte[] NO_BYTES = new byte[0];
+
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  /** For subclasses: transports and encodings that bring their own kind of body. */
+  protected Body() {}
+
+  /** A body of zero bytes, with byte access. */
+  public static Body empty() {
+    return new HeapBody(NO_BYTES, 0, 0);
+  }
+
+  /** A body over {@code bytes} (not copied: do not mutate it afterwards), with byte access. */
+  public static Body of(byte[] bytes) {
+    return of(bytes, 0, bytes.length);
+  }
+
+  /** A body over {@code length} bytes of {@code bytes} from {@code offset}, not copied. */
+  public static Body of(byte[] bytes, int offset, int length) {
+    requireNonNull(bytes, "bytes");
+    if (offset < 0 || length < 0 || offset + length > bytes.length) {
+      throw new IndexOutOfBoundsException("offset " + offset + ", length " + length);
+    }
+    return new HeapBody(bytes, offset, length);
+  }
+
+  /** A body over the remaining bytes of {@code buffer} (heap or direct; not copied), with byte access. */
+  public static Body of(ByteBuffer buffer) {
+    return ofBuffers(List.of(buffer), null);
+  }
+
+  /**
+   * A body over bytes already in memory, split across {@code buffers} (their remaining bytes, in order),
+   * with byte access. {@code onRelease} (may be null) runs exactly once, on the first {@link #release()}:
+   * transports use it to return pooled memory.
+   */
+  public static Body ofBuffers(List<ByteBuffer> buffers, Runnable onRelease) {
+    return new BuffersBody(List.copyOf(buffers), onRelease);
+  }
+
+  /**
+   * A body read from {@code in} without byte access; {@code length} is its size or -1 when unknown. The
+   * stream can be opened once; release closes it.
+   */
+  public static Body of(InputStream in, long length) {
+    return new StreamBody(requireNonNull(in, "in"), length);
+  }
+
+  /**
+   * A body of {@code length} bytes produced on demand by {@code writer}: nothing is serialised until the
+   * body is written (or, as a fallback, streamed). Use it to encode a typed value straight into the
+   * transport's buffer.
+   */
+  public static Body lazy(long length, BodyWriter writer) {
+    if (length < 0) {
+      throw new IllegalArgumentException("a lazy body needs its length, got " + length);
+    }
+    return new LazyBody(length, requireNonNull(writer, "writer"));
+  }
+
+  /** The size in bytes, or -1 when not known before reading. */
+  public abstract long length();
+
+  /** Whether {@link #byteBuffers()} can give the bytes without reading or copying. */
+  public boolean hasByteAccess() {
+    return false;
+  }
+
+  /**
+   * Read-only views of the bytes, in order, positioned at the first byte; new views on each call, so
+   * callers may move their positions.
+   *
+   * @throws UnsupportedOperationException when {@link #hasByteAccess()} is false
+   */
+  public List<ByteBuffer> byteBuffers() {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no byte access");
+  }
+
+  /**
+   * A stream over the bytes. Byte-access bodies may open any number of streams; other bodies may be
+   * opened once.
+   */
+  public abstract InputStream openStream();
+
+  /** Writes all bytes to {@code out} without closing it. */
+  public void writeTo(OutputStream out) throws IOException {
+    checkNotReleased();
+    if (hasByteAccess()) {
+      for (ByteBuffer b : byteBuffers()) {
+        if (b.hasArray()) {
+          out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        } else {
+          byte[] chunk = new byte[Math.min(b.remaining(), 8192)];
+          while (b.hasRemaining()) {
+            int n = Math.min(chunk.length, b.remaining());
+            b.get(chunk, 0, n);
+            out.write(chunk, 0, n);
+          }
+        }
+      }
+    } else {
+      try (InputStream in = openStream()) {
+        in.transferTo(out);
+      }
+    }
+  }
+
+  /**
+   * A new array holding the bytes: one copy from byte access, or the stream read once. For callers that
+   * need a {@code byte[]} they may keep (e.g. the raw encoding).
+   */
+  public byte[] toByteArray() {
+    checkNotReleased();
+    try {
+      if (hasByteAccess()) {
+        long len = length();
+        byte[] out = new byte[Math.toIntExact(len)];
+        int pos = 0;
+        for (ByteBuffer b : byteBuffers()) {
+          int n = b.remaining();
+          b.get(out, pos, n);
+          pos += n;
+        }
+        return out;
+      }
+      long len = length();
+      try (InputStream in = openStream()) {
+        return len >= 0 ? in.readNBytes(Math.toIntExact(len)) : in.readAllBytes();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Frees what backs this body, once; later calls do nothing. Thread-safe. */
+  public final void release() {
+    if (released.compareAndSet(false, true)) {
+      deallocate();
+    }
+  }
+
+  /** Whether {@link #release()} has been called. */
+  public final boolean isReleased() {
+    return released.get();
+  }
+
+  /** Same as {@link #release()}, so bodies work in try-with-resources. */
+  @Override
+  public final void close() {
+    release();
+  }
+
+  /** Frees the body's resources; called exactly once, by the first {@link #release()}. */
+  protected void deallocate() {}
+
+  /** Throws {@link IllegalStateException} when the body was released. */
+  protected final void checkNotReleased() {
+    if (released.get()) {
+      throw new IllegalStateException("body was already released");
+    }
+  }
+
+  private static final class HeapBody extends Body {
+    private final byte[] bytes;
+    private final int offset;
+    private final int length;
+
+    HeapBody(byte[] bytes, int offset, int length) {
+      this.bytes = bytes;
+      this.offset = offset;
+      this.length = length;
+    }
+
+    @Override
+    public long length() {
+      return length;
+    }
+
+    @Override
+    public boolean hasByteAccess() {
+      return true;
+    }
+
+    @Override
+    public List<ByteBuffer> byteBuffers() {
+      return List.of(ByteBuffer.wrap(bytes, offset, length).slice().asReadOnlyBuffer());
+    }
+
+    @Override
+    public InputStream openStream() {
+      return new java.io.ByteArrayInputStream(bytes, offset, length);
+    }
+
+    @Override
+    public void writeTo(OutputStream out) throws IOException {
+      out.write(bytes, offset, length);
+    }
+
+    @Override
+    public byte[] toByteArray() {
+      return java.util.Arrays.copyOfRange(bytes, offset, offset + length);
+    }
+  }
+
+  private static final class BuffersBody extends Body {
+    private final List<ByteBuffer> buffers;
+    private final Runnable onRelease;
+    private final long length;
+
+    BuffersBody(List<ByteBuffer> buffers, Runnable onRelease) {
+      this.buffers = buffers;
+      this.onRelease = onRelease;
+      long len = 0;
+      for (ByteBuffer b : buffers) {
+        len += b.remaining();
+      }
+      this.length = len;
+    }
+
+    @Override
+    public long length() {
+      return length;
+    }
+
+    @Override
+    public boolean hasByteAccess() {
+      return true;
+    }
+
+    @Override
+    public List<ByteBuffer> byteBuffers() {
+      checkNotReleased();
+      if (buffers.size() == 1) {
+        return List.of(buffers.get(0).asReadOnlyBuffer());
+      }
+      ByteBuffer[] views = new ByteBuffer[buffers.size()];
+      for (int i = 0; i < views.length; i++) {
+        views[i] = buffers.get(i).asReadOnlyBuffer();
+      }
+      return List.of(views);
+    }
+
+    @Override
+    public InputStream openStream() {
+      return new ByteBuffersInputStream(byteBuffers());
+    }
+
+    @Override
+    protected void deallocate() {
+      if (onRelease != null) {
+        onRelease.run();
+      }
+    }
+  }
+
+  private static final class StreamBody extends Body {
+    private final InputStream in;
+    private final long length;
+    private boolean opened;
+
+    StreamBody(InputStream in, long length) {
+      this.in = in;
+      this.length = length;
+    }
+
+    @Override
+    public long length() {
+      return length;
+    }
+
+    @Override
+    public InputStream openStream() {
+      checkNotReleased();
+      if (opened) {
+        throw new IllegalStateException("a stream body can be read once");
+      }
+      opened = true;
+      return in;
+    }
+
+    @Override
+    protected void deallocate() {
+      try {
+        in.close();
+      } catch (IOException ignored) {
+        // nothing left to do with a stream we are discarding
+      }
+    }
+  }
+
+  private static final class LazyBody extends Body {
+    private final long length;
+    private final BodyWriter writer;
+
+    LazyBody(long length, BodyWriter writer) {
+      this.length = length;
+      this.writer = writer;
+    }
+
+    @Override
+    public long length() {
+      return length;
+    }
+
+    @Override
+    public void writeTo(OutputStream out) throws IOException {
+      checkNotReleased();
+      writer.writeTo(out);
+    }
+
+    @Override
+    public InputStream openStream() {
+      checkNotReleased();
+      ByteArrayOutputStream out = new ByteArrayOutputStream(Math.toIntExact(length));
+      try {
+        writer.writeTo(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return new java.io.ByteArrayInputStream(out.toByteArray());
+    }
+  }
+}

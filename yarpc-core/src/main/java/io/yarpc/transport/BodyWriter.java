@@ -1,0 +1,11 @@
+package io.yarpc.transport;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/** Writes a value's serialised bytes; the serialising half of a {@link Body#lazy lazy body}. */
+@FunctionalInterface
+public interface BodyWriter {
+  /** Writes exactly the promised number of bytes to {@code out}; does not close it. */
+  void writeTo(OutputStream out) throws IOException;
+}
