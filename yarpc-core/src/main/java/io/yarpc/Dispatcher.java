@@ -1,0 +1,492 @@
+package io.yarpc;
+
+import static java.util.Objects.requireNonNull;
+
+import io.yarpc.internal.HandlerInvoker;
+import io.yarpc.internal.MapRouter;
+import io.yarpc.internal.OutboundInvoker;
+import io.yarpc.middleware.Middleware;
+import io.yarpc.transport.ClientStream;
+import io.yarpc.transport.Handler;
+import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.Lifecycle;
+import io.yarpc.transport.Procedure;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.ServerStream;
+import io.yarpc.transport.Transport;
+import io.yarpc.transport.TransportComponent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A service's YARPC runtime: its name, the inbounds that receive calls, the procedures they serve, the
+ * outbounds that reach other services, and the middleware around both.
+ *
+ * <pre>{@code
+ * Dispatcher dispatcher = Dispatcher.builder("keyvalue")
+ *     .inbound(httpInbound)
+ *     .outbound("users", Outbounds.unary(grpcOutbound))
+ *     .build();
+ * dispatcher.register(Raw.procedure("echo", (body, call) -> body));
+ * dispatcher.start();
+ * ClientConfig users = dispatcher.clientConfig("users");
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> {@link #start()} starts every transport, then every outbound, then every inbound
+ * (each shared component once); if one fails, what was started is stopped in reverse order. {@link
+ * #stop()} first refuses new calls with {@code unavailable} and waits for in-flight calls to finish (at
+ * most the {@linkplain Builder#shutdownGracePeriod grace period}), then stops inbounds, outbounds and
+ * transports. Both are idempotent.
+ *
+ * <p><b>Middleware</b> is applied when procedures are registered and when client configs are built, in
+ * list order (the first is outermost).
+ *
+ * <p><b>Execution.</b> Handlers run on the dispatcher's handler executor, never on a transport's I/O
+ * thread, unless their procedure is marked {@linkplain Procedure#isNonBlocking() non-blocking}.
+ */
+public final class Dispatcher implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+  private static final Pattern UUID =
+      Pattern.compile("[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}");
+
+  private enum State { IDLE, RUNNING, STOPPED }
+
+  private final String name;
+  private final List<Inbound> inbounds;
+  private final Map<String, Outbounds> outbounds;
+  private final Builder config;
+  private final Executor executor;
+  private final ExecutorService ownedExecutor;
+  private final MapRouter router;
+  private final HandlerInvoker invoker;
+  private final Map<String, ClientConfig> clientConfigs = new LinkedHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final Object drainLock = new Object();
+  private volatile boolean draining;
+  private State state = State.IDLE;
+
+  private Dispatcher(Builder b) {
+    this.name = b.name;
+    this.config = b;
+    this.inbounds = List.copyOf(b.inbounds);
+    this.outbounds = Collections.unmodifiableMap(new LinkedHashMap<>(b.outbounds));
+    if (b.executor != null) {
+      this.executor = b.executor;
+      this.ownedExecutor = null;
+    } else {
+      this.ownedExecutor = defaultExecutor(name);
+      this.executor = ownedExecutor;
+    }
+    this.router = new MapRouter(name);
+    this.invoker = new HandlerInvoker(new HandlerInvoker.Host() {
+      @Override
+      public Executor executor() {
+        return executor;
+      }
+
+      @Override
+      public boolean isDraining() {
+        return draining;
+      }
+
+      @Override
+      public void track(int delta) {
+        if (inFlight.addAndGet(delta) == 0 && delta < 0) {
+          synchronized (drainLock) {
+            drainLock.notifyAll();
+          }
+        }
+      }
+
+      @Override
+      public String name() {
+        return name;
+      }
+    });
+    outbounds.forEach((key, out) -> clientConfigs.put(key, buildClientConfig(key, out)));
+  }
+
+  /** A builder for a dispatcher whose service is called {@code name}. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /** The service name. */
+  public String name() {
+    return name;
+  }
+
+  /** The router every inbound serves from. */
+  public Router router() {
+    return router;
+  }
+
+  /** The inbounds, in the order given. */
+  public List<Inbound> inbounds() {
+    return inbounds;
+  }
+
+  /** Outbounds by outbound key. */
+  public Map<String, Outbounds> outbounds() {
+    return outbounds;
+  }
+
+  /** Calls currently being handled. */
+  public int inFlightCalls() {
+    return inFlight.get();
+  }
+
+  /**
+   * Registers procedures, wrapping each handler in the inbound middleware and the invocation rules (see
+   * {@link Builder}). May be called before or after {@link #start()}.
+   *
+   * @throws IllegalArgumentException when a procedure clashes with one already registered
+   */
+  public void register(List<Procedure> procedures) {
+    for (Procedure p : procedures) {
+      router.register(p, invoker.wrap(p, withMiddleware(p.handlerSpec())));
+      log.debug("dispatcher {} registered {}", name, p);
+    }
+  }
+
+  /** Registers procedures; see {@link #register(List)}. */
+  public void register(Procedure... procedures) {
+    register(List.of(procedures));
+  }
+
+  private HandlerSpec withMiddleware(HandlerSpec spec) {
+    switch (spec.type()) {
+      case UNARY:
+        return HandlerSpec.unary(Middleware.apply(spec.unary(), config.unaryInbound));
+      case ONEWAY:
+        return HandlerSpec.oneway(Middleware.apply(spec.oneway(), config.onewayInbound));
+      default:
+        return HandlerSpec.streaming(Middleware.apply(spec.streaming(), config.streamInbound));
+    }
+  }
+
+  /**
+   * The client config for the outbounds registered under {@code outboundKey}.
+   *
+   * @throws IllegalArgumentException when there is no such key
+   */
+  public ClientConfig clientConfig(String outboundKey) {
+    ClientConfig cc = clientConfigs.get(outboundKey);
+    if (cc == null) {
+      throw new IllegalArgumentException("no outbounds for \"" + outboundKey + "\"; known: "
+          + clientConfigs.keySet());
+    }
+    return cc;
+  }
+
+  private ClientConfig buildClientConfig(String key, Outbounds out) {
+    String service = out.serviceName().isEmpty() ? key : out.serviceName();
+    Handler<Request, Response> unary = out.unary() == null ? null
+        : OutboundInvoker.unary(name, service, out.unary(), out.unary()::call, config.unaryOutbound);
+    Handler<Request, Void> oneway = out.oneway() == null ? null
+        : OutboundInvoker.oneway(name, service, out.oneway(), out.oneway()::callOneway,
+            config.onewayOutbound);
+    Handler<RequestMeta, ClientStream> stream = out.stream() == null ? null
+        : OutboundInvoker.stream(name, service, out.stream(), out.stream()::callStream,
+            config.streamOutbound);
+    return new ClientConfig(name, service, unary, oneway, stream);
+  }
+
+  /** Starts transports, then outbounds, then inbounds; see the class comment. */
+  @Override
+  public synchronized void start() {
+    if (state == State.RUNNING) {
+      return;
+    }
+    if (state == State.STOPPED) {
+      throw new IllegalStateException("dispatcher \"" + name + "\" was stopped and cannot start again");
+    }
+    for (Inbound in : inbounds) {
+      in.setRouter(router);
+    }
+    List<Lifecycle> started = new ArrayList<>();
+    try {
+      for (Lifecycle c : startOrder()) {
+        c.start();
+        started.add(c);
+      }
+    } catch (RuntimeException e) {
+      Collections.reverse(started);
+      for (Lifecycle c : started) {
+        try {
+          c.stop();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      state = State.STOPPED;
+      shutdownExecutor();
+      throw e;
+    }
+    draining = false;
+    state = State.RUNNING;
+    log.info("dispatcher {} started with {} inbound(s) and {} outbound key(s)", name, inbounds.size(),
+        outbounds.size());
+  }
+
+  /** Transports, then outbounds, then inbounds; each object once. */
+  private List<Lifecycle> startOrder() {
+    Set<Lifecycle> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    List<Lifecycle> order = new ArrayList<>();
+    List<TransportComponent> outboundComponents = new ArrayList<>();
+    for (Outbounds o : outbounds.values()) {
+      for (TransportComponent c : new TransportComponent[] {o.unary(), o.oneway(), o.stream()}) {
+        if (c != null) {
+          outboundComponents.add(c);
+        }
+      }
+    }
+    List<TransportComponent> all = new ArrayList<>(outboundComponents);
+    all.addAll(inbounds);
+    for (TransportComponent c : all) {
+      for (Transport t : c.transports()) {
+        if (seen.add(t)) {
+          order.add(t);
+        }
+      }
+    }
+    for (TransportComponent c : all) {
+      if (seen.add(c)) {
+        order.add(c);
+      }
+    }
+    return order;
+  }
+
+  /**
+   * Refuses new calls, waits for in-flight calls (at most the grace period), then stops inbounds,
+   * outbounds and transports. Errors from components are collected and thrown together at the end.
+   */
+  @Override
+  public void stop() {
+    synchronized (this) {
+      if (state == State.STOPPED) {
+        return;
+      }
+      boolean wasRunning = state == State.RUNNING;
+      state = State.STOPPED;
+      if (!wasRunning) {
+        shutdownExecutor();
+        return;
+      }
+      draining = true;
+    }
+    awaitDrained(config.shutdownGracePeriod);
+    List<Lifecycle> order = startOrder();
+    Collections.reverse(order);
+    RuntimeException failure = null;
+    for (Lifecycle c : order) {
+      try {
+        c.stop();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    shutdownExecutor();
+    log.info("dispatcher {} stopped", name);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void awaitDrained(Duration grace) {
+    long deadline = System.nanoTime() + grace.toNanos();
+    synchronized (drainLock) {
+      while (inFlight.get() > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          log.warn("dispatcher {} stopping with {} call(s) still in flight after {}", name, inFlight.get(),
+              grace);
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(drainLock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private void shutdownExecutor() {
+    if (ownedExecutor != null) {
+      ownedExecutor.shutdown();
+    }
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return state == State.RUNNING;
+  }
+
+  private static ExecutorService defaultExecutor(String name) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 1024, 60, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "yarpc-" + name + "-handler-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    return pool;
+  }
+
+  /**
+   * Checks a service name as yarpc-go does: at least 2 characters, starts with {@code [a-z]}, only
+   * {@code [a-z0-9_-]}, no {@code --}, does not end with {@code -}, contains no UUID.
+   *
+   * @throws IllegalArgumentException saying what is wrong
+   */
+  public static void validateServiceName(String name) {
+    requireNonNull(name, "name");
+    String problem = null;
+    if (name.length() < 2) {
+      problem = "must be at least 2 characters";
+    } else if (name.charAt(0) < 'a' || name.charAt(0) > 'z') {
+      problem = "must start with a lower-case letter";
+    } else if (!name.matches("[a-z0-9_-]+")) {
+      problem = "may only contain a-z, 0-9, '_' and '-'";
+    } else if (name.contains("--")) {
+      problem = "must not contain \"--\"";
+    } else if (name.endsWith("-")) {
+      problem = "must not end with '-'";
+    } else if (UUID.matcher(name).find()) {
+      problem = "must not contain a UUID";
+    }
+    if (problem != null) {
+      throw new IllegalArgumentException("invalid service name \"" + name + "\": " + problem);
+    }
+  }
+
+  /** Builds a {@link Dispatcher}; not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private final List<Inbound> inbounds = new ArrayList<>();
+    private final Map<String, Outbounds> outbounds = new LinkedHashMap<>();
+    private final List<Middleware<Request, Response>> unaryInbound = new ArrayList<>();
+    private final List<Middleware<Request, Void>> onewayInbound = new ArrayList<>();
+    private final List<Middleware<ServerStream, Void>> streamInbound = new ArrayList<>();
+    private final List<Middleware<Request, Response>> unaryOutbound = new ArrayList<>();
+    private final List<Middleware<Request, Void>> onewayOutbound = new ArrayList<>();
+    private final List<Middleware<RequestMeta, ClientStream>> streamOutbound = new ArrayList<>();
+    private Executor executor;
+    private Duration shutdownGracePeriod = Duration.ofSeconds(6);
+
+    private Builder(String name) {
+      validateServiceName(name);
+      this.name = name;
+    }
+
+    /** Adds inbounds. */
+    public Builder inbound(Inbound... inbounds) {
+      for (Inbound in : inbounds) {
+        this.inbounds.add(requireNonNull(in, "inbound"));
+      }
+      return this;
+    }
+
+    /** Registers the outbounds for {@code key} (the remote service name unless overridden). */
+    public Builder outbound(String key, Outbounds outbounds) {
+      requireNonNull(key, "key");
+      if (this.outbounds.putIfAbsent(key, requireNonNull(outbounds, "outbounds")) != null) {
+        throw new IllegalArgumentException("outbounds for \"" + key + "\" were already set");
+      }
+      return this;
+    }
+
+    /** Appends unary inbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder unaryInboundMiddleware(Middleware<Request, Response>... middleware) {
+      unaryInbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /** Appends oneway inbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder onewayInboundMiddleware(Middleware<Request, Void>... middleware) {
+      onewayInbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /** Appends stream inbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder streamInboundMiddleware(Middleware<ServerStream, Void>... middleware) {
+      streamInbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /** Appends unary outbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder unaryOutboundMiddleware(Middleware<Request, Response>... middleware) {
+      unaryOutbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /** Appends oneway outbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder onewayOutboundMiddleware(Middleware<Request, Void>... middleware) {
+      onewayOutbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /** Appends stream outbound middleware (first outermost). */
+    @SafeVarargs
+    public final Builder streamOutboundMiddleware(Middleware<RequestMeta, ClientStream>... middleware) {
+      streamOutbound.addAll(List.of(middleware));
+      return this;
+    }
+
+    /**
+     * The executor handlers run on. Default: a dispatcher-owned pool of daemon threads (up to 1,024;
+     * beyond that calls fail with {@code resource-exhausted}), shut down by {@link #stop()}. A given
+     * executor is not shut down by the dispatcher. Use {@code Runnable::run} to run every handler on the
+     * transport's thread (only for handlers that never block).
+     */
+    public Builder handlerExecutor(Executor executor) {
+      this.executor = requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** How long {@link #stop()} waits for in-flight calls; default 6 s, as yarpc-go's HTTP inbound. */
+    public Builder shutdownGracePeriod(Duration gracePeriod) {
+      if (requireNonNull(gracePeriod, "gracePeriod").isNegative()) {
+        throw new IllegalArgumentException("grace period must not be negative");
+      }
+      this.shutdownGracePeriod = gracePeriod;
+      return this;
+    }
+
+    /** The dispatcher. */
+    public Dispatcher build() {
+      return new Dispatcher(this);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.yarpc.internal;
+
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.Procedure;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Router;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * The dispatcher's router: procedures by (service, name, encoding), with yarpc-go's lookup order: exact
+ * encoding, then a wildcard (no encoding), then — when the procedure has exactly one registered encoding —
+ * that one anyway, so its handler reports the canonical encoding-mismatch error.
+ */
+public final class MapRouter implements Router {
+  private record Key(String service, String procedure) {}
+
+  private record Entry(Procedure procedure, HandlerSpec spec) {}
+
+  private final String defaultService;
+  /** (service, procedure) -> encoding ("" for the wildcard) -> entry. */
+  private final Map<Key, Map<String, Entry>> table = new ConcurrentHashMap<>();
+
+  /** A router whose procedures without a service belong to {@code defaultService}. */
+  public MapRouter(String defaultService) {
+    this.defaultService = defaultService;
+  }
+
+  /**
+   * Registers {@code procedure}, served by {@code spec} (the procedure's handler, already wrapped).
+   *
+   * @throws IllegalArgumentException when it clashes with a registered procedure
+   */
+  public synchronized void register(Procedure procedure, HandlerSpec spec) {
+    String service = procedure.service().isEmpty() ? defaultService : procedure.service();
+    Key key = new Key(service, procedure.name());
+    Map<String, Entry> byEncoding = table.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
+    String encoding = procedure.encoding();
+    if (byEncoding.containsKey(encoding)) {
+      throw new IllegalArgumentException(String.format(
+          "procedure \"%s\" of service \"%s\"%s is already registered", procedure.name(), service,
+          encoding.isEmpty() ? "" : " with encoding \"" + encoding + "\""));
+    }
+    boolean hasWildcard = byEncoding.containsKey("");
+    if (encoding.isEmpty() ? !byEncoding.isEmpty() : hasWildcard) {
+      throw new IllegalArgumentException(String.format(
+          "procedure \"%s\" of service \"%s\" cannot be registered both for every encoding and for "
+              + "specific encodings", procedure.name(), service));
+    }
+    byEncoding.put(encoding, new Entry(procedure.toBuilder().service(service).build(), spec));
+  }
+
+  @Override
+  public List<Procedure> procedures() {
+    List<Procedure> all = new ArrayList<>();
+    table.values().forEach(m -> m.values().forEach(e -> all.add(e.procedure())));
+    all.sort(Comparator.comparing(Procedure::service).thenComparing(Procedure::name)
+        .thenComparing(Procedure::encoding));
+    return all;
+  }
+
+  @Override
+  public HandlerSpec choose(RequestMeta meta) {
+    validate(meta);
+    String service = meta.service().isEmpty() ? defaultService : meta.service();
+    Map<String, Entry> byEncoding = table.get(new Key(service, meta.procedure()));
+    if (byEncoding == null || byEncoding.isEmpty()) {
+      if (!knownServices().contains(service)) {
+        throw YarpcException.of(Code.UNIMPLEMENTED, "unrecognized service name \"%s\", available services: %s",
+            service, knownServices().stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(", ")));
+      }
+      throw unrecognizedProcedure(meta.procedure(), service);
+    }
+    Entry entry = byEncoding.get(meta.encoding());
+    if (entry == null) {
+      entry = byEncoding.get("");
+    }
+    if (entry == null && byEncoding.size() == 1) {
+      entry = byEncoding.values().iterator().next();
+    }
+    if (entry == null) {
+      throw unrecognizedProcedure(meta.procedure(), service);
+    }
+    return entry.spec();
+  }
+
+  private static YarpcException unrecognizedProcedure(String procedure, String service) {
+    return YarpcException.of(Code.UNIMPLEMENTED, "unrecognized procedure \"%s\" for service \"%s\"",
+        procedure, service);
+  }
+
+  private TreeSet<String> knownServices() {
+    TreeSet<String> services = new TreeSet<>();
+    services.add(defaultService);
+    table.forEach((k, v) -> {
+      if (!v.isEmpty()) {
+        services.add(k.service());
+      }
+    });
+    return services;
+  }
+
+  /**
+   * Checks that the metadata names a service, procedure, caller and encoding.
+   *
+   * @throws YarpcException {@code invalid-argument} {@code missing service name, procedure, caller name,
+   *     encoding} listing what is missing, in that order
+   */
+  public static void validate(RequestMeta meta) {
+    List<String> missing = null;
+    String[][] checks = {
+      {meta.service(), "service name"},
+      {meta.procedure(), "procedure"},
+      {meta.caller(), "caller name"},
+      {meta.encoding(), "encoding"},
+    };
+    for (String[] check : checks) {
+      if (check[0].isEmpty()) {
+        if (missing == null) {
+          missing = new ArrayList<>(4);
+        }
+        missing.add(check[1]);
+      }
+    }
+    if (missing != null) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "missing " + String.join(", ", missing));
+    }
+  }
+}

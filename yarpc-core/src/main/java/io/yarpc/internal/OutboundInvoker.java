@@ -1,0 +1,174 @@
+package io.yarpc.internal;
+
+import io.yarpc.Call;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.middleware.Middleware;
+import io.yarpc.transport.ClientStream;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Handler;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.TransportComponent;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Builds what a {@link io.yarpc.ClientConfig} calls: a transport outbound wrapped, outermost first, in
+ *
+ * <ol>
+ *   <li>defaults and inheritance: empty caller/service from the config; the current {@link Call}'s
+ *       procedure as caller procedure, its remaining deadline (the earlier of both) and its cancellation;
+ *       the transport's name;
+ *   <li>validation: {@code missing ...} fields, and for unary and oneway {@code missing TTL};
+ *   <li>for unary and oneway a local deadline: the call fails with {@code deadline-exceeded} when it
+ *       passes, and the transport's future is cancelled;
+ *   <li>the user's outbound middleware, first outermost;
+ *   <li>the transport outbound.
+ * </ol>
+ *
+ * A response that arrives after the call already ended is released here.
+ */
+public final class OutboundInvoker {
+  private OutboundInvoker() {}
+
+  /** The unary call path. */
+  public static Handler<Request, Response> unary(String caller, String service, TransportComponent outbound,
+      Handler<Request, Response> transport, List<Middleware<Request, Response>> chain) {
+    return build(caller, service, outbound.transportName(), Request::meta, Request::withMeta,
+        r -> r.body().release(), r -> r.body().release(), true, Middleware.apply(transport, chain));
+  }
+
+  /** The oneway call path. */
+  public static Handler<Request, Void> oneway(String caller, String service, TransportComponent outbound,
+      Handler<Request, Void> transport, List<Middleware<Request, Void>> chain) {
+    return build(caller, service, outbound.transportName(), Request::meta, Request::withMeta,
+        r -> r.body().release(), v -> {}, true, Middleware.apply(transport, chain));
+  }
+
+  /** The stream call path: no local deadline timer (the transport bounds the stream). */
+  public static Handler<RequestMeta, ClientStream> stream(String caller, String service,
+      TransportComponent outbound, Handler<RequestMeta, ClientStream> transport,
+      List<Middleware<RequestMeta, ClientStream>> chain) {
+    return build(caller, service, outbound.transportName(), Function.identity(), (m, meta) -> meta,
+        m -> {}, ClientStream::cancel, false, Middleware.apply(transport, chain));
+  }
+
+  private static <I, O> Handler<I, O> build(String caller, String service, String transportName,
+      Function<I, RequestMeta> metaOf, BiFunction<I, RequestMeta, I> withMeta, Consumer<I> releaseInput,
+      Consumer<O> discard, boolean unaryLike, Handler<I, O> next) {
+    return input -> {
+      Call current = Call.current();
+      RequestMeta meta = complete(metaOf.apply(input), caller, service, transportName, current);
+      try {
+        MapRouter.validate(meta);
+        if (unaryLike && meta.deadline() == null) {
+          throw YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL");
+        }
+      } catch (YarpcException e) {
+        releaseInput.accept(input);
+        return CompletableFuture.failedFuture(e);
+      }
+      Deadline deadline = meta.deadline();
+      if (unaryLike && deadline.isExpired()) {
+        releaseInput.accept(input);
+        return CompletableFuture.failedFuture(timeout(meta, Duration.ZERO));
+      }
+      if (current != null && current.isCancelled()) {
+        releaseInput.accept(input);
+        return CompletableFuture.failedFuture(current.cancellation());
+      }
+
+      CompletableFuture<O> inner;
+      try {
+        inner = next.handle(withMeta.apply(input, meta));
+      } catch (Throwable t) {
+        inner = CompletableFuture.failedFuture(t);
+      }
+      CompletableFuture<O> result = new CompletableFuture<>();
+      CompletableFuture<O> transportFuture = inner;
+
+      ScheduledFuture<?> timer = null;
+      if (unaryLike) {
+        Duration ttl = deadline.timeRemaining();
+        timer = Timers.schedule(() -> {
+          if (result.completeExceptionally(timeout(meta, ttl))) {
+            transportFuture.cancel(false);
+          }
+        }, ttl.toNanos());
+      }
+      AutoCloseable cancelRegistration = current == null ? null : current.onCancel(() -> {
+        if (result.completeExceptionally(current.cancellation())) {
+          transportFuture.cancel(false);
+        }
+      });
+      ScheduledFuture<?> deadlineTimer = timer;
+      result.whenComplete((v, e) -> {
+        if (result.isCancelled()) {
+          transportFuture.cancel(false);
+        }
+      });
+      transportFuture.whenComplete((value, error) -> {
+        if (deadlineTimer != null) {
+          deadlineTimer.cancel(false);
+        }
+        if (cancelRegistration != null) {
+          try {
+            cancelRegistration.close();
+          } catch (Exception ignored) {
+            // removing a listener cannot fail
+          }
+        }
+        boolean taken = error == null
+            ? result.complete(value)
+            : result.completeExceptionally(YarpcException.from(error));
+        if (!taken) {
+          if (value != null) {
+            discard.accept(value);
+          } else if (error != null && Futures.unwrap(error) instanceof YarpcException) {
+            Response partial = ((YarpcException) Futures.unwrap(error)).response();
+            if (partial != null) {
+              partial.body().release();
+            }
+          }
+        }
+      });
+      return result;
+    };
+  }
+
+  private static RequestMeta complete(RequestMeta meta, String caller, String service,
+      String transportName, Call current) {
+    RequestMeta.Builder b = null;
+    if (meta.caller().isEmpty() && !caller.isEmpty()) {
+      b = meta.toBuilder().caller(caller);
+    }
+    if (meta.service().isEmpty() && !service.isEmpty()) {
+      b = (b == null ? meta.toBuilder() : b).service(service);
+    }
+    if (!transportName.equals(meta.transport())) {
+      b = (b == null ? meta.toBuilder() : b).transport(transportName);
+    }
+    if (current != null) {
+      Deadline inherited = current.deadline();
+      if (inherited != null && (meta.deadline() == null || inherited.compareTo(meta.deadline()) < 0)) {
+        b = (b == null ? meta.toBuilder() : b).deadline(inherited);
+      }
+      if (meta.callerProcedure().isEmpty()) {
+        b = (b == null ? meta.toBuilder() : b).callerProcedure(current.meta().procedure());
+      }
+    }
+    return b == null ? meta : b.build();
+  }
+
+  private static YarpcException timeout(RequestMeta meta, Duration ttl) {
+    return YarpcException.of(Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s",
+        meta.procedure(), meta.service(), GoDurations.format(ttl));
+  }
+}
