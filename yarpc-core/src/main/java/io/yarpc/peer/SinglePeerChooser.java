@@ -57,6 +57,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
     return pending.get();
   }
 
+  /** Retains the peer from the transport; called once by {@link #start()}. */
   @Override
   protected void doStart() {
     Peer retainedPeer = transport.retainPeer(identifier, subscriber);
@@ -67,6 +68,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
     peer = retainedPeer;
   }
 
+  /** Releases the retain taken by {@link #doStart()}, if any; called once by {@link #stop()}. */
   @Override
   protected void doStop() {
     stopped = true;

@@ -27,12 +27,15 @@ public abstract class AbstractLifecycle implements Lifecycle {
     try {
       doStart();
       state = State.RUNNING;
-    } catch (Exception e) {
+    } catch (Exception | Error e) {
       state = State.STOPPED;
       try {
         doStop();
-      } catch (Exception suppressed) {
+      } catch (Exception | Error suppressed) {
         e.addSuppressed(suppressed);
+      }
+      if (e instanceof Error) {
+        throw (Error) e;
       }
       throw e instanceof RuntimeException ? (RuntimeException) e
           : new IllegalStateException("failed to start " + this + ": " + e.getMessage(), e);

@@ -20,8 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * Every body offers an {@link #openStream() InputStream}. A body whose bytes are already in memory (a
  * received gRPC frame, an aggregated HTTP body, a TChannel arg3, a {@code byte[]}) also offers <b>byte
- * access</b>: {@link #byteBuffers()} returns read-only views of those bytes, heap or direct, without
- * copying. Decoders must ask {@link #hasByteAccess()} first and parse straight from the views; only a body
+ * access</b>: {@link #byteBuffers()} returns views of those bytes, heap or direct, without copying.
+ * Heap views expose their backing array ({@link ByteBuffer#hasArray()}), so a parser can read it in place
+ * (e.g. {@code CodedInputStream.newInstance(array, offset, length)}); direct views are read-only. Views are
+ * for reading only: never write into one. Decoders must ask {@link #hasByteAccess()} first and parse straight from the views; only a body
  * without byte access is read through its stream.
  *
  * <h2>Writing</h2>
@@ -69,7 +71,7 @@ public abstract class Body implements Closeable {
   /** A body over {@code length} bytes of {@code bytes} from {@code offset}, not copied. */
   public static Body of(byte[] bytes, int offset, int length) {
     requireNonNull(bytes, "bytes");
-    if (offset < 0 || length < 0 || offset + length > bytes.length) {
+    if (offset < 0 || length < 0 || length > bytes.length - offset) { // no int overflow
       throw new IndexOutOfBoundsException("offset " + offset + ", length " + length);
     }
     return new HeapBody(bytes, offset, length);
@@ -118,8 +120,9 @@ public abstract class Body implements Closeable {
   }
 
   /**
-   * Read-only views of the bytes, in order, positioned at the first byte; new views on each call, so
-   * callers may move their positions.
+   * Views of the bytes, in order, positioned at the first byte; new views on each call, so callers may
+   * move their positions. Heap views expose their array for in-place parsing, direct views are
+   * read-only; callers never write into either.
    *
    * @throws UnsupportedOperationException when {@link #hasByteAccess()} is false
    */
@@ -234,21 +237,25 @@ public abstract class Body implements Closeable {
 
     @Override
     public List<ByteBuffer> byteBuffers() {
-      return List.of(ByteBuffer.wrap(bytes, offset, length).slice().asReadOnlyBuffer());
+      checkNotReleased();
+      return List.of(ByteBuffer.wrap(bytes, offset, length).slice());
     }
 
     @Override
     public InputStream openStream() {
+      checkNotReleased();
       return new java.io.ByteArrayInputStream(bytes, offset, length);
     }
 
     @Override
     public void writeTo(OutputStream out) throws IOException {
+      checkNotReleased();
       out.write(bytes, offset, length);
     }
 
     @Override
     public byte[] toByteArray() {
+      checkNotReleased();
       return java.util.Arrays.copyOfRange(bytes, offset, offset + length);
     }
   }
@@ -282,13 +289,18 @@ public abstract class Body implements Closeable {
     public List<ByteBuffer> byteBuffers() {
       checkNotReleased();
       if (buffers.size() == 1) {
-        return List.of(buffers.get(0).asReadOnlyBuffer());
+        return List.of(view(buffers.get(0)));
       }
       ByteBuffer[] views = new ByteBuffer[buffers.size()];
       for (int i = 0; i < views.length; i++) {
-        views[i] = buffers.get(i).asReadOnlyBuffer();
+        views[i] = view(buffers.get(i));
       }
       return List.of(views);
+    }
+
+    /** Heap: a duplicate, so the array stays reachable for in-place parsing; direct: read-only. */
+    private static ByteBuffer view(ByteBuffer b) {
+      return b.isDirect() ? b.asReadOnlyBuffer() : b.duplicate();
     }
 
     @Override

@@ -11,6 +11,12 @@ import java.util.concurrent.TimeUnit;
  * and the receiving side starts a new deadline from it, so deadlines shrink naturally across hops.
  */
 public final class Deadline implements Comparable<Deadline> {
+  /**
+   * Timeouts are clamped to +/- this many nanoseconds (about 73 years), so that adding them to
+   * {@link System#nanoTime()} and comparing two deadlines by difference cannot overflow.
+   */
+  private static final long MAX_NANOS = Long.MAX_VALUE / 4;
+
   private final long nanoTime;
 
   private Deadline(long nanoTime) {
@@ -25,15 +31,19 @@ public final class Deadline implements Comparable<Deadline> {
 
   /** A deadline {@code amount unit}s from now. */
   public static Deadline after(long amount, TimeUnit unit) {
-    return new Deadline(System.nanoTime() + unit.toNanos(amount));
+    return new Deadline(System.nanoTime() + clamp(unit.toNanos(amount)));
   }
 
   private static long saturatedNanos(Duration d) {
     try {
-      return d.toNanos();
+      return clamp(d.toNanos());
     } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
+      return d.isNegative() ? -MAX_NANOS : MAX_NANOS;
     }
+  }
+
+  private static long clamp(long nanos) {
+    return Math.max(-MAX_NANOS, Math.min(MAX_NANOS, nanos));
   }
 
   /** Time left, negative once passed. */

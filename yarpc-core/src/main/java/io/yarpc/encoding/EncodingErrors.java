@@ -1,0 +1,267 @@
+package io.yarpc.encoding;
+
+import static java.util.Objects.requireNonNull;
+
+import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Futures;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+
+/**
+ * The errors every encoding reports, with yarpc-go's exact messages (crossdock and yarpc-go clients
+ * compare some of them verbatim). Raw, JSON and protobuf use these; a custom encoding should too.
+ *
+ * <p>Server side, all with code {@code invalid-argument} (as yarpc-go's {@code pkg/errors/server.go}):
+ *
+ * <ul>
+ *   <li>{@link #expectEncoding}: {@code failed to decode "json" request body for procedure "P" of service
+ *       "S" from caller "C": expected encoding "json" but got "thrift"};
+ *   <li>{@link #requestBodyDecodeError}: {@code failed to decode "json" request body for procedure "P" of
+ *       service "S" from caller "C": <cause>};
+ *   <li>{@link #responseBodyEncodeError}: {@code failed to encode "json" response body for procedure ...}.
+ * </ul>
+ *
+ * <p>Client side, with code {@code internal} (as yarpc-go's current {@code pkg/errors/client.go}; releases
+ * before 2024 used {@code invalid-argument}): {@link #requestBodyEncodeError} and {@link
+ * #responseBodyDecodeError}, {@code failed to encode "json" request body for procedure "P" of service "S":
+ * <cause>}.
+ *
+ * <p>Handler failures: {@link #wrapHandlerError} (yarpc-go's {@code WrapHandlerError}) and {@link
+ * #handlerError}, which also attaches an application-error response as raw and JSON handlers do. On the
+ * client, {@link #applicationError} and {@link #clientCallError} turn what came back into the exception a
+ * typed client surfaces, releasing bodies on the way.
+ *
+ * <p>Quoting follows Go's {@code %q} for ordinary text: the value in double quotes, with {@code "},
+ * {@code \} and control characters escaped.
+ */
+public final class EncodingErrors {
+  /** The message of a client-side application error whose meta carries no details. */
+  public static final String APPLICATION_ERROR_MESSAGE = "application error";
+
+  private EncodingErrors() {}
+
+  /**
+   * Checks the request's encoding against those the handler accepts.
+   *
+   * @param meta the inbound request's metadata
+   * @param allowed the accepted encodings, at least one
+   * @throws YarpcException {@code invalid-argument}: with one allowed encoding {@code failed to decode
+   *     "json" request body for procedure "P" of service "S" from caller "C": expected encoding "json" but
+   *     got "thrift"}; with several {@code failed to decode [proto json] request body ... : expected one of
+   *     encodings [proto json] but got "thrift"}
+   */
+  public static void expectEncoding(RequestMeta meta, String... allowed) {
+    requireNonNull(meta, "meta");
+    if (allowed.length == 0) {
+      throw new IllegalArgumentException("at least one encoding must be allowed");
+    }
+    String got = meta.encoding();
+    for (String a : allowed) {
+      if (a.equals(got)) {
+        return;
+      }
+    }
+    String reason = allowed.length == 1
+        ? "expected encoding " + quote(allowed[0]) + " but got " + quote(got)
+        : "expected one of encodings " + goList(allowed) + " but got " + quote(got);
+    String encodings = allowed.length == 1 ? quote(allowed[0]) : goList(allowed);
+    throw YarpcException.of(Code.INVALID_ARGUMENT,
+        serverMessage("decode", encodings, "request", meta, reason));
+  }
+
+  /**
+   * The server's error for a request body it cannot decode: {@code invalid-argument} {@code failed to
+   * decode "<encoding>" request body for procedure "P" of service "S" from caller "C": <cause message>}.
+   * The cause is kept for logs, never sent.
+   */
+  public static YarpcException requestBodyDecodeError(RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(Code.INVALID_ARGUMENT,
+        serverMessage("decode", quote(encoding), "request", meta, describe(cause)), cause);
+  }
+
+  /**
+   * The server's error for a response it cannot encode: {@code invalid-argument} {@code failed to encode
+   * "<encoding>" response body for procedure "P" of service "S" from caller "C": <cause message>}.
+   */
+  public static YarpcException responseBodyEncodeError(RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(Code.INVALID_ARGUMENT,
+        serverMessage("encode", quote(encoding), "response", meta, describe(cause)), cause);
+  }
+
+  /**
+   * The client's error for a request it cannot encode: {@code internal} {@code failed to encode
+   * "<encoding>" request body for procedure "P" of service "S": <cause message>}.
+   */
+  public static YarpcException requestBodyEncodeError(RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(Code.INTERNAL,
+        clientMessage("encode", encoding, "request", meta, cause), cause);
+  }
+
+  /**
+   * The client's error for a response it cannot decode: {@code internal} {@code failed to decode
+   * "<encoding>" response body for procedure "P" of service "S": <cause message>}.
+   */
+  public static YarpcException responseBodyDecodeError(RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(Code.INTERNAL,
+        clientMessage("decode", encoding, "response", meta, cause), cause);
+  }
+
+  /**
+   * What a handler's exception becomes on the wire (yarpc-go's {@code WrapHandlerError}): a {@link
+   * YarpcException} (also one wrapped in a {@link java.util.concurrent.CompletionException}) as is;
+   * anything else {@code unknown} with {@code error for service "S" and procedure "P": <message or class
+   * name>}, keeping the exception as cause.
+   */
+  public static YarpcException wrapHandlerError(RequestMeta meta, Throwable t) {
+    requireNonNull(meta, "meta");
+    Throwable cause = Futures.unwrap(requireNonNull(t, "t"));
+    if (cause instanceof YarpcException) {
+      return (YarpcException) cause;
+    }
+    return YarpcException.withCause(Code.UNKNOWN, "error for service " + quote(meta.service())
+        + " and procedure " + quote(meta.procedure()) + ": " + YarpcException.describe(cause), cause);
+  }
+
+  /**
+   * A raw or JSON handler's exception as the handler returns it: {@link #wrapHandlerError} carrying
+   * ({@link YarpcException#withResponse}) an empty-body response flagged as an application error, with the
+   * response headers the handler set. The meta holds the exception's code when it is a {@code
+   * YarpcException} (else none), its name (a {@code YarpcException}'s name, else the exception's simple
+   * class name) and its message as details. An exception that already carries a response is returned as
+   * is. Whoever receives the exception owns the attached response (here: the transport, which sends it).
+   *
+   * @param meta the inbound request's metadata
+   * @param responseHeaders the headers collected for the response (e.g. {@code Call.current()
+   *     .responseHeaders()})
+   * @param t what the handler threw
+   */
+  public static YarpcException handlerError(RequestMeta meta, Headers responseHeaders, Throwable t) {
+    requireNonNull(responseHeaders, "responseHeaders");
+    YarpcException e = wrapHandlerError(meta, t);
+    if (e.response() != null) {
+      return e;
+    }
+    Throwable cause = Futures.unwrap(t);
+    Code code = null;
+    String name = cause.getClass().getSimpleName();
+    if (cause instanceof YarpcException) {
+      code = e.code();
+      if (e.name() != null) {
+        name = e.name();
+      }
+    }
+    String message = cause.getMessage();
+    ApplicationErrorMeta appMeta = new ApplicationErrorMeta(code, name,
+        message == null || message.isEmpty() ? null : message);
+    return e.withResponse(Response.builder().headers(responseHeaders).applicationError(appMeta).build());
+  }
+
+  /**
+   * The client's error for a response flagged as an application error that came back without a
+   * transport error: code from the meta (else {@code unknown}), name from the meta, message from the
+   * meta's details (else {@value #APPLICATION_ERROR_MESSAGE}). Takes ownership of {@code response}'s
+   * body and releases it; the exception carries a copy of the response with an empty body, so its
+   * headers and meta stay readable and nothing is left to release.
+   */
+  public static YarpcException applicationError(Response response) {
+    requireNonNull(response, "response");
+    response.body().release();
+    ApplicationErrorMeta m = response.applicationErrorMeta();
+    Code code = m.code() == null || m.code() == Code.OK ? Code.UNKNOWN : m.code();
+    String message = m.details() == null || m.details().isEmpty() ? APPLICATION_ERROR_MESSAGE : m.details();
+    return YarpcException.of(code, "%s", message)
+        .withName(m.name())
+        .withResponse(response.toBuilder().body(Body.empty()).build());
+  }
+
+  /**
+   * The exception a typed client surfaces for a failed call: {@link YarpcException#from}'s mapping of
+   * {@code error}. When the exception carries a response, that response's body is released and the
+   * returned exception carries a copy with an empty body (headers and application-error meta stay
+   * readable, nothing is left to release).
+   */
+  public static YarpcException clientCallError(Throwable error) {
+    YarpcException e = YarpcException.from(error);
+    Response attached = e.response();
+    if (attached == null) {
+      return e;
+    }
+    attached.body().release();
+    return e.withResponse(attached.toBuilder().body(Body.empty()).build());
+  }
+
+  private static String serverMessage(String verb, String encodings, String what, RequestMeta meta,
+      String reason) {
+    return "failed to " + verb + " " + encodings + " " + what + " body for procedure "
+        + quote(meta.procedure()) + " of service " + quote(meta.service()) + " from caller "
+        + quote(meta.caller()) + ": " + reason;
+  }
+
+  private static String clientMessage(String verb, String encoding, String what, RequestMeta meta,
+      Throwable cause) {
+    return "failed to " + verb + " " + quote(encoding) + " " + what + " body for procedure "
+        + quote(meta.procedure()) + " of service " + quote(meta.service()) + ": " + describe(cause);
+  }
+
+  /** The cause's message (or class name); wrappers that only add their cause's name are looked through. */
+  private static String describe(Throwable cause) {
+    Throwable t = Futures.unwrap(requireNonNull(cause, "cause"));
+    while (t instanceof java.io.UncheckedIOException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return YarpcException.describe(t);
+  }
+
+  /** Go's {@code %v} of a string slice: {@code [a b c]}. */
+  private static String goList(String[] values) {
+    return "[" + String.join(" ", values) + "]";
+  }
+
+  /** Go's {@code %q} for ordinary strings. */
+  static String quote(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"':
+          sb.append("\\\"");
+          break;
+        case '\\':
+          sb.append("\\\\");
+          break;
+        case '\u0007':
+          sb.append("\\a");
+          break;
+        case '\b':
+          sb.append("\\b");
+          break;
+        case '\f':
+          sb.append("\\f");
+          break;
+        case '\n':
+          sb.append("\\n");
+          break;
+        case '\r':
+          sb.append("\\r");
+          break;
+        case '\t':
+          sb.append("\\t");
+          break;
+        case '\u000b':
+          sb.append("\\v");
+          break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            sb.append(String.format("\\x%02x", (int) c));
+          } else {
+            sb.append(c);
+          }
+      }
+    }
+    return sb.append('"').toString();
+  }
+}

@@ -1,0 +1,151 @@
+package io.yarpc.encoding.json;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonIOException;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonSyntaxException;
+import com.google.gson.reflect.TypeToken;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
+import io.yarpc.internal.ByteBuffersInputStream;
+import io.yarpc.transport.Body;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Reader;
+import java.io.Writer;
+import java.lang.reflect.Type;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * Reads and writes JSON bodies with one {@link Gson}. Reading asks for byte access first and parses from
+ * the views without copying them into an array; only a body without byte access is read through its
+ * stream. Writing serialises into one growing array that becomes the body (no further copy).
+ */
+final class JsonCodec {
+  /** The Gson used when none is given. */
+  static final Gson DEFAULT_GSON = new Gson();
+
+  /** Why a body could not be decoded, with a message in yarpc-go's spirit ({@code EOF} when empty). */
+  static final class DecodeException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    DecodeException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private final Gson gson;
+
+  JsonCodec(Gson gson) {
+    this.gson = gson;
+  }
+
+  /**
+   * The value of type {@code type} in {@code body}. The body is not released. A JSON {@code null} gives
+   * {@code null}; unknown fields are ignored and, unless the Gson was built with a strictness, Gson's
+   * lenient syntax is accepted (Gson's own {@code fromJson} behaviour); trailing non-whitespace is
+   * rejected.
+   *
+   * @throws DecodeException for an empty body (message {@code EOF}, as Go's decoder says), malformed
+   *     JSON or a value that does not fit the type
+   */
+  <T> T decode(Body body, Type type) throws DecodeException {
+    if (body.length() == 0) {
+      throw new DecodeException("EOF", null);
+    }
+    try (Reader reader = reader(body)) {
+      JsonReader json = gson.newJsonReader(reader);
+      try {
+        json.peek();
+      } catch (EOFException e) {
+        throw new DecodeException("EOF", e);
+      }
+      @SuppressWarnings("unchecked")
+      T value = (T) gson.fromJson(json, TypeToken.get(type));
+      JsonToken after;
+      try {
+        after = json.peek();
+      } catch (IOException e) {
+        after = null; // a second, malformed document
+      }
+      if (after != JsonToken.END_DOCUMENT) {
+        throw new DecodeException("JSON document was not fully consumed", null);
+      }
+      return value;
+    } catch (JsonParseException | IOException | IllegalStateException | NumberFormatException e) {
+      throw new DecodeException(message(e), e);
+    }
+  }
+
+  /** A reader over the body: from byte access when it has it, else from its stream. */
+  private static Reader reader(Body body) {
+    InputStream in;
+    if (body.hasByteAccess()) {
+      List<ByteBuffer> views = body.byteBuffers();
+      ByteBuffer first = views.size() == 1 ? views.get(0) : null;
+      if (first != null && first.hasArray()) {
+        in = new ByteArrayInputStream(first.array(), first.arrayOffset() + first.position(),
+            first.remaining());
+      } else {
+        in = new ByteBuffersInputStream(views);
+      }
+    } else {
+      in = body.openStream();
+    }
+    return new InputStreamReader(in, UTF_8);
+  }
+
+  /**
+   * The innermost useful message on one line: Gson wraps its reader's exceptions (prefixing their class
+   * names) and appends a "See https://..." troubleshooting line, which has no place in an error message
+   * that transports may send in a header.
+   */
+  private static String message(Throwable e) {
+    Throwable t = e;
+    while ((t instanceof JsonSyntaxException || t instanceof JsonIOException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    String m = t.getMessage();
+    if (m == null || m.isEmpty()) {
+      return t.getClass().getName();
+    }
+    int newline = m.indexOf('\n');
+    return newline < 0 ? m : m.substring(0, newline).stripTrailing();
+  }
+
+  /**
+   * {@code value} (may be null) as a JSON body: UTF-8, followed by a newline as Go's encoder writes it,
+   * of known length, backed by the array it was serialised into.
+   *
+   * @throws JsonIOException or another runtime exception when Gson cannot serialise the value
+   */
+  Body encode(Object value) {
+    ExposedBytes out = new ExposedBytes();
+    try (Writer w = new OutputStreamWriter(out, UTF_8)) {
+      gson.toJson(value, w);
+      w.write('\n');
+    } catch (IOException e) {
+      throw new JsonIOException(e); // not thrown by in-memory streams
+    }
+    return out.toBody();
+  }
+
+  /** A byte array stream whose array becomes a body without a copy. */
+  private static final class ExposedBytes extends ByteArrayOutputStream {
+    ExposedBytes() {
+      super(128);
+    }
+
+    Body toBody() {
+      return Body.of(buf, 0, count);
+    }
+  }
+}
