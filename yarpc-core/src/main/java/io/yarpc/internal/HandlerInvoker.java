@@ -130,8 +130,9 @@ public final class HandlerInvoker {
           "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out after %s",
           meta.procedure(), meta.service(), meta.caller(), GoDurations.format(ttl));
       timer = Timers.schedule(() -> {
-        call.cancel(timeout);
+        // complete first: cancelling the call wakes the handler, whose late result must lose the race
         result.completeExceptionally(timeout);
+        call.cancel(timeout);
       }, ttl.toNanos());
     }
     ScheduledFuture<?> deadlineTimer = timer;

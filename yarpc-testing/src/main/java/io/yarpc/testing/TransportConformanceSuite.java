@@ -1,0 +1,1120 @@
+package io.yarpc.testing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.yarpc.Call;
+import io.yarpc.CallOptions;
+import io.yarpc.ClientConfig;
+import io.yarpc.Dispatcher;
+import io.yarpc.Reply;
+import io.yarpc.encoding.json.Json;
+import io.yarpc.encoding.json.JsonClient;
+import io.yarpc.encoding.raw.Raw;
+import io.yarpc.encoding.raw.RawClient;
+import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.ClientStream;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.Procedure;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.ServerStream;
+import io.yarpc.transport.StreamMessage;
+import java.io.ByteArrayInputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The transport conformance kit: one JUnit 5 suite that every transport runs to show it carries YARPC
+ * calls faithfully. A transport author extends it and implements {@link #newTransport()}:
+ *
+ * <pre>{@code
+ * class HttpTransportConformanceTest extends TransportConformanceSuite {
+ *   @Override
+ *   protected TransportUnderTest newTransport() {
+ *     HttpInbound inbound = HttpInbound.builder().port(0).build();
+ *     return new TransportUnderTest() {
+ *       public List<Inbound> serverInbounds() { return List.of(inbound); }
+ *       public Outbounds clientOutbounds() { return Outbounds.unary(HttpOutbound.to(inbound.address())); }
+ *       public boolean supportsStreaming() { return false; }
+ *     };
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Before each test the suite starts a server dispatcher {@value #SERVER} on the transport's inbounds
+ * with the suite's procedures, then a client dispatcher {@value #CLIENT} whose outbounds for
+ * {@value #SERVER} come from the transport. After each test it stops both, checks that every body the
+ * suite handed to the transport was released exactly once and never read afterwards, and calls
+ * {@link TransportUnderTest#assertNoLeaks()}; Netty buffers are also checked by
+ * {@link LeakDetectionExtension}.
+ *
+ * <p>What it covers:
+ *
+ * <ul>
+ *   <li>unary round trips at the transport level ({@link Body}, including lazy and unknown-length bodies),
+ *       with the raw encoding and with the JSON encoding, for bodies of 0 B, 1 B, 64 KiB and 4 MiB; byte
+ *       access on received bodies; every request metadata field and the deadline reaching the server;
+ *   <li>application headers echoed back as response headers: mixed-case keys come back lower-case, values
+ *       keep their case, empty values, 100 headers;
+ *   <li>errors: all 16 error codes with their messages, error names, application errors with meta, a
+ *       handler's plain exception ({@code unknown} {@code error for service ...}), unknown service and
+ *       procedure with yarpc-go's messages, missing deadline ({@code missing TTL}), a deadline that passes
+ *       while the handler runs, and cancellation of a call reaching the server;
+ *   <li>2,000 calls with 64 in flight, every response matching its request;
+ *   <li>oneway calls (skipped unless {@link TransportUnderTest#supportsOneway()});
+ *   <li>streams (skipped unless {@link TransportUnderTest#supportsStreaming()}): echo, server streaming,
+ *       client half-close, client cancel seen by the handler, handler errors, stream headers, metadata,
+ *       unknown procedure, deadline, and backpressure — a sender stalls while the receiver does not
+ *       receive.
+ * </ul>
+ *
+ * <p>No test asserts on elapsed time; waits have generous limits ({@link #WAIT}) that only guard against
+ * hangs.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class TransportConformanceSuite {
+  /** The server dispatcher's service name. */
+  public static final String SERVER = "conformance-server";
+  /** The client dispatcher's service name. */
+  public static final String CLIENT = "conformance-client";
+  /** How long any single wait may take before the suite calls it a hang. */
+  public static final Duration WAIT = Duration.ofSeconds(10);
+
+  private static final int KIB = 1024;
+  private static final int MIB = 1024 * 1024;
+  private static final int FLOW_MESSAGE_SIZE = 64 * KIB;
+  private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+  private static final String RAW = "raw";
+
+  private TransportUnderTest transport;
+  private Dispatcher server;
+  private Dispatcher client;
+  private final BodyTracker sentBodies = new BodyTracker();
+  private final Queue<String> serverProblems = new ConcurrentLinkedQueue<>();
+  private final CountDownLatch handlerStarted = new CountDownLatch(1);
+  private final CompletableFuture<Code> serverCancellation = new CompletableFuture<>();
+  private final CompletableFuture<byte[]> onewayReceived = new CompletableFuture<>();
+  private final CompletableFuture<String> streamServerOutcome = new CompletableFuture<>();
+  private final AtomicInteger flowSendsCompleted = new AtomicInteger();
+
+  /** For subclasses. */
+  protected TransportConformanceSuite() {}
+
+  /**
+   * The transport for the next test: a new server end and the client end pointing at it. Called once
+   * before every test; share expensive resources (event loops) between calls if you like, the suite
+   * closes each instance after its test.
+   */
+  protected abstract TransportUnderTest newTransport() throws Exception;
+
+  // ---- lifecycle ----------------------------------------------------------------------------------
+
+  /** Starts the server dispatcher with the suite's procedures, then the client dispatcher. */
+  @BeforeEach
+  public final void startDispatchers() throws Exception {
+    transport = newTransport();
+    server = Dispatcher.builder(SERVER)
+        .inbound(transport.serverInbounds().toArray(new Inbound[0]))
+        .shutdownGracePeriod(Duration.ofSeconds(2)) // every test ends its calls; only failures need it
+        .build();
+    server.register(procedures());
+    server.start();
+    client = Dispatcher.builder(CLIENT).outbound(SERVER, transport.clientOutbounds()).build();
+    client.start();
+  }
+
+  /**
+   * Stops the client, then the server dispatcher; checks the suite's bodies and the transport's buffers;
+   * closes the transport.
+   */
+  @AfterEach
+  public final void stopDispatchers() throws Exception {
+    try {
+      if (client != null) {
+        client.stop();
+      }
+    } finally {
+      try {
+        if (server != null) {
+          server.stop();
+        }
+      } finally {
+        try {
+          assertThat(serverProblems).as("problems seen by the server's handlers").isEmpty();
+          sentBodies.assertAllReleased();
+          if (transport != null) {
+            transport.assertNoLeaks();
+          }
+        } finally {
+          if (transport != null) {
+            transport.close();
+          }
+        }
+      }
+    }
+  }
+
+  /** The transport of the running test. */
+  protected final TransportUnderTest transport() {
+    return transport;
+  }
+
+  /** The client config for {@value #SERVER} of the running test. */
+  protected final ClientConfig clientConfig() {
+    return client.clientConfig(SERVER);
+  }
+
+  /** The server dispatcher of the running test, e.g. to register more procedures. */
+  protected final Dispatcher serverDispatcher() {
+    return server;
+  }
+
+  /** The client dispatcher of the running test. */
+  protected final Dispatcher clientDispatcher() {
+    return client;
+  }
+
+  // ---- unary: bodies ------------------------------------------------------------------------------
+
+  /** Transport-level unary round trip of a byte-access body. */
+  @ParameterizedTest(name = "{0} bytes")
+  @ValueSource(ints = {0, 1, 64 * KIB, 4 * MIB})
+  public void bodyRoundTrip(int size) throws Exception {
+    byte[] bytes = randomBytes(size, size);
+    assertThat(callBody("body-echo", track(Body.of(bytes), "request body"))).isEqualTo(bytes);
+  }
+
+  /** A lazy request body is written by the transport and arrives whole. */
+  @Test
+  public void lazyRequestBody() throws Exception {
+    byte[] bytes = randomBytes(200 * KIB, 7);
+    Body lazy = track(Body.lazy(bytes.length, out -> out.write(bytes)), "lazy request body");
+    assertThat(callBody("body-echo", lazy)).isEqualTo(bytes);
+  }
+
+  /** A lazy response body is written by the server transport and arrives whole. */
+  @Test
+  public void lazyResponseBody() throws Exception {
+    byte[] bytes = randomBytes(200 * KIB, 8);
+    assertThat(callBody("body-lazy-echo", track(Body.of(bytes), "request body"))).isEqualTo(bytes);
+  }
+
+  /** A request body of unknown length, without byte access, arrives whole. */
+  @Test
+  public void unknownLengthRequestBody() throws Exception {
+    byte[] bytes = randomBytes(100 * KIB, 9);
+    Body body = track(Body.of(new ByteArrayInputStream(bytes), -1), "stream request body");
+    assertThat(callBody("body-echo", body)).isEqualTo(bytes);
+  }
+
+  /** Received bodies (the server's request, the client's response) hold their bytes and offer byte access. */
+  @Test
+  public void receivedBodiesOfferByteAccess() throws Exception {
+    byte[] bytes = randomBytes(100_000, 10);
+    Response response = await(clientConfig().call(Request.of(meta("body-inspect"), track(Body.of(bytes), "request"))));
+    try {
+      assertThat(response.body().hasByteAccess()).as("the client's response body offers byte access").isTrue();
+      assertThat(new String(response.body().toByteArray(), UTF_8))
+          .as("what the server's handler saw of the request body")
+          .isEqualTo("byteAccess=true length=100000");
+    } finally {
+      response.body().release();
+    }
+  }
+
+  /** Raw-encoding unary round trip. */
+  @ParameterizedTest(name = "{0} bytes")
+  @ValueSource(ints = {0, 1, 64 * KIB, 4 * MIB})
+  public void rawRoundTrip(int size) throws Exception {
+    byte[] bytes = randomBytes(size, size + 1);
+    assertThat(await(raw().call("raw-echo", bytes, options()))).isEqualTo(bytes);
+  }
+
+  /** JSON-encoding unary round trip. */
+  @ParameterizedTest(name = "{0} characters")
+  @ValueSource(ints = {0, 1, 64 * KIB, 4 * MIB})
+  public void jsonRoundTrip(int size) throws Exception {
+    Payload request = new Payload(randomText(size, size + 2), size);
+    Payload response = await(json().call("json-echo", request, Payload.class, options()));
+    assertThat(response.data).isEqualTo(request.data);
+    assertThat(response.number).isEqualTo(size);
+  }
+
+  // ---- unary: metadata and headers ------------------------------------------------------------------
+
+  /** Every request metadata field and the deadline reach the server. */
+  @Test
+  public void requestMetadataReachesServer() throws Exception {
+    RequestMeta meta = RequestMeta.builder()
+        .procedure("body-meta")
+        .encoding(RAW)
+        .shardKey("shard-7")
+        .routingKey("routing-key")
+        .routingDelegate("routing-delegate")
+        .callerProcedure("caller-procedure")
+        .headers(Headers.of("echo-meta", "meta-value"))
+        .deadline(Deadline.after(WAIT))
+        .build();
+    Map<String, String> seen = parseLines(callBody(meta, track(Body.empty(), "request")));
+    assertThat(seen)
+        .containsEntry("caller", CLIENT)
+        .containsEntry("service", SERVER)
+        .containsEntry("procedure", "body-meta")
+        .containsEntry("encoding", RAW)
+        .containsEntry("shardKey", "shard-7")
+        .containsEntry("routingKey", "routing-key")
+        .containsEntry("routingDelegate", "routing-delegate")
+        .containsEntry("callerProcedure", "caller-procedure")
+        .containsEntry("header", "meta-value");
+    assertThat(seen.get("transport")).as("the inbound's transport name").isNotEmpty();
+    assertThat(seen.get("deadline")).as("the server's deadline").isNotEqualTo("none");
+    assertThat(Long.parseLong(seen.get("deadline")))
+        .as("remaining milliseconds of the server's deadline")
+        .isPositive()
+        .isLessThanOrEqualTo(WAIT.toMillis());
+  }
+
+  /** Application headers echoed by a transport-level handler come back as response headers. */
+  @Test
+  public void headersRoundTripAtTransportLevel() throws Exception {
+    RequestMeta meta = meta("body-echo").toBuilder().headers(echoHeaders()).build();
+    Response response = await(clientConfig().call(Request.of(meta, track(Body.empty(), "request"))));
+    response.body().release();
+    assertEchoed(response.headers());
+  }
+
+  /** Application headers echoed by a raw handler come back as response headers. */
+  @Test
+  public void headersRoundTripWithRaw() throws Exception {
+    CallOptions options = CallOptions.builder().timeout(WAIT).headers(echoHeaders()).build();
+    Reply<byte[]> reply = await(raw().callForReply("raw-echo", new byte[] {1}, options));
+    assertThat(reply.value()).containsExactly(1);
+    assertEchoed(reply.headers());
+  }
+
+  /** Application headers echoed by a JSON handler come back as response headers. */
+  @Test
+  public void headersRoundTripWithJson() throws Exception {
+    CallOptions options = CallOptions.builder().timeout(WAIT).headers(echoHeaders()).build();
+    Reply<Payload> reply = await(json().callForReply("json-echo", new Payload("x", 1), Payload.class, options));
+    assertThat(reply.value().data).isEqualTo("x");
+    assertEchoed(reply.headers());
+  }
+
+  // ---- unary: errors ------------------------------------------------------------------------------
+
+  /** A handler's error reaches the client with its code and message, for every code. */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = Code.class, names = "OK", mode = EnumSource.Mode.EXCLUDE)
+  public void errorCodeRoundTrip(Code code) throws Exception {
+    YarpcException e = failure(raw().call("raw-error", code.wireName().getBytes(UTF_8), options()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(code));
+    assertThat(e.getMessage()).isEqualTo("error message for " + code.wireName());
+  }
+
+  /** An error's name reaches the client. */
+  @Test
+  public void errorNameRoundTrip() throws Exception {
+    YarpcException e = failure(raw().call("raw-named-error", new byte[0], options()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
+    assertThat(e.name()).isEqualTo("ConformanceError");
+    assertThat(e.getMessage()).isEqualTo("named error");
+  }
+
+  /** A response flagged as an application error keeps its body, headers and meta. */
+  @Test
+  public void applicationErrorWithMeta() throws Exception {
+    Response response = await(clientConfig().call(Request.of(meta("body-app-error"), track(Body.empty(), "request"))));
+    try {
+      assertThat(response.isApplicationError()).as("application error flag").isTrue();
+      assertThat(response.applicationErrorMeta()).isEqualTo(transport.expectedApplicationErrorMeta(APP_ERROR_META));
+      assertThat(response.headers().get("echo-app")).isEqualTo("yes");
+      assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("app-error-body");
+    } finally {
+      response.body().release();
+    }
+  }
+
+  /** A handler's plain exception becomes {@code unknown} with yarpc-go's message. */
+  @Test
+  public void handlerExceptionIsUnknown() throws Exception {
+    YarpcException e = failure(raw().call("boom", new byte[0], options()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNKNOWN));
+    assertThat(e.getMessage()).isEqualTo("error for service \"conformance-server\" and procedure \"boom\": boom");
+  }
+
+  /** A call without timeout outside any handler fails with {@code missing TTL}. */
+  @Test
+  public void missingDeadline() throws Exception {
+    RequestMeta meta = RequestMeta.builder().procedure("body-echo").encoding(RAW).build();
+    YarpcException e = failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage()).isEqualTo("missing TTL");
+  }
+
+  /** A call to an unknown service fails with yarpc-go's message. */
+  @Test
+  public void unknownService() throws Exception {
+    RequestMeta meta = meta("body-echo").toBuilder().service("x").build();
+    YarpcException e = failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
+    assertThat(e.getMessage()).isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
+  }
+
+  /** A call to an unknown procedure fails with yarpc-go's message. */
+  @Test
+  public void unknownProcedure() throws Exception {
+    YarpcException e = failure(clientConfig().call(Request.of(meta("nope"), track(Body.of(new byte[] {1}), "request"))));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
+    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+  }
+
+  /** A handler still running at its deadline: the client gets {@code deadline-exceeded}, the server's call is cancelled. */
+  @Test
+  public void deadlineExceededWhileHandlerRuns() throws Exception {
+    CallOptions shortDeadline = CallOptions.timeout(Duration.ofMillis(100));
+    YarpcException e = failure(raw().call("raw-wait-for-cancel", new byte[] {1}, shortDeadline));
+    assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+    if (handlerStarted.getCount() == 0) { // on a slow machine the deadline may pass before the handler runs
+      assertThat(await(serverCancellation, "the server's call to be cancelled"))
+          .as("why the server's call ended")
+          .isIn(Code.DEADLINE_EXCEEDED, Code.CANCELLED);
+    }
+  }
+
+  /** Cancelling the client's future cancels the call on the server. */
+  @Test
+  public void clientCancellationReachesServer() throws Exception {
+    CompletableFuture<byte[]> call =
+        raw().call("raw-wait-for-cancel", new byte[] {1}, CallOptions.timeout(WAIT.multipliedBy(3)));
+    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("handler started").isTrue();
+    call.cancel(true);
+    assertThat(await(serverCancellation, "the server's call to be cancelled"))
+        .as("why the server's call ended")
+        .isEqualTo(Code.CANCELLED);
+  }
+
+  // ---- unary: load --------------------------------------------------------------------------------
+
+  /** 2,000 calls, 64 in flight: every response matches its request. */
+  @Test
+  public void manyConcurrentCalls() throws Exception {
+    int calls = 2000;
+    Semaphore slots = new Semaphore(64);
+    Queue<String> problems = new ConcurrentLinkedQueue<>();
+    List<CompletableFuture<?>> all = new ArrayList<>(calls);
+    ClientConfig cc = clientConfig();
+    for (int i = 0; i < calls; i++) {
+      assertThat(slots.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a call slot freed up").isTrue();
+      int n = i;
+      byte[] payload = numberedPayload(n);
+      CompletableFuture<Response> call =
+          cc.call(Request.of(meta("body-echo"), track(Body.of(payload), "request #" + n)));
+      all.add(call.handle((response, error) -> {
+        try {
+          if (error != null) {
+            problems.add("call #" + n + " failed: " + error);
+          } else if (!Arrays.equals(response.body().toByteArray(), payload)) {
+            problems.add("call #" + n + " got another call's or a corrupt body");
+          }
+        } finally {
+          if (response != null) {
+            response.body().release();
+          }
+          slots.release();
+        }
+        return null;
+      }));
+    }
+    await(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])), "all calls to complete");
+    assertThat(problems).isEmpty();
+  }
+
+  // ---- oneway -------------------------------------------------------------------------------------
+
+  /** A oneway call is acknowledged and its handler sees the body. */
+  @ParameterizedTest(name = "{0} bytes")
+  @ValueSource(ints = {0, 64 * KIB})
+  public void oneway(int size) throws Exception {
+    assumeTrue(transport.supportsOneway(), "the transport does not support oneway calls");
+    byte[] bytes = randomBytes(size, size + 3);
+    await(raw().callOneway("raw-oneway", bytes, options()));
+    assertThat(await(onewayReceived, "the oneway handler to run")).isEqualTo(bytes);
+  }
+
+  /** A oneway call to an unknown procedure fails: nothing acknowledged what no handler accepted. */
+  @Test
+  public void onewayUnknownProcedure() throws Exception {
+    assumeTrue(transport.supportsOneway(), "the transport does not support oneway calls");
+    YarpcException e = failure(raw().callOneway("nope", new byte[] {1}, options()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
+    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+  }
+
+  // ---- streams ------------------------------------------------------------------------------------
+
+  /** The client sends N messages one by one, the server echoes each, the client half-closes. */
+  @Test
+  public void streamEcho() throws Exception {
+    assumeStreaming();
+    ClientStream stream = open("stream-echo");
+    for (int i = 0; i < 100; i++) {
+      byte[] bytes = randomBytes(i * 100, i);
+      await(stream.send(message(bytes, "client message #" + i)));
+      assertThat(receiveBytes(stream)).as("echo of message #%d", i).isEqualTo(bytes);
+    }
+    stream.halfClose();
+    assertEndOfStream(stream);
+  }
+
+  /** One request message, then many response messages. */
+  @Test
+  public void serverStreaming() throws Exception {
+    assumeStreaming();
+    ClientStream stream = open("stream-server");
+    await(stream.send(message(intBytes(50), "count")));
+    stream.halfClose();
+    for (int i = 0; i < 50; i++) {
+      byte[] got = receiveBytes(stream);
+      assertThat(got).as("message #%d", i).isEqualTo(numberedMessage(i, i * 1000));
+    }
+    assertEndOfStream(stream);
+  }
+
+  /** The server sees the client's half-close as end of stream, and the client still receives after it. */
+  @Test
+  public void clientHalfClose() throws Exception {
+    assumeStreaming();
+    ClientStream stream = open("stream-count");
+    for (int i = 0; i < 3; i++) {
+      await(stream.send(message(randomBytes(10, i), "client message #" + i)));
+    }
+    stream.halfClose();
+    assertThat(new String(receiveBytes(stream), UTF_8)).as("messages the server counted").isEqualTo("3");
+    assertEndOfStream(stream);
+  }
+
+  /** The client cancels: the handler's receive fails with {@code cancelled}, and so does the client's. */
+  @Test
+  public void clientCancelIsSeenByServer() throws Exception {
+    assumeStreaming();
+    ClientStream stream = open("stream-cancel");
+    await(stream.send(message(new byte[] {1}, "client message")));
+    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("handler got a message").isTrue();
+    stream.cancel();
+    assertThat(await(streamServerOutcome, "the handler's receive to end")).isEqualTo(Code.CANCELLED.wireName());
+    assertThat(failure(stream.receive()).code()).as("the client's receive after cancel").isEqualTo(Code.CANCELLED);
+  }
+
+  /** A handler that fails ends the stream with its code and message on the client's receive. */
+  @Test
+  public void streamHandlerError() throws Exception {
+    assumeStreaming();
+    ClientStream stream = open("stream-error");
+    await(stream.send(message(new byte[] {1}, "client message")));
+    YarpcException e = failure(stream.receive());
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.PERMISSION_DENIED));
+    assertThat(e.getMessage()).isEqualTo("stream refused");
+  }
+
+  /** Stream headers reach the client; a second {@code sendHeaders} after a message is refused. */
+  @Test
+  public void streamHeaders() throws Exception {
+    assumeStreaming();
+    assumeTrue(transport.supportsStreamHeaders(), "the transport does not send stream headers");
+    ClientStream stream = open("stream-headers");
+    stream.halfClose();
+    Headers headers = await(stream.headers(), "stream headers");
+    assertThat(headers.get("Echo-Stream-Header")).isEqualTo("header-value");
+    assertThat(new String(receiveBytes(stream), UTF_8)).isEqualTo("after headers");
+    assertEndOfStream(stream);
+    assertThat(await(streamServerOutcome, "the handler to end")).isEqualTo("second sendHeaders refused");
+  }
+
+  /** The stream's metadata reaches the handler. */
+  @Test
+  public void streamMetadataReachesServer() throws Exception {
+    assumeStreaming();
+    RequestMeta meta = RequestMeta.builder()
+        .procedure("stream-meta")
+        .encoding(RAW)
+        .shardKey("shard-7")
+        .routingKey("routing-key")
+        .routingDelegate("routing-delegate")
+        .callerProcedure("caller-procedure")
+        .headers(Headers.of("echo-meta", "meta-value"))
+        .build();
+    ClientStream stream = await(clientConfig().callStream(meta), "the stream to open");
+    stream.halfClose();
+    Map<String, String> seen = parseLines(receiveBytes(stream));
+    assertEndOfStream(stream);
+    assertThat(seen)
+        .containsEntry("caller", CLIENT)
+        .containsEntry("service", SERVER)
+        .containsEntry("procedure", "stream-meta")
+        .containsEntry("encoding", RAW)
+        .containsEntry("shardKey", "shard-7")
+        .containsEntry("routingKey", "routing-key")
+        .containsEntry("routingDelegate", "routing-delegate")
+        .containsEntry("callerProcedure", "caller-procedure")
+        .containsEntry("header", "meta-value");
+  }
+
+  /** A stream to an unknown procedure fails, when opened or on the first receive. */
+  @Test
+  public void streamUnknownProcedure() throws Exception {
+    assumeStreaming();
+    CompletableFuture<ClientStream> opening = clientConfig().callStream(streamMeta("nope"));
+    YarpcException e;
+    ClientStream stream = null;
+    try {
+      stream = opening.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      e = failure(stream.receive());
+    } catch (ExecutionException failed) {
+      e = yarpc(failed.getCause());
+    } finally {
+      if (stream != null) {
+        stream.cancel();
+      }
+    }
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
+    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+  }
+
+  /** A stream that outlives its deadline fails with {@code deadline-exceeded}. */
+  @Test
+  public void streamDeadlineExceeded() throws Exception {
+    assumeStreaming();
+    RequestMeta meta = streamMeta("stream-wait").toBuilder().deadline(Deadline.after(Duration.ofMillis(200))).build();
+    ClientStream stream;
+    try {
+      stream = clientConfig().callStream(meta).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException failed) { // the deadline passed before the stream was up: also fine
+      assertThat(yarpc(failed.getCause()).code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+      return;
+    }
+    try {
+      assertThat(failure(stream.receive()).code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+    } finally {
+      stream.cancel();
+    }
+  }
+
+  /**
+   * Backpressure: while the client does not receive, the handler's sends stall after at most
+   * {@link TransportUnderTest#maxBufferedStreamMessages()} messages of 64 KiB; once the client receives
+   * again, every message arrives in order.
+   */
+  @Test
+  public void slowReceiverBackpressure() throws Exception {
+    assumeStreaming();
+    int bound = transport.maxBufferedStreamMessages();
+    int received = 4;
+    int total = received + bound + 16;
+    ClientStream stream = open("stream-flow");
+    await(stream.send(message(intBytes(total), "count")));
+    stream.halfClose();
+    int next = 0;
+    for (; next < received; next++) {
+      assertThat(receiveBytes(stream)).isEqualTo(numberedMessage(next, FLOW_MESSAGE_SIZE));
+    }
+    int completed = awaitQuiet(flowSendsCompleted, total);
+    assertThat(completed)
+        .as("sends the handler completed while the client had received only %d messages (allowed: %d more)",
+            received, bound)
+        .isLessThanOrEqualTo(received + bound);
+    for (; next < total; next++) {
+      assertThat(receiveBytes(stream)).as("message #%d", next).isEqualTo(numberedMessage(next, FLOW_MESSAGE_SIZE));
+    }
+    assertEndOfStream(stream);
+    assertThat(flowSendsCompleted.get()).isEqualTo(total);
+  }
+
+  // ---- the server's procedures ----------------------------------------------------------------------
+
+  private static final ApplicationErrorMeta APP_ERROR_META =
+      new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "ConformanceError", "the application failed");
+
+  private List<Procedure> procedures() {
+    List<Procedure> p = new ArrayList<>();
+    p.add(unary("body-echo", request -> {
+      byte[] bytes = request.body().toByteArray();
+      return Response.builder()
+          .headers(echoed(request.headers()))
+          .body(track(Body.of(bytes), "body-echo response"))
+          .build();
+    }));
+    p.add(unary("body-lazy-echo", request -> {
+      byte[] bytes = request.body().toByteArray();
+      return Response.of(track(Body.lazy(bytes.length, out -> out.write(bytes)), "body-lazy-echo response"));
+    }));
+    p.add(unary("body-inspect", request -> {
+      Body in = request.body();
+      String seen = "byteAccess=" + in.hasByteAccess() + " length=" + in.length();
+      return Response.of(track(Body.of(seen.getBytes(UTF_8)), "body-inspect response"));
+    }));
+    p.add(unary("body-meta", request ->
+        Response.of(track(Body.of(describe(request.meta()).getBytes(UTF_8)), "body-meta response"))));
+    p.add(unary("body-app-error", request -> Response.builder()
+        .applicationError(APP_ERROR_META)
+        .headers(Headers.of("echo-app", "yes"))
+        .body(track(Body.of("app-error-body".getBytes(UTF_8)), "body-app-error response"))
+        .build()));
+
+    p.add(Raw.procedure("raw-echo", body -> {
+      echoResponseHeaders();
+      return body;
+    }));
+    p.add(Raw.procedure("raw-error", body -> {
+      Code code = Code.fromWireName(new String(body, UTF_8));
+      throw YarpcException.of(code, "error message for " + code.wireName());
+    }));
+    p.add(Raw.procedure("raw-named-error", body -> {
+      throw YarpcException.of(Code.ABORTED, "named error").withName("ConformanceError");
+    }));
+    p.add(Raw.procedure("boom", body -> {
+      throw new RuntimeException("boom");
+    }));
+    p.add(Raw.procedure("raw-wait-for-cancel", body -> {
+      Call call = Call.current();
+      CountDownLatch cancelled = new CountDownLatch(1);
+      call.onCancel(cancelled::countDown);
+      handlerStarted.countDown();
+      if (!cancelled.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
+        serverCancellation.completeExceptionally(new AssertionError("the server's call was never cancelled"));
+        return body;
+      }
+      serverCancellation.complete(call.cancellation().code());
+      return body;
+    }));
+    p.add(Raw.onewayProcedure("raw-oneway", onewayReceived::complete));
+    p.add(Json.procedure("json-echo", Payload.class, payload -> {
+      echoResponseHeaders();
+      return payload;
+    }));
+
+    p.add(streaming("stream-echo", stream -> {
+      for (StreamMessage m; (m = receive(stream)) != null; ) {
+        byte[] bytes = consume(m);
+        await(stream.send(message(bytes, "stream-echo reply")));
+      }
+    }));
+    p.add(streaming("stream-server", stream -> {
+      int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
+      expectEnd(stream);
+      for (int i = 0; i < count; i++) {
+        await(stream.send(message(numberedMessage(i, i * 1000), "stream-server message #" + i)));
+      }
+    }));
+    p.add(streaming("stream-count", stream -> {
+      int count = 0;
+      for (StreamMessage m; (m = receive(stream)) != null; ) {
+        consume(m);
+        count++;
+      }
+      await(stream.send(message(String.valueOf(count).getBytes(UTF_8), "stream-count reply")));
+    }));
+    p.add(streaming("stream-cancel", stream -> {
+      consume(receive(stream));
+      handlerStarted.countDown();
+      try {
+        StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        if (m != null) {
+          m.release();
+        }
+        streamServerOutcome.complete(m == null ? "end of stream instead of an error" : "a message instead of an error");
+      } catch (ExecutionException e) {
+        streamServerOutcome.complete(yarpc(e.getCause()).code().wireName());
+      } catch (TimeoutException e) {
+        streamServerOutcome.complete("no cancellation within " + WAIT);
+      }
+    }));
+    p.add(Procedure.builder("stream-error").encoding(RAW).streaming(stream -> {
+      try {
+        consume(receive(stream));
+      } catch (Exception e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return CompletableFuture.failedFuture(YarpcException.of(Code.PERMISSION_DENIED, "stream refused"));
+    }).build());
+    p.add(streaming("stream-headers", stream -> {
+      stream.sendHeaders(Headers.of("Echo-Stream-Header", "header-value"));
+      await(stream.send(message("after headers".getBytes(UTF_8), "stream-headers message")));
+      try {
+        stream.sendHeaders(Headers.of("echo-too-late", "x"));
+        streamServerOutcome.complete("second sendHeaders accepted");
+      } catch (IllegalStateException expected) {
+        streamServerOutcome.complete("second sendHeaders refused");
+      }
+      expectEnd(stream);
+    }));
+    p.add(streaming("stream-meta", stream -> {
+      expectEnd(stream);
+      await(stream.send(message(describe(stream.meta()).getBytes(UTF_8), "stream-meta message")));
+    }));
+    p.add(streaming("stream-wait", stream -> {
+      try {
+        StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        if (m != null) {
+          m.release();
+        }
+      } catch (ExecutionException | TimeoutException expected) {
+        // the deadline ended the stream
+      }
+    }));
+    p.add(streaming("stream-flow", stream -> {
+      int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
+      for (int i = 0; i < count; i++) {
+        await(stream.send(message(numberedMessage(i, FLOW_MESSAGE_SIZE), "stream-flow message #" + i)));
+        flowSendsCompleted.incrementAndGet();
+      }
+      expectEnd(stream);
+    }));
+    return p;
+  }
+
+  /** A blocking unary body of a transport-level handler. */
+  private interface UnaryBody {
+    Response handle(Request request) throws Exception;
+  }
+
+  /** A blocking stream handler body; returning ends the stream with success. */
+  private interface StreamBody {
+    void handle(ServerStream stream) throws Exception;
+  }
+
+  private Procedure unary(String name, UnaryBody body) {
+    return Procedure.builder(name).encoding(RAW).unary(request -> {
+      try {
+        return CompletableFuture.completedFuture(body.handle(request));
+      } catch (Exception e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }).build();
+  }
+
+  private Procedure streaming(String name, StreamBody body) {
+    return Procedure.builder(name).encoding(RAW).streaming(stream -> {
+      try {
+        body.handle(stream);
+        return CompletableFuture.completedFuture(null);
+      } catch (Exception | AssertionError e) {
+        serverProblems.add(name + ": " + e);
+        return CompletableFuture.failedFuture(e);
+      }
+    }).build();
+  }
+
+  private static StreamMessage receive(ServerStream stream) throws Exception {
+    return await(stream.receive(), "a stream message");
+  }
+
+  private static void expectEnd(ServerStream stream) throws Exception {
+    StreamMessage m = receive(stream);
+    if (m != null) {
+      m.release();
+      throw new AssertionError("expected the client's half-close, got a message");
+    }
+  }
+
+  /** Copies out and releases a received message (which must not be null). */
+  private static byte[] consume(StreamMessage m) {
+    if (m == null) {
+      throw new AssertionError("expected a message, got end of stream");
+    }
+    try {
+      return m.body().toByteArray();
+    } finally {
+      m.release();
+    }
+  }
+
+  private static void echoResponseHeaders() {
+    Call call = Call.current();
+    call.meta().headers().forEach((k, v) -> {
+      if (k.startsWith("echo-")) {
+        call.setResponseHeader(k, v);
+      }
+    });
+  }
+
+  private static Headers echoed(Headers request) {
+    Headers.Builder b = Headers.builder();
+    request.forEach((k, v) -> {
+      if (k.startsWith("echo-")) {
+        b.add(k, v);
+      }
+    });
+    return b.build();
+  }
+
+  private static String describe(RequestMeta m) {
+    return "caller=" + m.caller()
+        + "\nservice=" + m.service()
+        + "\nprocedure=" + m.procedure()
+        + "\nencoding=" + m.encoding()
+        + "\nshardKey=" + m.shardKey()
+        + "\nroutingKey=" + m.routingKey()
+        + "\nroutingDelegate=" + m.routingDelegate()
+        + "\ncallerProcedure=" + m.callerProcedure()
+        + "\nheader=" + m.headers().get("echo-meta")
+        + "\ntransport=" + m.transport()
+        + "\ndeadline=" + (m.deadline() == null ? "none" : String.valueOf(m.deadline().remainingMillis()));
+  }
+
+  private static Map<String, String> parseLines(byte[] bytes) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (String line : new String(bytes, UTF_8).split("\n")) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        map.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return map;
+  }
+
+  // ---- client helpers -----------------------------------------------------------------------------
+
+  /** A JSON payload: a string and a number. */
+  public static final class Payload {
+    /** Text of the requested size. */
+    public String data;
+    /** A number that must survive the round trip. */
+    public long number;
+
+    /** For Gson. */
+    public Payload() {}
+
+    /** A payload with these values. */
+    public Payload(String data, long number) {
+      this.data = data;
+      this.number = number;
+    }
+  }
+
+  private RawClient raw() {
+    return RawClient.of(clientConfig());
+  }
+
+  private JsonClient json() {
+    return JsonClient.of(clientConfig());
+  }
+
+  private static CallOptions options() {
+    return CallOptions.timeout(WAIT);
+  }
+
+  private static RequestMeta meta(String procedure) {
+    return RequestMeta.builder().procedure(procedure).encoding(RAW).deadline(Deadline.after(WAIT)).build();
+  }
+
+  private static RequestMeta streamMeta(String procedure) {
+    return RequestMeta.builder().procedure(procedure).encoding(RAW).build();
+  }
+
+  private Body track(Body body, String label) {
+    return sentBodies.track(body, label);
+  }
+
+  private StreamMessage message(byte[] bytes, String label) {
+    return StreamMessage.of(track(Body.of(bytes), label));
+  }
+
+  private byte[] callBody(String procedure, Body body) throws Exception {
+    return callBody(meta(procedure), body);
+  }
+
+  private byte[] callBody(RequestMeta meta, Body body) throws Exception {
+    Response response = await(clientConfig().call(Request.of(meta, body)));
+    try {
+      assertThat(response.isApplicationError()).as("application error flag").isFalse();
+      return response.body().toByteArray();
+    } finally {
+      response.body().release();
+    }
+  }
+
+  private ClientStream open(String procedure) throws Exception {
+    return await(clientConfig().callStream(streamMeta(procedure)), "the stream to open");
+  }
+
+  private static byte[] receiveBytes(ClientStream stream) throws Exception {
+    return consume(await(stream.receive(), "a stream message"));
+  }
+
+  private static void assertEndOfStream(ClientStream stream) throws Exception {
+    StreamMessage m = await(stream.receive(), "end of stream");
+    if (m != null) {
+      m.release();
+      throw new AssertionError("expected end of stream, got a message");
+    }
+  }
+
+  private void assumeStreaming() {
+    assumeTrue(transport.supportsStreaming(), "the transport does not support streaming");
+  }
+
+  /** 100 headers: a mixed-case key, an empty value, a number-like value and 97 numbered ones. */
+  private static Headers echoHeaders() {
+    Headers.Builder b = Headers.builder()
+        .add("Echo-Mixed-Case", "MiXeD VaLuE")
+        .add("echo-empty", "")
+        .add("echo-number", "1234");
+    for (int i = 0; i < 97; i++) {
+      b.add(String.format("echo-h-%03d", i), "value-" + i);
+    }
+    return b.build();
+  }
+
+  private void assertEchoed(Headers got) {
+    Map<String, String> expected = new LinkedHashMap<>(echoHeaders().asMap());
+    assertThat(expected).hasSize(100).containsKey("echo-mixed-case");
+    if (!transport.sendsEmptyHeaderValues()) {
+      expected.remove("echo-empty");
+      assertThat(got.get("echo-empty")).as("a header with an empty value").isIn(null, "");
+    }
+    assertThat(got.asMap()).containsAllEntriesOf(expected);
+    assertThat(got.get("ECHO-MIXED-CASE")).isEqualTo("MiXeD VaLuE");
+  }
+
+  // ---- waiting ------------------------------------------------------------------------------------
+
+  private static <T> T await(CompletableFuture<T> future) throws Exception {
+    return await(future, "the call to complete");
+  }
+
+  /** The future's value; its failure is rethrown as is; a hang becomes an {@link AssertionError}. */
+  private static <T> T await(CompletableFuture<T> future, String what) throws Exception {
+    try {
+      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception) {
+        throw (Exception) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw e;
+    } catch (TimeoutException e) {
+      throw new AssertionError("gave up waiting for " + what + " after " + WAIT, e);
+    }
+  }
+
+  /** The {@link YarpcException} the future fails with; releases what it returns if it succeeds. */
+  private static YarpcException failure(CompletableFuture<?> future) throws Exception {
+    Object value;
+    try {
+      value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      return yarpc(e.getCause());
+    } catch (TimeoutException e) {
+      throw new AssertionError("gave up waiting for the call to fail after " + WAIT, e);
+    }
+    if (value instanceof Response) {
+      ((Response) value).body().release();
+    } else if (value instanceof StreamMessage) {
+      ((StreamMessage) value).release();
+    }
+    throw new AssertionError("expected a failure, got " + (value == null ? "null" : value));
+  }
+
+  private static YarpcException yarpc(Throwable t) {
+    Throwable cause = t;
+    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (!(cause instanceof YarpcException)) {
+      throw new AssertionError("expected a YarpcException, got " + cause, cause);
+    }
+    return (YarpcException) cause;
+  }
+
+  /**
+   * Waits until {@code counter} reaches {@code stopAt} or stops moving for a while; returns its value.
+   * Only decides when to look, never what passes.
+   */
+  private static int awaitQuiet(AtomicInteger counter, int stopAt) throws InterruptedException {
+    long giveUp = System.nanoTime() + WAIT.toNanos();
+    int last = counter.get();
+    long lastChange = System.nanoTime();
+    while (true) {
+      Thread.sleep(10);
+      int now = counter.get();
+      long t = System.nanoTime();
+      if (now >= stopAt || t > giveUp) {
+        return now;
+      }
+      if (now != last) {
+        last = now;
+        lastChange = t;
+      } else if (t - lastChange >= QUIET_NANOS) {
+        return now;
+      }
+    }
+  }
+
+  // ---- data ---------------------------------------------------------------------------------------
+
+  private static byte[] randomBytes(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static String randomText(int size, long seed) {
+    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.";
+    Random r = new Random(seed);
+    StringBuilder sb = new StringBuilder(size);
+    for (int i = 0; i < size; i++) {
+      sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
+    }
+    return sb.toString();
+  }
+
+  private static byte[] intBytes(int value) {
+    return ByteBuffer.allocate(4).putInt(value).array();
+  }
+
+  /** {@code size} bytes (at least 4) starting with {@code n}, the rest derived from {@code n}. */
+  private static byte[] numberedMessage(int n, int size) {
+    byte[] b = randomBytes(Math.max(4, size), n);
+    ByteBuffer.wrap(b).putInt(n);
+    return b;
+  }
+
+  /** A unique payload per call number, of varying size. */
+  private static byte[] numberedPayload(int n) {
+    return numberedMessage(n, 4 + (n * 37) % 2048);
+  }
+}
