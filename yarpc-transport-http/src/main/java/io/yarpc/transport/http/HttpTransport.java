@@ -1,0 +1,351 @@
+package io.yarpc.transport.http;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerSubscriber;
+import io.yarpc.peer.PeerTransport;
+import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.Transport;
+import io.yarpc.transport.http.internal.ClientContext;
+import io.yarpc.transport.http.internal.HeapReceiveAllocator;
+import io.yarpc.transport.http.internal.HttpPeer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The YARPC HTTP transport: HTTP/1.1 and h2c (HTTP/2 over cleartext, prior knowledge), wire-compatible
+ * with yarpc-go's {@code transport/http}, on Netty.
+ *
+ * <pre>{@code
+ * HttpTransport http = HttpTransport.builder().build();
+ * HttpInbound inbound = http.inbound();                        // 127.0.0.1, any free port
+ * HttpOutbound users = http.singleOutbound("127.0.0.1:8080");  // one peer
+ * HttpOutbound orders = http.outbound(RoundRobinPeerList.builder(http).peers(addresses).build());
+ * Dispatcher dispatcher = Dispatcher.builder("keyvalue").inbound(inbound)
+ *     .outbound("users", Outbounds.builder().unary(users).oneway(users).build()).build();
+ * }</pre>
+ *
+ * <p><b>What it owns.</b> The event loops every inbound and outbound of this transport runs on, and the
+ * peers: as a {@link PeerTransport} it creates one peer per {@code host:port} on the first
+ * {@link #retainPeer retain}, counts retains per subscriber, and closes the peer (its keep-alive HTTP/1.1
+ * connections and its h2c connection) on the last {@link #releasePeer release}. Peer choosers only
+ * choose among them.
+ *
+ * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
+ * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
+ * needed, but only {@link #stop()} stops it: it closes every peer and shuts the event loops down.
+ *
+ * <p><b>Memory.</b> By default connections receive into pooled <em>heap</em> buffers: received request
+ * and response bodies are offered to encodings as byte access over arrays (parsed in place, no copy),
+ * at the cost of one copy inside the JDK's socket read; see {@link Builder#receiveIntoHeap}. Bodies the
+ * transport sends are written into pooled direct buffers. The NIO transport is used, since Netty's native
+ * transports always read into direct memory.
+ */
+public final class HttpTransport extends AbstractLifecycle implements Transport, PeerTransport {
+  private final Builder config;
+  private final ByteBufAllocator writeAllocator;
+  private final ByteBufAllocator receiveAllocator;
+  private final Map<String, HttpPeer> peers = new HashMap<>(); // guarded by itself
+  private volatile EventLoopGroup group;
+  private volatile ClientContext clientContext;
+  private volatile boolean running;
+
+  private HttpTransport(Builder b) {
+    this.config = b;
+    this.writeAllocator = b.allocator;
+    this.receiveAllocator = b.receiveIntoHeap ? new HeapReceiveAllocator(b.allocator) : b.allocator;
+  }
+
+  /** A builder with the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A transport with the defaults. */
+  public static HttpTransport create() {
+    return builder().build();
+  }
+
+  /** An inbound on {@code 127.0.0.1}, on a free port, with the default limits. */
+  public HttpInbound inbound() {
+    return inboundBuilder().build();
+  }
+
+  /** A builder for an inbound of this transport. */
+  public HttpInbound.Builder inboundBuilder() {
+    return new HttpInbound.Builder(this);
+  }
+
+  /** An HTTP/1.1 outbound that calls the peers {@code chooser} chooses (the outbound starts and stops it). */
+  public HttpOutbound outbound(PeerChooser chooser) {
+    return outboundBuilder(chooser).build();
+  }
+
+  /** A builder for an outbound that calls the peers {@code chooser} chooses. */
+  public HttpOutbound.Builder outboundBuilder(PeerChooser chooser) {
+    return new HttpOutbound.Builder(this, requireNonNull(chooser, "chooser"));
+  }
+
+  /**
+   * An HTTP/1.1 outbound to one peer: {@code host:port}, or a URL {@code http://host:port/path} whose path
+   * the requests use.
+   */
+  public HttpOutbound singleOutbound(String address) {
+    return singleOutboundBuilder(address).build();
+  }
+
+  /** A builder for an outbound to one peer; see {@link #singleOutbound(String)}. */
+  public HttpOutbound.Builder singleOutboundBuilder(String address) {
+    return HttpOutbound.Builder.single(this, requireNonNull(address, "address"));
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  @Override
+  protected void doStart() {
+    EventLoopGroup g = new MultiThreadIoEventLoopGroup(config.eventLoopThreads,
+        new DefaultThreadFactory("yarpc-http", true), NioIoHandler.newFactory());
+    group = g;
+    clientContext = new ClientContext(g, NioSocketChannel.class, receiveAllocator, writeAllocator,
+        (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()), config.maxIdleConnectionsPerPeer,
+        config.idleConnectionTimeout.toNanos(), config.maxResponseHeaderSize,
+        (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()), config.backoffFirst.toNanos(),
+        config.backoffMax.toNanos());
+    running = true;
+    List<HttpPeer> retained;
+    synchronized (peers) {
+      retained = new ArrayList<>(peers.values());
+    }
+    for (HttpPeer p : retained) {
+      p.startProbing();
+    }
+  }
+
+  @Override
+  protected void doStop() {
+    running = false;
+    List<HttpPeer> all;
+    synchronized (peers) {
+      all = new ArrayList<>(peers.values());
+    }
+    for (HttpPeer p : all) {
+      p.close();
+    }
+    EventLoopGroup g = group;
+    if (g != null) {
+      g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Peers
+
+  /**
+   * Retains the peer {@code identifier} ({@code host:port}) for {@code subscriber}, creating it on the
+   * first retain; once the transport runs, the peer probes its address to report its status.
+   */
+  @Override
+  public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    HttpPeer peer;
+    boolean first;
+    synchronized (peers) {
+      peer = peers.get(identifier);
+      if (peer == null) {
+        peer = new HttpPeer(identifier, this::clientContext);
+        peers.put(identifier, peer);
+      }
+      first = peer.retain(subscriber);
+    }
+    if (first && running) {
+      peer.startProbing();
+    }
+    return peer;
+  }
+
+  /** Releases one retain of {@code identifier} by {@code subscriber}; the last release closes the peer. */
+  @Override
+  public void releasePeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    HttpPeer peer;
+    synchronized (peers) {
+      peer = peers.get(identifier);
+      if (peer == null) {
+        throw new IllegalArgumentException("peer " + identifier + " is not retained");
+      }
+      if (!peer.release(subscriber)) {
+        return;
+      }
+      peers.remove(identifier);
+    }
+    peer.close();
+  }
+
+  /** The peers currently retained, for introspection. */
+  public List<Peer> peers() {
+    synchronized (peers) {
+      return List.copyOf(peers.values());
+    }
+  }
+
+  private ClientContext clientContext() {
+    return isRunningUnlocked() ? clientContext : null;
+  }
+
+  private boolean isRunningUnlocked() {
+    return running;
+  }
+
+  HttpPeer runningPeer(Peer peer) {
+    if (!(peer instanceof HttpPeer)) {
+      throw new IllegalArgumentException("peer " + peer + " does not belong to an HTTP transport");
+    }
+    return (HttpPeer) peer;
+  }
+
+  EventLoopGroup group() {
+    EventLoopGroup g = group;
+    if (g == null || !running) {
+      throw new IllegalStateException("HTTP transport is not running");
+    }
+    return g;
+  }
+
+  Class<? extends ServerSocketChannel> serverChannelClass() {
+    return NioServerSocketChannel.class;
+  }
+
+  Class<? extends SocketChannel> channelClass() {
+    return NioSocketChannel.class;
+  }
+
+  ByteBufAllocator receiveAllocator() {
+    return receiveAllocator;
+  }
+
+  ByteBufAllocator writeAllocator() {
+    return writeAllocator;
+  }
+
+  @Override
+  public String toString() {
+    return "HttpTransport";
+  }
+
+  /** Builds an {@link HttpTransport}; not thread-safe. */
+  public static final class Builder {
+    private int eventLoopThreads;
+    private boolean receiveIntoHeap = true;
+    private ByteBufAllocator allocator = ByteBufAllocator.DEFAULT;
+    private Duration connectTimeout = Duration.ofSeconds(30);
+    private int maxIdleConnectionsPerPeer = 16;
+    private Duration idleConnectionTimeout = Duration.ofMinutes(15);
+    private int maxResponseHeaderSize = 1 << 20;
+    private Duration probeTimeout = Duration.ofMillis(500);
+    private Duration backoffFirst = Duration.ofMillis(10);
+    private Duration backoffMax = Duration.ofMinutes(1);
+
+    private Builder() {}
+
+    /** Event loop threads shared by inbounds and outbounds; 0 (default) lets Netty pick (2 per core). */
+    public Builder eventLoopThreads(int threads) {
+      if (threads < 0) {
+        throw new IllegalArgumentException("threads must not be negative: " + threads);
+      }
+      this.eventLoopThreads = threads;
+      return this;
+    }
+
+    /**
+     * Whether connections receive into pooled heap buffers (default true), so received bodies expose
+     * arrays through byte access and decoders parse them with no copy. With false they receive into
+     * direct buffers and decoders that need an array copy once.
+     */
+    public Builder receiveIntoHeap(boolean receiveIntoHeap) {
+      this.receiveIntoHeap = receiveIntoHeap;
+      return this;
+    }
+
+    /**
+     * The pooled allocator every connection and every body the transport writes uses; default Netty's
+     * {@link ByteBufAllocator#DEFAULT}. For tuning, and for tests that account for every buffer.
+     */
+    public Builder allocator(ByteBufAllocator allocator) {
+      this.allocator = requireNonNull(allocator, "allocator");
+      return this;
+    }
+
+    /** How long opening an outbound connection may take; default 30 s (yarpc-go's dial timeout). */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive(timeout, "timeout");
+      return this;
+    }
+
+    /** Idle keep-alive HTTP/1.1 connections kept per peer; default 16. */
+    public Builder maxIdleConnectionsPerPeer(int max) {
+      if (max < 0) {
+        throw new IllegalArgumentException("max must not be negative: " + max);
+      }
+      this.maxIdleConnectionsPerPeer = max;
+      return this;
+    }
+
+    /** How long an unused outbound connection is kept open; default 15 min (yarpc-go's). */
+    public Builder idleConnectionTimeout(Duration timeout) {
+      this.idleConnectionTimeout = positive(timeout, "timeout");
+      return this;
+    }
+
+    /** Largest response header block outbounds accept, in bytes; default 1 MiB. */
+    public Builder maxResponseHeaderSize(int bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("bytes must be at least 1024: " + bytes);
+      }
+      this.maxResponseHeaderSize = bytes;
+      return this;
+    }
+
+    /**
+     * How a peer probes its address while it is retained: each probe (a TCP connect) may take {@code
+     * timeout} (default 500 ms); failing probes are retried after a random delay up to {@code first * 2^n}
+     * (full jitter), capped at {@code max} (defaults 10 ms and 1 min, as yarpc-go).
+     */
+    public Builder peerProbe(Duration timeout, Duration first, Duration max) {
+      this.probeTimeout = positive(timeout, "timeout");
+      this.backoffFirst = positive(first, "first");
+      this.backoffMax = positive(max, "max");
+      return this;
+    }
+
+    private static Duration positive(Duration d, String name) {
+      requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive: " + d);
+      }
+      return d;
+    }
+
+    /** The transport, not started. */
+    public HttpTransport build() {
+      return new HttpTransport(this);
+    }
+  }
+}

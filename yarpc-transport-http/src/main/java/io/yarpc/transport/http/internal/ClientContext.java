@@ -1,0 +1,26 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+
+/**
+ * What the client side of a transport shares with its peers: event loops, allocators and the connection
+ * settings.
+ *
+ * @param group the event loops connections run on
+ * @param channelClass the socket channel implementation
+ * @param receiveAllocator allocator of the connections (heap when the transport receives into heap)
+ * @param writeAllocator pooled allocator for request bodies
+ * @param connectTimeoutMillis how long opening a connection may take
+ * @param maxIdleConnectionsPerPeer how many idle HTTP/1.1 connections a peer keeps
+ * @param idleConnectionTimeoutNanos how long an idle connection is kept
+ * @param maxResponseHeaderSize largest response header block accepted
+ * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take
+ * @param backoffFirstNanos first retry delay of a failing probe (then doubling, with full jitter)
+ * @param backoffMaxNanos longest retry delay of a failing probe
+ */
+public record ClientContext(EventLoopGroup group, Class<? extends SocketChannel> channelClass,
+    ByteBufAllocator receiveAllocator, ByteBufAllocator writeAllocator, int connectTimeoutMillis,
+    int maxIdleConnectionsPerPeer, long idleConnectionTimeoutNanos, int maxResponseHeaderSize,
+    int probeTimeoutMillis, long backoffFirstNanos, long backoffMaxNanos) {}

@@ -1,0 +1,283 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+
+/**
+ * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or
+ * stream (HTTP/2, one call) and receives its response: aggregates the content chunks into a composite of
+ * the received buffers (no copy), enforces the response body limit, and settles the call. On HTTP/1.1
+ * the connection goes back to its peer's pool when the exchange ended cleanly, before the caller hears of
+ * the response. Everything received that nobody takes is released here. Confined to the channel's event
+ * loop.
+ *
+ * <p>An attempt that provably did not reach the server is retried (see {@link ClientCall}): a write that
+ * failed on a reused HTTP/1.1 connection (the server closed it while idle), an HTTP/2 stream reset with
+ * {@code REFUSED_STREAM} (over the server's stream limit) or above the last stream of a GOAWAY.
+ */
+final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
+  private final HttpPeer peer;
+  private final boolean stream;
+
+  private Channel channel;
+  private ClientCall current;
+  private boolean reused; // the current attempt runs on a connection that served calls before
+  private boolean writing; // the current attempt's request write has not completed yet
+  private boolean received; // any response byte for the current attempt
+  private boolean notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
+  private HttpResponse head;
+  private CompositeByteBuf content;
+  private boolean keepAlive;
+
+  ClientResponseHandler(HttpPeer peer, boolean stream) {
+    this.peer = peer;
+    this.stream = stream;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+  }
+
+  /** Sends {@code call} on this channel (called on its event loop); {@code reused}: see the class comment. */
+  void start(ClientCall call, boolean reused) {
+    FullHttpRequest request = call.attempt();
+    if (request == null) { // settled (cancelled) meanwhile
+      if (stream) {
+        channel.close();
+      } else {
+        peer.releaseH1(channel, true);
+      }
+      return;
+    }
+    if (!channel.isActive()) {
+      request.release();
+      retryOrFail(call, reused, null);
+      return;
+    }
+    current = call;
+    this.reused = reused;
+    writing = true;
+    received = false;
+    notProcessed = false;
+    head = null;
+    keepAlive = HttpUtil.isKeepAlive(request);
+    call.attach(channel);
+    channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
+      writing = false;
+      if (current != call) {
+        return; // the attempt already ended (response, abort)
+      }
+      if (!f.isSuccess()) {
+        attemptEnded(f.cause());
+        if (!stream) {
+          channel.close(); // an HTTP/2 stream whose write failed is closed by the codec
+        }
+      } else if (!channel.isActive()) {
+        attemptEnded(null); // the channel closed while we were writing
+      }
+    });
+  }
+
+  /** The current attempt ended without a response: retry it if that is safe, else fail the call. */
+  private void attemptEnded(Throwable cause) {
+    ClientCall call = current;
+    current = null;
+    releaseContent();
+    if (call == null || call.isSettled()) {
+      return;
+    }
+    if (!received && cause instanceof Http2Exception.HeaderListSizeException) {
+      call.fail(YarpcException.withCause(Code.INVALID_ARGUMENT, "request headers are larger than peer "
+          + peer.identifier() + " accepts: " + YarpcException.describe(cause), cause));
+      return;
+    }
+    boolean safeToRetry = !received && (stream ? notProcessed : reused && cause != null);
+    if (safeToRetry && call.mayRetry()) {
+      if (stream) {
+        peer.sendH2(call);
+      } else {
+        peer.sendOnNewConnection(call);
+      }
+      return;
+    }
+    if (cause != null) {
+      call.fail(peer.connectionFailure(cause));
+    } else {
+      call.fail(YarpcException.of(Code.UNAVAILABLE, "connection to peer %s closed before the response was complete",
+          peer.identifier()));
+    }
+    if (!stream) {
+      peer.disconnected();
+    }
+  }
+
+  private void retryOrFail(ClientCall call, boolean reused, Throwable cause) {
+    if (reused && call.mayRetry()) {
+      peer.sendOnNewConnection(call);
+    } else {
+      call.fail(peer.connectionFailure(cause));
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ClientCall call = current;
+    if (!(msg instanceof HttpObject) || call == null) {
+      ReferenceCountUtil.release(msg);
+      if (call == null && msg instanceof HttpObject && !stream) {
+        ctx.close(); // a response nobody asked for: the connection is out of step
+      }
+      return;
+    }
+    DecoderResult result = ((HttpObject) msg).decoderResult();
+    if (result.isFailure()) {
+      received = true;
+      ReferenceCountUtil.release(msg);
+      abort(YarpcException.of(Code.UNKNOWN, "malformed HTTP response from peer %s: %s", peer.identifier(),
+          YarpcException.describe(result.cause())));
+      return;
+    }
+    if (msg instanceof HttpResponse) {
+      HttpResponse res = (HttpResponse) msg;
+      if (res.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+        ReferenceCountUtil.release(msg); // 100 Continue and the like
+        return;
+      }
+      received = true;
+      head = res;
+      keepAlive &= HttpUtil.isKeepAlive(res);
+      long declared = HttpUtil.getContentLength(res, -1L);
+      if (declared > call.maxResponseBodySize()) {
+        ReferenceCountUtil.release(msg);
+        tooLarge(call);
+        return;
+      }
+      content = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    }
+    if (msg instanceof HttpContent) {
+      HttpContent chunk = (HttpContent) msg;
+      ByteBuf data = chunk.content();
+      if (content == null) {
+        chunk.release();
+      } else if ((long) content.readableBytes() + data.readableBytes() > call.maxResponseBodySize()) {
+        chunk.release();
+        tooLarge(call);
+        return;
+      } else if (data.isReadable()) {
+        content.addComponent(true, data); // the composite owns the chunk's buffer now
+      } else {
+        chunk.release();
+      }
+      if (msg instanceof LastHttpContent && head != null) {
+        complete(call);
+      }
+    }
+  }
+
+  private void complete(ClientCall call) {
+    ClientResponse response = new ClientResponse(head.status().code(), head.headers(), content);
+    content = null;
+    head = null;
+    current = null;
+    if (!call.settle()) { // cancelled meanwhile: nobody takes the response, the connection is not reused
+      response.content().release();
+      channel.close();
+      return;
+    }
+    if (!stream) {
+      peer.releaseH1(channel, keepAlive && !writing); // back in the pool before the caller hears of it
+    }
+    peer.callSucceeded();
+    call.deliver(response);
+  }
+
+  private void tooLarge(ClientCall call) {
+    abort(YarpcException.of(Code.RESOURCE_EXHAUSTED, "response body from peer %s is larger than the limit of %d bytes",
+        peer.identifier(), call.maxResponseBodySize()));
+  }
+
+  /** Fails the current call and closes the connection or stream (it cannot be reused). */
+  private void abort(YarpcException error) {
+    ClientCall call = current;
+    current = null;
+    releaseContent();
+    if (call != null) {
+      call.fail(error);
+    }
+    channel.close();
+  }
+
+  private void releaseContent() {
+    if (content != null) {
+      content.release();
+      content = null;
+    }
+    head = null;
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      if (current == null) {
+        ctx.close();
+      }
+      return;
+    }
+    if (evt instanceof Http2ResetFrame) {
+      if (((Http2ResetFrame) evt).errorCode() == Http2Error.REFUSED_STREAM.code()) {
+        notProcessed = true; // the server did not process the stream: safe to send again
+      }
+      ReferenceCountUtil.release(evt);
+      return;
+    }
+    if (evt instanceof Http2GoAwayFrame) {
+      notProcessed = true; // our stream is above the GOAWAY's last stream id: never processed
+      ReferenceCountUtil.release(evt);
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (current != null && !writing) {
+      attemptEnded(cause);
+    }
+    ctx.close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    releaseContent();
+    if (current != null && !writing) {
+      attemptEnded(null); // while writing, the write's outcome ends the attempt
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    releaseContent();
+  }
+}

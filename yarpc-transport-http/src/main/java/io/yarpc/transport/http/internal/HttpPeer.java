@@ -1,0 +1,572 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2SettingsFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.ConnectionStatus;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerSubscriber;
+import java.net.ConnectException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One remote {@code host:port} of an HTTP transport: its connection status, a pool of keep-alive HTTP/1.1
+ * connections, and one multiplexed h2c connection (opened on first use, replaced after GOAWAY or close).
+ *
+ * <p>Status (yarpc-go's HTTP peer, spec {@code model.md} 7.4): while retained, a probe (a plain TCP
+ * connect, then close) decides between {@link ConnectionStatus#AVAILABLE} and
+ * {@link ConnectionStatus#UNAVAILABLE}; a failing probe is retried with exponential backoff and full
+ * jitter. A failed connection attempt or an I/O error during a call moves the peer back to
+ * {@link ConnectionStatus#CONNECTING} and probes again; a successful connection makes it available.
+ * Subscribers are told of every change, outside any lock.
+ *
+ * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
+ * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
+ */
+public final class HttpPeer implements Peer {
+  private final String identifier;
+  private final String host;
+  private final int port;
+  private final Supplier<ClientContext> contexts;
+  private final Object lock = new Object();
+  private final Map<PeerSubscriber, Integer> subscribers = new LinkedHashMap<>(); // guarded by lock
+  private final ArrayDeque<Channel> idle = new ArrayDeque<>(); // guarded by lock
+  private final List<Channel> open = new ArrayList<>(); // guarded by lock; every h1 channel
+  private H2Connection h2; // guarded by lock
+  private volatile ConnectionStatus status = ConnectionStatus.CONNECTING;
+  private boolean closed; // guarded by lock
+  private boolean probing; // guarded by lock
+  private int probeAttempts; // guarded by lock
+  private ScheduledFuture<?> probeTimer; // guarded by lock
+
+  /**
+   * A peer for {@code identifier} ({@code host:port}, IPv6 hosts in brackets); {@code contexts} gives the
+   * running transport's client context (null while it is not running).
+   */
+  public HttpPeer(String identifier, Supplier<ClientContext> contexts) {
+    this.identifier = identifier;
+    this.contexts = contexts;
+    int colon = identifier.lastIndexOf(':');
+    if (colon <= 0 || colon == identifier.length() - 1) {
+      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+    }
+    String h = identifier.substring(0, colon);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    this.host = h;
+    try {
+      this.port = Integer.parseInt(identifier.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"", e);
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port out of range in \"" + identifier + "\"");
+    }
+  }
+
+  private ClientContext context() {
+    ClientContext c = contexts.get();
+    if (c == null) {
+      throw new IllegalStateException("HTTP transport is not running");
+    }
+    return c;
+  }
+
+  @Override
+  public String identifier() {
+    return identifier;
+  }
+
+  @Override
+  public ConnectionStatus status() {
+    return status;
+  }
+
+  /** {@code host:port} for the {@code Host} header. */
+  public String authority() {
+    return identifier;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Subscribers (called by the transport under its own lock, never ours while notifying)
+
+  /** Adds a retain by {@code subscriber}; returns whether it is the peer's first. */
+  public boolean retain(PeerSubscriber subscriber) {
+    synchronized (lock) {
+      boolean first = subscribers.isEmpty();
+      subscribers.merge(subscriber, 1, Integer::sum);
+      return first;
+    }
+  }
+
+  /** Drops one retain by {@code subscriber}; returns whether no subscriber is left. */
+  public boolean release(PeerSubscriber subscriber) {
+    synchronized (lock) {
+      Integer n = subscribers.get(subscriber);
+      if (n == null) {
+        throw new IllegalArgumentException("peer " + identifier + " was not retained by " + subscriber);
+      }
+      if (n == 1) {
+        subscribers.remove(subscriber);
+      } else {
+        subscribers.put(subscriber, n - 1);
+      }
+      return subscribers.isEmpty();
+    }
+  }
+
+  private void setStatus(ConnectionStatus next) {
+    List<PeerSubscriber> toTell;
+    synchronized (lock) {
+      if (status == next || closed) {
+        return;
+      }
+      status = next;
+      toTell = new ArrayList<>(subscribers.keySet());
+    }
+    for (PeerSubscriber s : toTell) {
+      try {
+        s.onStatusChanged(this);
+      } catch (RuntimeException ignored) {
+        // a subscriber's failure must not stop the others
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Probing
+
+  /** Starts probing (when not already), so the status becomes available or unavailable. */
+  public void startProbing() {
+    synchronized (lock) {
+      if (closed || probing) {
+        return;
+      }
+      probing = true;
+    }
+    probe();
+  }
+
+  private void probe() {
+    ChannelFuture f;
+    try {
+      f = new Bootstrap()
+          .group(context().group())
+          .channel(context().channelClass())
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
+          .handler(new ChannelInboundHandlerAdapter())
+          .connect(host, port);
+    } catch (RuntimeException e) { // not running, or event loop shut down
+      synchronized (lock) {
+        probing = false;
+      }
+      return;
+    }
+    f.addListener((ChannelFutureListener) done -> {
+      if (done.isSuccess()) {
+        done.channel().close();
+        synchronized (lock) {
+          probing = false;
+          probeAttempts = 0;
+        }
+        setStatus(ConnectionStatus.AVAILABLE);
+      } else {
+        setStatus(ConnectionStatus.UNAVAILABLE);
+        scheduleProbe();
+      }
+    });
+  }
+
+  private void scheduleProbe() {
+    synchronized (lock) {
+      if (closed) {
+        probing = false;
+        return;
+      }
+      int attempt = probeAttempts++;
+      try {
+        ClientContext c = context();
+        long cap = attempt >= 30 ? c.backoffMaxNanos()
+            : Math.min(c.backoffMaxNanos(), c.backoffFirstNanos() << attempt);
+        long delay = ThreadLocalRandom.current().nextLong(Math.max(1, cap) + 1);
+        probeTimer = c.group().schedule(this::probe, delay, TimeUnit.NANOSECONDS);
+      } catch (RuntimeException e) {
+        probing = false;
+      }
+    }
+  }
+
+  /** A call got a response: the peer is reachable. */
+  void callSucceeded() {
+    if (status != ConnectionStatus.AVAILABLE) {
+      setStatus(ConnectionStatus.AVAILABLE);
+    }
+  }
+
+  /** A connection failed: back to connecting, and probe again. */
+  void disconnected() {
+    synchronized (lock) {
+      if (closed || subscribers.isEmpty()) {
+        return;
+      }
+    }
+    setStatus(ConnectionStatus.CONNECTING);
+    startProbing();
+  }
+
+  /** The error of a call whose connection could not be opened or failed. */
+  YarpcException connectionFailure(Throwable cause) {
+    if (cause == null) {
+      return YarpcException.of(Code.UNAVAILABLE, "connection to peer %s was closed", identifier);
+    }
+    if (cause instanceof ConnectException) {
+      return YarpcException.withCause(Code.UNAVAILABLE,
+          "cannot connect to peer " + identifier + ": " + YarpcException.describe(cause), cause);
+    }
+    return YarpcException.withCause(Code.UNAVAILABLE,
+        "connection to peer " + identifier + " failed: " + YarpcException.describe(cause), cause);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Calls
+
+  /** Sends {@code request} over HTTP/1.1 ({@code http2} false) or h2c; the call owns the request. */
+  public ClientCall send(FullHttpRequest request, boolean http2, int maxResponseBodySize) {
+    ClientCall call = new ClientCall(request, maxResponseBodySize);
+    if (http2) {
+      sendH2(call);
+    } else {
+      sendH1(call);
+    }
+    return call;
+  }
+
+  private void sendH1(ClientCall call) {
+    Channel reuse = null;
+    synchronized (lock) {
+      if (closed) {
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        return;
+      }
+      while (!idle.isEmpty()) {
+        Channel ch = idle.pollLast();
+        if (ch.isActive()) {
+          reuse = ch;
+          break;
+        }
+      }
+    }
+    if (reuse != null) {
+      Channel ch = reuse;
+      try {
+        ch.eventLoop().execute(() -> h1Handler(ch).start(call, true));
+      } catch (RejectedExecutionException e) {
+        call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+      }
+      return;
+    }
+    sendOnNewConnection(call);
+  }
+
+  /** Opens a new HTTP/1.1 connection for {@code call}. */
+  void sendOnNewConnection(ClientCall call) {
+    if (call.isSettled()) {
+      return;
+    }
+    ChannelFuture f;
+    try {
+      f = bootstrap().handler(new ChannelInitializer<SocketChannel>() {
+        @Override
+        protected void initChannel(SocketChannel ch) {
+          ChannelPipeline p = ch.pipeline();
+          p.addLast("idle", new IdleStateHandler(0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+          p.addLast("http", new HttpClientCodec(new HttpDecoderConfig()
+              .setMaxHeaderSize(context().maxResponseHeaderSize())
+              .setMaxInitialLineLength(context().maxResponseHeaderSize())
+              .setMaxChunkSize(1 << 20), false, false));
+          p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
+        }
+      }).connect(host, port);
+    } catch (RuntimeException e) {
+      call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+      return;
+    }
+    f.addListener((ChannelFutureListener) done -> {
+      if (!done.isSuccess()) {
+        call.fail(connectionFailure(done.cause()));
+        disconnected();
+        return;
+      }
+      Channel ch = done.channel();
+      boolean keep;
+      synchronized (lock) {
+        keep = !closed;
+        if (keep) {
+          open.add(ch);
+        }
+      }
+      if (!keep) {
+        ch.close();
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        return;
+      }
+      ch.closeFuture().addListener(c -> {
+        synchronized (lock) {
+          open.remove(ch);
+          idle.remove(ch);
+        }
+      });
+      callSucceededConnecting();
+      h1Handler(ch).start(call, false);
+    });
+  }
+
+  private void callSucceededConnecting() {
+    if (status != ConnectionStatus.AVAILABLE) {
+      setStatus(ConnectionStatus.AVAILABLE);
+    }
+  }
+
+  private static ClientResponseHandler h1Handler(Channel ch) {
+    return (ClientResponseHandler) ch.pipeline().get("yarpc");
+  }
+
+  /** Takes an HTTP/1.1 connection back after an exchange; it is kept idle if reusable and there is room. */
+  void releaseH1(Channel ch, boolean reusable) {
+    boolean keep = false;
+    if (reusable && ch.isActive()) {
+      synchronized (lock) {
+        ClientContext c = contexts.get();
+        if (!closed && c != null && idle.size() < c.maxIdleConnectionsPerPeer()) {
+          idle.addLast(ch);
+          keep = true;
+        }
+      }
+    }
+    if (!keep) {
+      ch.close();
+    }
+  }
+
+  private Bootstrap bootstrap() {
+    return new Bootstrap()
+        .group(context().group())
+        .channel(context().channelClass())
+        .option(ChannelOption.ALLOCATOR, context().receiveAllocator())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.SO_KEEPALIVE, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().connectTimeoutMillis());
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // h2c
+
+  /**
+   * The multiplexed h2c connection. It is {@linkplain #ready ready} once the server's first SETTINGS have
+   * arrived: streams are only opened after that, so the client never exceeds the server's
+   * {@code SETTINGS_MAX_CONCURRENT_STREAMS} (streams over it wait in the codec for a free slot).
+   */
+  private final class H2Connection {
+    final CompletableFuture<Channel> ready = new CompletableFuture<>();
+    volatile Channel channel;
+    volatile boolean goingAway;
+
+    boolean usable() {
+      Channel ch = channel;
+      return !goingAway && !ready.isCompletedExceptionally() && (ch == null || ch.isActive());
+    }
+  }
+
+  /** Sends {@code call} on a stream of the peer's h2c connection (a new connection when needed). */
+  void sendH2(ClientCall call) {
+    H2Connection conn;
+    synchronized (lock) {
+      if (closed) {
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        return;
+      }
+      conn = h2;
+      if (conn == null || !conn.usable()) {
+        try {
+          conn = h2 = connectH2();
+        } catch (RuntimeException e) {
+          call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+          return;
+        }
+      }
+    }
+    conn.ready.whenComplete((parent, error) -> {
+      if (error != null) {
+        call.fail(connectionFailure(error));
+        disconnected();
+        return;
+      }
+      callSucceededConnecting();
+      openStream(parent, call);
+    });
+  }
+
+  private H2Connection connectH2() {
+    Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
+        .initialSettings(Http2Settings.defaultSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
+        .encoderEnforceMaxConcurrentStreams(true) // streams over the server's limit wait for a free slot
+        .build();
+    H2Connection conn = new H2Connection();
+    ChannelFuture f = bootstrap().handler(new ChannelInitializer<SocketChannel>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("idle", new IdleStateHandler(0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+        p.addLast("h2-events", new ChannelInboundHandlerAdapter() {
+          @Override
+          public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent) {
+              if (codec.connection().numActiveStreams() == 0) {
+                ctx.channel().close();
+              }
+              return;
+            }
+            ctx.fireUserEventTriggered(evt);
+          }
+        });
+        p.addLast("h2", codec);
+        p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+        p.addLast("h2-connection", new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Http2SettingsFrame) {
+              conn.ready.complete(ctx.channel());
+            } else if (msg instanceof Http2GoAwayFrame) {
+              conn.goingAway = true; // new calls open a new connection
+            }
+            ReferenceCountUtil.release(msg);
+          }
+
+          @Override
+          public void channelInactive(ChannelHandlerContext ctx) {
+            conn.goingAway = true;
+            conn.ready.completeExceptionally(new java.nio.channels.ClosedChannelException());
+            ctx.fireChannelInactive();
+          }
+
+          @Override
+          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            conn.ready.completeExceptionally(cause);
+            ctx.close();
+          }
+        });
+      }
+    }).connect(host, port);
+    f.addListener((ChannelFutureListener) done -> {
+      if (!done.isSuccess()) {
+        conn.ready.completeExceptionally(done.cause());
+        return;
+      }
+      conn.channel = done.channel();
+      boolean keep;
+      synchronized (lock) {
+        keep = !closed;
+      }
+      if (!keep) {
+        done.channel().close();
+      }
+    });
+    return conn;
+  }
+
+  private void openStream(Channel parent, ClientCall call) {
+    if (call.isSettled()) {
+      return;
+    }
+    Http2StreamChannelBootstrap sb = new Http2StreamChannelBootstrap(parent)
+        .handler(new ChannelInitializer<Http2StreamChannel>() {
+          @Override
+          protected void initChannel(Http2StreamChannel ch) {
+            ch.config().setAllocator(parent.config().getAllocator());
+            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false));
+            ch.pipeline().addLast("yarpc", new ClientResponseHandler(HttpPeer.this, true));
+          }
+        });
+    sb.open().addListener((Future<Http2StreamChannel> opened) -> {
+      if (!opened.isSuccess()) {
+        call.fail(connectionFailure(opened.cause()));
+        return;
+      }
+      Http2StreamChannel ch = opened.getNow();
+      h1Handler(ch).start(call, false); // the listener runs on the stream's event loop
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+
+  /** Stops probing and closes every connection; calls in flight fail with {@code unavailable}. */
+  public void close() {
+    List<Channel> toClose;
+    H2Connection conn;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (probeTimer != null) {
+        probeTimer.cancel(false);
+      }
+      toClose = new ArrayList<>(open);
+      idle.clear();
+      conn = h2;
+      h2 = null;
+    }
+    for (Channel ch : toClose) {
+      ch.close();
+    }
+    if (conn != null) {
+      conn.goingAway = true;
+      conn.ready.thenAccept(Channel::close);
+      Channel ch = conn.channel;
+      if (ch != null) {
+        ch.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HttpPeer{" + identifier + ", " + status + "}";
+  }
+}

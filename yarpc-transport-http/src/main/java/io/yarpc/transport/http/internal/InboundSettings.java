@@ -1,0 +1,15 @@
+package io.yarpc.transport.http.internal;
+
+/**
+ * The limits and timeouts of one HTTP inbound, fixed when it is built.
+ *
+ * @param maxBodySize largest request body accepted, in bytes (larger: 413)
+ * @param maxHeaderSize largest request line and header block, in bytes (larger: 431)
+ * @param idleTimeoutNanos how long a connection may sit with no request in progress
+ * @param readTimeoutNanos how long receiving one request may take, from its first byte to its last
+ * @param http2 whether h2c (prior knowledge) is served next to HTTP/1.1
+ * @param maxConcurrentStreams the HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} announced to clients
+ * @param shutdownTimeoutNanos how long stop waits for in-flight requests
+ */
+public record InboundSettings(int maxBodySize, int maxHeaderSize, long idleTimeoutNanos, long readTimeoutNanos,
+    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos) {}

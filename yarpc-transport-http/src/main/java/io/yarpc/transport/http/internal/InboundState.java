@@ -1,0 +1,103 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.yarpc.transport.Router;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the connections of one inbound share: the router, the set of open connections, the number of
+ * requests between "fully received" and "response written", and whether the inbound is draining.
+ * Thread-safe.
+ */
+public final class InboundState {
+  /** Fired on every connection's pipeline when the inbound starts draining. */
+  public static final Object DRAIN = new Object() {
+    @Override
+    public String toString() {
+      return "DRAIN";
+    }
+  };
+
+  private final ChannelGroup channels = new DefaultChannelGroup("yarpc-http-inbound", GlobalEventExecutor.INSTANCE);
+  private final Object lock = new Object();
+  private volatile Router router;
+  private volatile boolean draining;
+  private int active; // guarded by lock
+
+  public void router(Router router) {
+    this.router = router;
+  }
+
+  public Router router() {
+    return router;
+  }
+
+  public boolean isDraining() {
+    return draining;
+  }
+
+  /** Tracks a new connection (closed with the inbound). */
+  public void addChannel(Channel channel) {
+    channels.add(channel);
+    if (draining) {
+      channel.close();
+    }
+  }
+
+  public void exchangeStarted() {
+    synchronized (lock) {
+      active++;
+    }
+  }
+
+  public void exchangeFinished() {
+    synchronized (lock) {
+      if (--active == 0) {
+        lock.notifyAll();
+      }
+    }
+  }
+
+  /** Requests received and not yet answered. */
+  public int activeExchanges() {
+    synchronized (lock) {
+      return active;
+    }
+  }
+
+  /**
+   * Starts draining: every connection is told (idle HTTP/1.1 connections close at once, busy ones after
+   * their response; HTTP/2 connections send GOAWAY and close when their streams are done). Then waits at
+   * most {@code timeoutNanos} for in-flight requests to be answered, and closes every connection.
+   */
+  public void drainAndClose(long timeoutNanos) {
+    draining = true;
+    for (Channel ch : channels) {
+      try {
+        ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(DRAIN));
+      } catch (RejectedExecutionException e) {
+        ch.close(); // its event loop is gone already (the transport was stopped first)
+      }
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    synchronized (lock) {
+      while (active > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(lock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    channels.close().awaitUninterruptibly(timeoutNanos + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+  }
+}

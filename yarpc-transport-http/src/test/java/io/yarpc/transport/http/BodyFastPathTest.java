@@ -1,0 +1,127 @@
+package io.yarpc.transport.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.yarpc.Dispatcher;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Procedure;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The receive path without copies: request bodies reach the handler, and response bodies reach the
+ * caller, as byte access over the buffers Netty received — heap arrays by default, so decoders parse in
+ * place — never through a stream; and every buffer the transport allocated is released once everything
+ * is done (counted with an allocator that remembers each buffer, on top of the paranoid leak detector).
+ */
+class BodyFastPathTest {
+  /** What the handler saw of one request body. */
+  record Seen(boolean byteAccess, int buffers, boolean allHeap, boolean allDirect, boolean sameMemoryTwice,
+      long crc, Body body) {}
+
+  @ParameterizedTest(name = "http2={0} heap={1}")
+  @CsvSource({"false,true", "true,true", "false,false", "true,false"})
+  void bodiesAreViewsOverReceivedBuffersAndAllAreReleased(boolean http2, boolean heap) throws Exception {
+    TrackingAllocator serverAlloc = new TrackingAllocator();
+    TrackingAllocator clientAlloc = new TrackingAllocator();
+    HttpTransport serverTransport = HttpTransport.builder().allocator(serverAlloc).receiveIntoHeap(heap).build();
+    HttpTransport clientTransport = HttpTransport.builder().allocator(clientAlloc).receiveIntoHeap(heap).build();
+    HttpInbound inbound = serverTransport.inbound();
+    ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
+    Dispatcher server = Dispatcher.builder("fast-path").inbound(inbound).build();
+    byte[] responseBytes = random(3 << 20, 2);
+    server.register(Procedure.builder("inspect").unary(request -> {
+      Body body = request.body();
+      List<ByteBuffer> first = body.byteBuffers();
+      List<ByteBuffer> second = body.byteBuffers();
+      boolean same = true;
+      boolean allHeap = true;
+      boolean allDirect = true;
+      CRC32 crc = new CRC32();
+      for (int i = 0; i < first.size(); i++) {
+        ByteBuffer a = first.get(i);
+        ByteBuffer b = second.get(i);
+        allHeap &= a.hasArray(); // heap views expose their array, so decoders parse in place
+        allDirect &= a.isDirect();
+        same &= a.isDirect() ? a.equals(b) : sameArray(a, b);
+        crc.update(a.duplicate());
+      }
+      seen.add(new Seen(body.hasByteAccess(), first.size(), !allDirect, allDirect, same, crc.getValue(), body));
+      return CompletableFuture.completedFuture(Response.of(Body.of(responseBytes)));
+    }).build());
+    server.start();
+    HttpOutbound out = clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
+    out.start();
+    try {
+      byte[] requestBytes = random(4 << 20, 1);
+      RequestMeta meta = RequestMeta.builder().caller("client").service("fast-path").procedure("inspect")
+          .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(20))).build();
+      Response response = out.call(Request.of(meta, Body.of(requestBytes))).get(20, TimeUnit.SECONDS);
+      try {
+        Body body = response.body();
+        assertThat(body.hasByteAccess()).isTrue();
+        List<ByteBuffer> views = body.byteBuffers();
+        assertThat(views).allSatisfy(v -> {
+          assertThat(v.isDirect()).isEqualTo(!heap);
+          assertThat(v.hasArray()).isEqualTo(heap);
+        });
+        CRC32 crc = new CRC32();
+        views.forEach(v -> crc.update(v.duplicate()));
+        assertThat(crc.getValue()).isEqualTo(crc(responseBytes));
+      } finally {
+        response.body().release();
+      }
+
+      Seen s = seen.poll();
+      assertThat(s).isNotNull();
+      assertThat(s.byteAccess()).isTrue();
+      assertThat(s.crc()).isEqualTo(crc(requestBytes));
+      assertThat(s.sameMemoryTwice()).as("byte access gives views of the same memory, not copies").isTrue();
+      assertThat(s.buffers()).as("the received chunks, aggregated without copying").isGreaterThan(1);
+      if (heap) {
+        assertThat(s.allHeap()).as("received into heap buffers: arrays for decoders").isTrue();
+      } else {
+        assertThat(s.allDirect()).isTrue();
+      }
+      // the invocation released the request body when the handler's result completed
+      assertThat(s.body().isReleased()).isTrue();
+    } finally {
+      out.stop();
+      server.stop();
+      clientTransport.stop();
+      serverTransport.stop();
+    }
+    assertThat(serverAlloc.count()).isPositive();
+    assertThat(clientAlloc.count()).isPositive();
+    assertThat(serverAlloc.unreleased()).as("server buffers not released").isEmpty();
+    assertThat(clientAlloc.unreleased()).as("client buffers not released").isEmpty();
+  }
+
+  private static boolean sameArray(ByteBuffer a, ByteBuffer b) {
+    return a.hasArray() && b.hasArray() && a.array() == b.array() && a.arrayOffset() == b.arrayOffset();
+  }
+
+  private static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static long crc(byte[] bytes) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes);
+    return crc.getValue();
+  }
+}
