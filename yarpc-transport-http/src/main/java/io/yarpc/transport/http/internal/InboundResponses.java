@@ -16,6 +16,7 @@ import io.yarpc.transport.Body;
 import io.yarpc.transport.Response;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 /**
  * Turns a handler's {@link Response} or {@link YarpcException} into the HTTP response yarpc-go would
@@ -83,33 +84,43 @@ final class InboundResponses {
       }
       FullHttpResponse res =
           new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.valueOf(status), content);
-      HttpHeaders h = res.headers();
-      boolean appError = carried != null && carried.isApplicationError();
-      h.set(WireHeaders.STATUS, appError ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
-      h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
-      if (carried != null) {
-        WireHeaders.writeApplicationHeaders(carried.headers(), h);
-        applicationErrorMeta(carried, h);
+      try {
+        errorHeaders(ctx, e, res.headers(), carried, both, details, message);
+        res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+      } catch (RuntimeException headerFailure) {
+        res.release();
+        throw headerFailure;
       }
-      h.set(WireHeaders.ERROR_CODE, e.code().wireName());
-      if (e.name() != null) {
-        h.set(WireHeaders.ERROR_NAME, WireHeaders.sanitizeValue(e.name()));
-      }
-      if (both) {
-        h.set(WireHeaders.BOTH_RESPONSE_ERROR, WireHeaders.TRUE);
-        h.set(WireHeaders.ERROR_MESSAGE, WireHeaders.sanitizeValue(message));
-        if (details != null) {
-          h.set(WireHeaders.ERROR_DETAILS, WireHeaders.bytesValue(details));
-        }
-      } else {
-        h.set(HttpHeaderNames.CONTENT_TYPE, WireHeaders.TEXT_PLAIN);
-      }
-      h.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
       return res;
     } finally {
       if (carried != null) {
         carried.body().release();
       }
+    }
+  }
+
+  private static void errorHeaders(Context ctx, YarpcException e, HttpHeaders h, Response carried,
+      boolean both, byte[] details, String message) {
+    boolean appError = carried != null && carried.isApplicationError();
+    h.set(WireHeaders.STATUS, appError ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
+    h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
+    if (carried != null) {
+      WireHeaders.writeApplicationHeaders(carried.headers(), h);
+      applicationErrorMeta(carried, h);
+    }
+    h.set(WireHeaders.ERROR_CODE, e.code().wireName());
+    if (e.name() != null) {
+      h.set(WireHeaders.ERROR_NAME, WireHeaders.sanitizeValue(e.name()));
+    }
+    if (both) {
+      h.set(WireHeaders.BOTH_RESPONSE_ERROR, WireHeaders.TRUE);
+      h.set(WireHeaders.ERROR_MESSAGE, WireHeaders.sanitizeValue(message));
+      if (details != null) {
+        // the body carries the raw details; the header (base64, as gRPC sends -bin values) flags them
+        h.set(WireHeaders.ERROR_DETAILS, Base64.getEncoder().withoutPadding().encodeToString(details));
+      }
+    } else {
+      h.set(HttpHeaderNames.CONTENT_TYPE, WireHeaders.TEXT_PLAIN);
     }
   }
 

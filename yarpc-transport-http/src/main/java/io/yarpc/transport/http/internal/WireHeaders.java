@@ -198,16 +198,6 @@ public final class WireHeaders {
     return new String(chars);
   }
 
-  /** The bytes of sanitized {@code bytes} as a header value (one char per byte); see {@link #sanitizeValue}. */
-  public static String bytesValue(byte[] bytes) {
-    char[] chars = new char[bytes.length];
-    for (int i = 0; i < bytes.length; i++) {
-      int b = bytes[i] & 0xff;
-      chars[i] = b < 0x20 && b != '\t' || b == 0x7f ? ' ' : (char) b;
-    }
-    return new String(chars);
-  }
-
   /** A received header value (one char per byte) decoded as UTF-8; the inverse of {@link #sanitizeValue}. */
   public static String fromWire(CharSequence value) {
     if (value == null) {
