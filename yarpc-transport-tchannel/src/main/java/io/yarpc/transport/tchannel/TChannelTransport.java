@@ -1,0 +1,536 @@
+package io.yarpc.transport.tchannel;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Futures;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerSubscriber;
+import io.yarpc.peer.PeerTransport;
+import io.yarpc.peer.SinglePeerChooser;
+import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.Transport;
+import io.yarpc.transport.tchannel.internal.Connection;
+import io.yarpc.transport.tchannel.internal.ConnectionHost;
+import io.yarpc.transport.tchannel.internal.FrameDecoder;
+import io.yarpc.transport.tchannel.internal.Frames;
+import io.yarpc.transport.tchannel.internal.HeapReceiveAllocator;
+import io.yarpc.transport.tchannel.internal.InitFrames;
+import io.yarpc.transport.tchannel.internal.Settings;
+import io.yarpc.transport.tchannel.internal.TChannelPeer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The YARPC raw-TCP transport: TChannel protocol v2 on Netty, wire-compatible with tchannel-node,
+ * tchannel-go and yarpc-go's {@code transport/tchannel}. Unary calls only, as in yarpc-go.
+ *
+ * <pre>{@code
+ * TChannelTransport tchannel = TChannelTransport.builder().serviceName("keyvalue").build();
+ * TChannelInbound inbound = tchannel.inbound();                       // 127.0.0.1, a free port
+ * TChannelOutbound users = tchannel.singleOutbound("127.0.0.1:4040"); // one peer
+ * TChannelOutbound orders = tchannel.outbound(RoundRobinPeerList.builder(tchannel).peers(addrs).build());
+ * Dispatcher dispatcher = Dispatcher.builder("keyvalue").inbound(inbound)
+ *     .outbound("users", Outbounds.unary(users)).build();
+ * }</pre>
+ *
+ * <p><b>What it owns.</b> The event loops all its inbounds and outbounds run on, and the peers: as a
+ * {@link PeerTransport} it creates one peer per {@code host:port} on the first {@link #retainPeer retain},
+ * counts retains per subscriber, and closes the peer on the last {@link #releasePeer release}. Each peer
+ * holds <em>one</em> connection, multiplexed by message id and reopened with backoff while the peer is
+ * retained; a peer that dies fails its pending calls with {@code unavailable} at once. Connections work in
+ * both directions: calls the remote side sends on a connection this side dialled are served by this
+ * transport's (first running) inbound, and a connection an inbound accepted from a process that advertised
+ * its listening {@code host:port} serves as the peer connection for that address when the peer has none.
+ * Peer choosers only choose.
+ *
+ * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
+ * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
+ * needed, but only {@link #stop()} stops it: it closes every connection and shuts the event loops down.
+ *
+ * <p><b>Memory.</b> By default connections receive into pooled <em>heap</em> buffers (see {@link
+ * Builder#receiveIntoHeap}): received arg3 bodies are byte access over arrays, parsed in place with no
+ * copy. Frames this side sends are written into pooled direct buffers, with arg3 referenced from the
+ * body's own memory where the body has byte access.
+ */
+public final class TChannelTransport extends AbstractLifecycle implements Transport, PeerTransport {
+  private final Builder config;
+  private final Settings settings;
+  private final ByteBufAllocator receiveAllocator;
+  private final Map<String, TChannelPeer> peers = new HashMap<>(); // guarded by itself
+  private final Map<String, Connection> acceptedByHostPort = new ConcurrentHashMap<>();
+  private final List<TChannelInbound> runningInbounds = new CopyOnWriteArrayList<>();
+  private final ConnectionHost dialledHost = new DialledHost();
+  private final TChannelPeer.Host peerHost = new PeerHost();
+  private volatile EventLoopGroup group;
+  private volatile Bootstrap bootstrap;
+  private volatile boolean running;
+
+  private TChannelTransport(Builder b) {
+    this.config = b;
+    ByteBufAllocator base = b.allocator != null ? b.allocator : PooledByteBufAllocator.DEFAULT;
+    this.receiveAllocator = b.receiveIntoHeap ? new HeapReceiveAllocator(base) : base;
+    this.settings = new Settings(b.processName, base, b.maxMessageSize, b.maxInFlightCalls,
+        b.handshakeTimeout.toNanos(), b.maxFrameSize);
+  }
+
+  /** A builder; {@link Builder#serviceName} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A transport for the service {@code serviceName} with the defaults. */
+  public static TChannelTransport of(String serviceName) {
+    return builder().serviceName(serviceName).build();
+  }
+
+  /** The name of the service this transport belongs to. */
+  public String serviceName() {
+    return config.serviceName;
+  }
+
+  /** An inbound on {@code 127.0.0.1}, on a free port. */
+  public TChannelInbound inbound() {
+    return inboundBuilder().build();
+  }
+
+  /** A builder for an inbound of this transport. */
+  public TChannelInbound.Builder inboundBuilder() {
+    return new TChannelInbound.Builder(this);
+  }
+
+  /** An outbound that calls the peers {@code chooser} chooses (the outbound starts and stops it). */
+  public TChannelOutbound outbound(PeerChooser chooser) {
+    return outboundBuilder(chooser).build();
+  }
+
+  /** A builder for an outbound that calls the peers {@code chooser} chooses. */
+  public TChannelOutbound.Builder outboundBuilder(PeerChooser chooser) {
+    return new TChannelOutbound.Builder(this, requireNonNull(chooser, "chooser"));
+  }
+
+  /** An outbound to the one peer {@code address} ({@code host:port}). */
+  public TChannelOutbound singleOutbound(String address) {
+    return singleOutboundBuilder(address).build();
+  }
+
+  /** A builder for an outbound to the one peer {@code address} ({@code host:port}). */
+  public TChannelOutbound.Builder singleOutboundBuilder(String address) {
+    requireNonNull(address, "address");
+    return outboundBuilder(SinglePeerChooser.of(this, address));
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  @Override
+  protected void doStart() {
+    EventLoopGroup g = new MultiThreadIoEventLoopGroup(config.eventLoopThreads,
+        new DefaultThreadFactory("yarpc-tchannel", true), NioIoHandler.newFactory());
+    group = g;
+    bootstrap = new Bootstrap()
+        .group(g)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.ALLOCATOR, receiveAllocator)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+            Math.max(1, config.connectTimeout.toMillis())));
+    running = true;
+    List<TChannelPeer> retained;
+    synchronized (peers) {
+      retained = new ArrayList<>(peers.values());
+    }
+    for (TChannelPeer p : retained) {
+      p.start();
+    }
+  }
+
+  @Override
+  protected void doStop() {
+    running = false;
+    List<TChannelPeer> all;
+    synchronized (peers) {
+      all = new ArrayList<>(peers.values());
+    }
+    for (TChannelPeer p : all) {
+      p.close();
+    }
+    for (TChannelInbound in : runningInbounds) {
+      in.closeConnections();
+    }
+    EventLoopGroup g = group;
+    if (g != null) {
+      g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Peers
+
+  /**
+   * Retains the peer {@code identifier} ({@code host:port}) for {@code subscriber}, creating it on the
+   * first retain; while the transport runs, a new peer starts connecting at once.
+   */
+  @Override
+  public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    TChannelPeer peer;
+    boolean first;
+    synchronized (peers) {
+      peer = peers.get(identifier);
+      if (peer == null) {
+        peer = new TChannelPeer(identifier, peerHost);
+        peers.put(identifier, peer);
+      }
+      first = peer.retain(subscriber);
+    }
+    if (first && running) {
+      Connection accepted = acceptedByHostPort.get(identifier);
+      if (accepted != null) {
+        peer.offer(accepted);
+      }
+      peer.start();
+    }
+    return peer;
+  }
+
+  /** Releases one retain of {@code identifier} by {@code subscriber}; the last release closes the peer. */
+  @Override
+  public void releasePeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    TChannelPeer peer;
+    synchronized (peers) {
+      peer = peers.get(identifier);
+      if (peer == null) {
+        throw new IllegalArgumentException("tchannel peer " + identifier + " is not retained");
+      }
+      if (!peer.release(subscriber)) {
+        return;
+      }
+      peers.remove(identifier);
+    }
+    peer.close();
+  }
+
+  /** The retained peer for {@code identifier}, or null; for tests. */
+  TChannelPeer peer(String identifier) {
+    synchronized (peers) {
+      return peers.get(identifier);
+    }
+  }
+
+  /** Whether {@code peer} is one of this transport's peers. */
+  boolean owns(Peer peer) {
+    if (!(peer instanceof TChannelPeer)) {
+      return false;
+    }
+    synchronized (peers) {
+      return peers.get(peer.identifier()) == peer;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // For inbounds and outbounds
+
+  EventLoopGroup group() {
+    EventLoopGroup g = group;
+    if (g == null || !running) {
+      throw YarpcException.of(Code.UNAVAILABLE, "the tchannel transport is not running");
+    }
+    return g;
+  }
+
+  Settings settings() {
+    return settings;
+  }
+
+  ByteBufAllocator receiveAllocator() {
+    return receiveAllocator;
+  }
+
+  void inboundStarted(TChannelInbound inbound) {
+    runningInbounds.add(inbound);
+  }
+
+  void inboundStopped(TChannelInbound inbound) {
+    runningInbounds.remove(inbound);
+  }
+
+  /** An accepted connection advertised {@code host_port}: it may serve as that peer's connection. */
+  void acceptedHandshake(Connection c) {
+    String hostPort = c.remoteHostPort();
+    if (hostPort.isEmpty() || hostPort.equals(InitFrames.EPHEMERAL_HOST_PORT)) {
+      return;
+    }
+    acceptedByHostPort.put(hostPort, c);
+    TChannelPeer peer;
+    synchronized (peers) {
+      peer = peers.get(hostPort);
+    }
+    if (peer != null) {
+      peer.offer(c);
+    }
+  }
+
+  void acceptedClosed(Connection c) {
+    acceptedByHostPort.remove(c.remoteHostPort(), c);
+  }
+
+  /** The router for calls arriving on connections this side dialled: the first running inbound's. */
+  private Router defaultRouter() {
+    for (TChannelInbound in : runningInbounds) {
+      Router r = in.router();
+      if (r != null) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** The {@code host_port} to advertise on dialled connections: the first running inbound's, if any. */
+  private String localHostPort() {
+    for (TChannelInbound in : runningInbounds) {
+      return in.hostPort();
+    }
+    return InitFrames.EPHEMERAL_HOST_PORT;
+  }
+
+  private CompletableFuture<Connection> dial(String identifier) {
+    int colon = identifier.lastIndexOf(':');
+    int port;
+    try {
+      port = Integer.parseInt(identifier.substring(colon + 1));
+      if (colon <= 0 || port <= 0 || port > 0xFFFF) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
+          "invalid tchannel peer address \"%s\": expected host:port", identifier));
+    }
+    String hostName = identifier.substring(0, colon);
+    if (hostName.startsWith("[") && hostName.endsWith("]")) {
+      hostName = hostName.substring(1, hostName.length() - 1);
+    }
+    Bootstrap b = bootstrap;
+    if (b == null || !running) {
+      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
+          "the tchannel transport is not running"));
+    }
+    Connection connection = new Connection(true, dialledHost);
+    CompletableFuture<Connection> result = new CompletableFuture<>();
+    ChannelFuture connect;
+    try {
+      connect = b.clone().handler(new ChannelInitializer<SocketChannel>() {
+        @Override
+        protected void initChannel(SocketChannel ch) {
+          ch.pipeline().addLast(new FrameDecoder(), connection);
+        }
+      }).connect(hostName, port);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(YarpcException.withCause(Code.UNAVAILABLE,
+          "cannot connect to tchannel peer " + identifier + ": " + YarpcException.describe(e), e));
+    }
+    connect.addListener(f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(YarpcException.withCause(Code.UNAVAILABLE, "cannot connect to tchannel peer "
+            + identifier + ": " + YarpcException.describe(f.cause()), f.cause()));
+      }
+    });
+    connection.handshakeFuture().whenComplete((c, e) -> {
+      if (e == null) {
+        result.complete(c);
+      } else {
+        Throwable cause = Futures.unwrap(e);
+        result.completeExceptionally(cause instanceof YarpcException ? cause
+            : YarpcException.withCause(Code.UNAVAILABLE, "tchannel handshake with " + identifier + " failed: "
+                + YarpcException.describe(cause), cause));
+        connect.channel().close();
+      }
+    });
+    return result;
+  }
+
+  @Override
+  public String toString() {
+    return "TChannelTransport{" + config.serviceName + "}";
+  }
+
+  /** Connections this side dialled for its peers. */
+  private final class DialledHost implements ConnectionHost {
+    @Override
+    public Settings settings() {
+      return settings;
+    }
+
+    @Override
+    public Router router() {
+      return defaultRouter();
+    }
+
+    @Override
+    public String localHostPort() {
+      return TChannelTransport.this.localHostPort();
+    }
+  }
+
+  private final class PeerHost implements TChannelPeer.Host {
+    @Override
+    public CompletableFuture<Connection> dial(String identifier) {
+      return TChannelTransport.this.dial(identifier);
+    }
+
+    @Override
+    public boolean isRunning() {
+      return running;
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable task, long nanos) {
+      return group().schedule(task, nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Builds a {@link TChannelTransport}; not thread-safe. */
+  public static final class Builder {
+    private String serviceName;
+    private String processName = "java[" + ProcessHandle.current().pid() + "]";
+    private int eventLoopThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration handshakeTimeout = Duration.ofSeconds(5);
+    private long maxMessageSize = 16L * 1024 * 1024;
+    private int maxInFlightCalls = 4096;
+    private boolean receiveIntoHeap = true;
+    private ByteBufAllocator allocator;
+    private int maxFrameSize = Frames.MAX_FRAME_SIZE;
+
+    private Builder() {}
+
+    /** The name of this process's service (required), as in yarpc-go's {@code ServiceName} option. */
+    public Builder serviceName(String serviceName) {
+      requireNonNull(serviceName, "serviceName");
+      if (serviceName.isEmpty()) {
+        throw new IllegalArgumentException("serviceName must not be empty");
+      }
+      this.serviceName = serviceName;
+      return this;
+    }
+
+    /** The {@code process_name} init header; default {@code java[<pid>]}. */
+    public Builder processName(String processName) {
+      this.processName = requireNonNull(processName, "processName");
+      return this;
+    }
+
+    /** Event loop threads for all connections; default the number of processors, at most 4. */
+    public Builder eventLoopThreads(int threads) {
+      if (threads <= 0) {
+        throw new IllegalArgumentException("eventLoopThreads must be positive: " + threads);
+      }
+      this.eventLoopThreads = threads;
+      return this;
+    }
+
+    /** How long a TCP connect to a peer may take; default 2 s. */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive(timeout, "connectTimeout");
+      return this;
+    }
+
+    /** How long a connection may take to complete the init handshake, in either role; default 5 s. */
+    public Builder handshakeTimeout(Duration timeout) {
+      this.handshakeTimeout = positive(timeout, "handshakeTimeout");
+      return this;
+    }
+
+    /**
+     * The most arg bytes (procedure, headers and body together) one received call message may carry,
+     * reassembled across frames; default 16 MiB. A larger request is answered with a bad-request error
+     * frame, a larger response fails the call with {@code resource-exhausted}; neither is buffered.
+     */
+    public Builder maxMessageSize(long bytes) {
+      if (bytes <= 0) {
+        throw new IllegalArgumentException("maxMessageSize must be positive: " + bytes);
+      }
+      this.maxMessageSize = bytes;
+      return this;
+    }
+
+    /**
+     * The most calls one connection may have in flight towards this side's inbound (being received or
+     * handled); beyond it calls are answered with a busy error frame. Default 4096.
+     */
+    public Builder maxInFlightCalls(int calls) {
+      if (calls <= 0) {
+        throw new IllegalArgumentException("maxInFlightCalls must be positive: " + calls);
+      }
+      this.maxInFlightCalls = calls;
+      return this;
+    }
+
+    /**
+     * Whether connections read the socket into pooled heap buffers (default true), so that received
+     * bodies expose arrays for in-place parsing; false reads into direct buffers (byte access is then
+     * read-only direct views, which protobuf, for one, copies once).
+     */
+    public Builder receiveIntoHeap(boolean receiveIntoHeap) {
+      this.receiveIntoHeap = receiveIntoHeap;
+      return this;
+    }
+
+    /** For tests: the allocator behind every buffer (default the pooled one). */
+    Builder allocator(ByteBufAllocator allocator) {
+      this.allocator = requireNonNull(allocator, "allocator");
+      return this;
+    }
+
+    /** For tests: the largest frame written (the protocol's 65,535 by default). */
+    Builder maxFrameSize(int bytes) {
+      if (bytes < 256 || bytes > Frames.MAX_FRAME_SIZE) {
+        throw new IllegalArgumentException("maxFrameSize must be within 256..65535: " + bytes);
+      }
+      this.maxFrameSize = bytes;
+      return this;
+    }
+
+    private static Duration positive(Duration d, String name) {
+      requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive: " + d);
+      }
+      return d;
+    }
+
+    /** The transport, not started. @throws IllegalStateException when no service name was set */
+    public TChannelTransport build() {
+      if (serviceName == null) {
+        throw new IllegalStateException("a tchannel transport needs a serviceName");
+      }
+      return new TChannelTransport(this);
+    }
+  }
+}

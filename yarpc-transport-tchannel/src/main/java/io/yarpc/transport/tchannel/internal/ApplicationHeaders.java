@@ -1,0 +1,155 @@
+package io.yarpc.transport.tchannel.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonPrimitive;
+import com.google.gson.stream.JsonReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * arg2 as YARPC uses it: application headers (wire-tchannel spec §10, §12.1). For the {@code json} arg
+ * scheme a JSON object of strings ({@code {}} when empty); for every other scheme the binary header map
+ * {@code nh:2 (k~2 v~2){nh}} ({@code 00 00} when empty).
+ *
+ * <p>Reading is lenient where peers differ: an empty arg2 is an empty map in both forms (tchannel-node
+ * sends one), JSON {@code null} is an empty map, trailing whitespace and a newline (tchannel-go's encoder)
+ * are fine, and JSON numbers and booleans are taken as their text. Anything else malformed is an {@link
+ * IllegalArgumentException} saying what is wrong.
+ */
+public final class ApplicationHeaders {
+  private ApplicationHeaders() {}
+
+  /** Whether the arg scheme carries headers as JSON. */
+  public static boolean isJson(String argScheme) {
+    return "json".equals(argScheme);
+  }
+
+  /**
+   * Encodes headers for {@code argScheme}.
+   *
+   * @throws IllegalArgumentException when a key or value does not fit a two-byte length
+   */
+  public static byte[] encode(Map<String, String> headers, String argScheme) {
+    return isJson(argScheme) ? encodeJson(headers) : encodeBinary(headers);
+  }
+
+  /** Decodes headers written for {@code argScheme}; keys in the order found. */
+  public static Map<String, String> decode(byte[] bytes, String argScheme) {
+    return isJson(argScheme) ? decodeJson(bytes) : decodeBinary(bytes);
+  }
+
+  /** The binary header map. */
+  public static byte[] encodeBinary(Map<String, String> headers) {
+    if (headers.size() > 0xFFFF) {
+      throw new IllegalArgumentException("too many headers: " + headers.size());
+    }
+    byte[][] parts = new byte[headers.size() * 2][];
+    int size = 2;
+    int i = 0;
+    for (Map.Entry<String, String> e : headers.entrySet()) {
+      for (String s : new String[] {e.getKey(), e.getValue()}) {
+        byte[] b = s.getBytes(UTF_8);
+        if (b.length > 0xFFFF) {
+          throw new IllegalArgumentException("header " + e.getKey() + " is longer than 65535 bytes");
+        }
+        parts[i++] = b;
+        size += 2 + b.length;
+      }
+    }
+    byte[] out = new byte[size];
+    out[0] = (byte) (headers.size() >>> 8);
+    out[1] = (byte) headers.size();
+    int pos = 2;
+    for (byte[] p : parts) {
+      out[pos++] = (byte) (p.length >>> 8);
+      out[pos++] = (byte) p.length;
+      System.arraycopy(p, 0, out, pos, p.length);
+      pos += p.length;
+    }
+    return out;
+  }
+
+  /** Decodes a binary header map; an empty array is an empty map. */
+  public static Map<String, String> decodeBinary(byte[] bytes) {
+    if (bytes.length == 0) {
+      return new LinkedHashMap<>();
+    }
+    if (bytes.length < 2) {
+      throw new IllegalArgumentException("header map truncated in its count");
+    }
+    int count = (bytes[0] & 0xFF) << 8 | bytes[1] & 0xFF;
+    Map<String, String> headers = new LinkedHashMap<>(Math.min(count, 64) * 2);
+    int pos = 2;
+    for (int i = 0; i < count; i++) {
+      String[] kv = new String[2];
+      for (int j = 0; j < 2; j++) {
+        if (bytes.length - pos < 2) {
+          throw new IllegalArgumentException("header map truncated in header " + (i + 1) + " of " + count);
+        }
+        int length = (bytes[pos] & 0xFF) << 8 | bytes[pos + 1] & 0xFF;
+        pos += 2;
+        if (bytes.length - pos < length) {
+          throw new IllegalArgumentException("header map truncated in header " + (i + 1) + " of " + count);
+        }
+        kv[j] = new String(bytes, pos, length, UTF_8);
+        pos += length;
+      }
+      headers.put(kv[0], kv[1]);
+    }
+    if (pos != bytes.length) {
+      throw new IllegalArgumentException((bytes.length - pos) + " bytes after the header map");
+    }
+    return headers;
+  }
+
+  /** A JSON object of the headers, {@code {}} when empty. */
+  public static byte[] encodeJson(Map<String, String> headers) {
+    JsonObject o = new JsonObject();
+    headers.forEach(o::addProperty);
+    return o.toString().getBytes(UTF_8);
+  }
+
+  /** Decodes a JSON object of strings; empty input and {@code null} are an empty map. */
+  public static Map<String, String> decodeJson(byte[] bytes) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    String text = new String(bytes, UTF_8);
+    if (text.isBlank()) {
+      return headers;
+    }
+    JsonElement root;
+    try (JsonReader reader = new JsonReader(new StringReader(text))) {
+      root = JsonParser.parseReader(reader);
+      if (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
+        throw new IllegalArgumentException("unexpected data after the headers' JSON object");
+      }
+    } catch (JsonParseException | IOException | IllegalStateException e) {
+      throw new IllegalArgumentException("malformed JSON headers: " + e.getMessage(), e);
+    }
+    if (root.isJsonNull()) {
+      return headers;
+    }
+    if (!root.isJsonObject()) {
+      throw new IllegalArgumentException("headers must be a JSON object, got " + kind(root));
+    }
+    for (Map.Entry<String, JsonElement> e : root.getAsJsonObject().entrySet()) {
+      JsonElement v = e.getValue();
+      if (!v.isJsonPrimitive()) {
+        throw new IllegalArgumentException("header " + e.getKey() + " must be a string, got " + kind(v));
+      }
+      JsonPrimitive p = v.getAsJsonPrimitive();
+      headers.put(e.getKey(), p.getAsString());
+    }
+    return headers;
+  }
+
+  private static String kind(JsonElement e) {
+    return e.isJsonArray() ? "an array" : e.isJsonObject() ? "an object" : e.isJsonNull() ? "null" : "a value";
+  }
+}

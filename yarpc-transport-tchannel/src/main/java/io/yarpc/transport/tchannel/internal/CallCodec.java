@@ -1,0 +1,353 @@
+package io.yarpc.transport.tchannel.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
+import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.tchannel.ChecksumType;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The YARPC mapping onto TChannel call messages, as yarpc-go's {@code transport/tchannel} does it
+ * (wire-tchannel spec §12): service in the frame, {@code as}/{@code cn}/{@code sk}/{@code rk}/{@code rd}
+ * transport headers, the deadline as ttl, arg1 = procedure, arg2 = application headers (JSON for {@code
+ * json}, the binary map otherwise) with {@code $rpc$-caller-procedure}, arg3 = body; responses with
+ * {@code as} as the only transport header, an empty arg1, {@code $rpc$-service} and, for application
+ * errors (code byte 0x01), the {@code $rpc$-error-*} and {@code $rpc$-application-error-*} keys.
+ */
+public final class CallCodec {
+  /** The transport's name in {@link RequestMeta#transport()}. */
+  public static final String TRANSPORT_NAME = "tchannel";
+
+  /** Reserved arg2 keys start with this. */
+  public static final String RESERVED_PREFIX = "$rpc$-";
+  /** Echo of the service the server accepted. */
+  public static final String SERVICE = "$rpc$-service";
+  /** The caller's procedure (requests). */
+  public static final String CALLER_PROCEDURE = "$rpc$-caller-procedure";
+  /** YARPC code name of an error sent as an application error. */
+  public static final String ERROR_CODE = "$rpc$-error-code";
+  /** Error name. */
+  public static final String ERROR_NAME = "$rpc$-error-name";
+  /** Error message. */
+  public static final String ERROR_MESSAGE = "$rpc$-error-message";
+  /** Decimal YARPC code of the application error meta. */
+  public static final String APPLICATION_ERROR_CODE = "$rpc$-application-error-code";
+  /** Name of the application error meta. */
+  public static final String APPLICATION_ERROR_NAME = "$rpc$-application-error-name";
+  /** Details of the application error meta, cut to 256 bytes. */
+  public static final String APPLICATION_ERROR_DETAILS = "$rpc$-application-error-details";
+  /** Tracing baggage keys start with this; the server drops them from the application headers. */
+  public static final String TRACING_PREFIX = "$tracing$";
+
+  static final int MAX_DETAILS = 256;
+
+  private CallCodec() {}
+
+  // ---------------------------------------------------------------------------------------------------
+  // Bodies
+
+  /**
+   * arg3 for writing: for a body with byte access a buffer wrapping its views (no copy; the body must
+   * stay unreleased until the frames are written), otherwise the body written into a pooled buffer (the
+   * body may be released at once). The caller releases the returned buffer after building the frames.
+   */
+  public static ByteBuf bodyBuffer(Body body, ByteBufAllocator alloc) throws IOException {
+    if (body.hasByteAccess()) {
+      List<ByteBuffer> views = body.byteBuffers();
+      if (views.isEmpty()) {
+        return Unpooled.EMPTY_BUFFER;
+      }
+      return Unpooled.wrappedBuffer(views.toArray(new ByteBuffer[0]));
+    }
+    long length = body.length();
+    ByteBuf buf = length >= 0 ? alloc.directBuffer((int) Math.min(length, Integer.MAX_VALUE - 8))
+        : alloc.directBuffer();
+    try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
+      body.writeTo(out);
+      return buf;
+    } catch (IOException | RuntimeException | Error e) {
+      buf.release();
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Requests
+
+  /**
+   * The frames of a call req for {@code meta} and {@code body}. The body is not released.
+   *
+   * @throws YarpcException {@code invalid-argument} for what cannot go on the wire (a service, caller or
+   *     routing value over 255 bytes, a procedure over 16 KiB, headers too long)
+   * @throws IOException when the body fails to write itself
+   */
+  public static List<ByteBuf> encodeRequest(ByteBufAllocator alloc, int id, RequestMeta meta, Body body,
+      long ttlMillis, byte[] tracing, ChecksumType checksumType, int maxFrameSize) throws IOException {
+    Map<String, String> transportHeaders = new LinkedHashMap<>();
+    transportHeaders.put(TransportHeaders.ARG_SCHEME, meta.encoding());
+    transportHeaders.put(TransportHeaders.CALLER, meta.caller());
+    putIfSet(transportHeaders, TransportHeaders.SHARD_KEY, meta.shardKey());
+    putIfSet(transportHeaders, TransportHeaders.ROUTING_KEY, meta.routingKey());
+    putIfSet(transportHeaders, TransportHeaders.ROUTING_DELEGATE, meta.routingDelegate());
+    byte[] headerBytes = TransportHeaders.encode(transportHeaders);
+    byte[] service = meta.service().getBytes(UTF_8);
+    if (service.length > 0xFF) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "service name is %d bytes long, longer than the 255 "
+          + "bytes tchannel allows", service.length);
+    }
+    byte[] procedure = meta.procedure().getBytes(UTF_8);
+    if (procedure.length > Frames.MAX_ARG1_SIZE) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "procedure name is %d bytes long, longer than the %d "
+          + "bytes tchannel allows", procedure.length, Frames.MAX_ARG1_SIZE);
+    }
+    ByteBuf fields = Unpooled.buffer(4 + Frames.TRACING_SIZE + 1 + service.length + headerBytes.length);
+    fields.writeInt((int) Math.max(1, Math.min(ttlMillis, Integer.MAX_VALUE)));
+    fields.writeBytes(tracing);
+    fields.writeByte(service.length);
+    fields.writeBytes(service);
+    fields.writeBytes(headerBytes);
+
+    Map<String, String> appHeaders = new LinkedHashMap<>();
+    meta.headers().forEach(appHeaders::put);
+    if (!meta.callerProcedure().isEmpty()) {
+      appHeaders.put(CALLER_PROCEDURE, meta.callerProcedure());
+    }
+    byte[] arg2;
+    try {
+      arg2 = ApplicationHeaders.encode(appHeaders, meta.encoding());
+    } catch (IllegalArgumentException e) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "cannot encode the request headers: %s", e.getMessage());
+    }
+    ByteBuf arg3 = bodyBuffer(body, alloc);
+    try {
+      return MessageWriter.write(alloc, Frames.CALL_REQ, id, fields.array(), checksumType,
+          Unpooled.wrappedBuffer(procedure), Unpooled.wrappedBuffer(arg2), arg3, maxFrameSize);
+    } finally {
+      arg3.release();
+    }
+  }
+
+  private static void putIfSet(Map<String, String> headers, String key, String value) {
+    if (!value.isEmpty()) {
+      headers.put(key, value);
+    }
+  }
+
+  /**
+   * The request metadata a server builds from a complete call req (wire-tchannel spec §12.2): caller =
+   * {@code cn}, encoding = {@code as}, shard key, routing key and routing delegate from their headers,
+   * procedure = arg1, headers = arg2 without {@code $rpc$-caller-procedure} (moved to the caller
+   * procedure) and the {@code $tracing$} keys, deadline = now + ttl.
+   *
+   * @throws YarpcException {@code invalid-argument} when arg2 cannot be decoded, with yarpc-go's message
+   */
+  public static RequestMeta decodeRequestMeta(String service, Map<String, String> transportHeaders,
+      long ttlMillis, byte[] arg1, byte[] arg2) {
+    String encoding = orEmpty(transportHeaders.get(TransportHeaders.ARG_SCHEME));
+    String caller = orEmpty(transportHeaders.get(TransportHeaders.CALLER));
+    String procedure = new String(arg1, UTF_8);
+    Map<String, String> raw;
+    try {
+      raw = ApplicationHeaders.decode(arg2, encoding);
+    } catch (IllegalArgumentException e) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "failed to decode \"%s\" request headers for procedure "
+          + "\"%s\" of service \"%s\" from caller \"%s\": %s", encoding, procedure, service, caller, e.getMessage());
+    }
+    Headers.Builder headers = Headers.builder();
+    String callerProcedure = "";
+    for (Map.Entry<String, String> e : raw.entrySet()) {
+      String canonical = Headers.canonicalize(e.getKey());
+      if (canonical.equals(CALLER_PROCEDURE)) {
+        callerProcedure = e.getValue();
+      } else if (!canonical.startsWith(TRACING_PREFIX)) {
+        headers.add(e.getKey(), e.getValue());
+      }
+    }
+    return RequestMeta.builder()
+        .caller(caller)
+        .service(service)
+        .procedure(procedure)
+        .encoding(encoding)
+        .transport(TRANSPORT_NAME)
+        .headers(headers.build())
+        .shardKey(transportHeaders.get(TransportHeaders.SHARD_KEY))
+        .routingKey(transportHeaders.get(TransportHeaders.ROUTING_KEY))
+        .routingDelegate(transportHeaders.get(TransportHeaders.ROUTING_DELEGATE))
+        .callerProcedure(callerProcedure)
+        .deadline(Deadline.after(ttlMillis, TimeUnit.MILLISECONDS))
+        .build();
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Responses
+
+  /**
+   * The frames of a call res. The body is not released.
+   *
+   * @param code 0x00 OK or 0x01 application error
+   * @param arg2Headers the application headers including the reserved keys
+   */
+  public static List<ByteBuf> encodeResponse(ByteBufAllocator alloc, int id, byte[] tracing, String argScheme,
+      ChecksumType checksumType, int code, Map<String, String> arg2Headers, Body body, int maxFrameSize)
+      throws IOException {
+    byte[] headerBytes = TransportHeaders.encode(Map.of(TransportHeaders.ARG_SCHEME, argScheme));
+    ByteBuf fields = Unpooled.buffer(1 + Frames.TRACING_SIZE + headerBytes.length);
+    fields.writeByte(code);
+    Frames.writeTracing(fields, tracing);
+    fields.writeBytes(headerBytes);
+    byte[] arg2;
+    try {
+      arg2 = ApplicationHeaders.encode(arg2Headers, argScheme);
+    } catch (IllegalArgumentException e) {
+      throw YarpcException.of(Code.INTERNAL, "cannot encode the response headers: %s", e.getMessage());
+    }
+    ByteBuf arg3 = bodyBuffer(body, alloc);
+    try {
+      return MessageWriter.write(alloc, Frames.CALL_RES, id, fields.array(), checksumType, Unpooled.EMPTY_BUFFER,
+          Unpooled.wrappedBuffer(arg2), arg3, maxFrameSize);
+    } finally {
+      arg3.release();
+    }
+  }
+
+  /**
+   * The arg2 headers of a server's response: the response's headers (canonical keys), {@code
+   * $rpc$-service}, and for an application error the {@code $rpc$-error-*} keys of {@code error} (when the
+   * error came as an exception) and the {@code $rpc$-application-error-*} keys of the response's meta.
+   *
+   * @throws YarpcException {@code internal} when the handler set a reserved key itself
+   */
+  public static Map<String, String> responseHeaders(String service, Response response, YarpcException error) {
+    Map<String, String> out = new LinkedHashMap<>();
+    response.headers().forEach((k, v) -> {
+      if (k.startsWith(RESERVED_PREFIX)) {
+        throw YarpcException.of(Code.INTERNAL, "cannot use reserved header key: %s", k);
+      }
+      out.put(k, v);
+    });
+    out.put(SERVICE, service);
+    if (error != null) {
+      out.put(ERROR_CODE, error.code().wireName());
+      if (error.name() != null) {
+        out.put(ERROR_NAME, error.name());
+      }
+      if (!error.getMessage().isEmpty()) {
+        out.put(ERROR_MESSAGE, error.getMessage());
+      }
+    }
+    if (response.isApplicationError()) {
+      ApplicationErrorMeta meta = response.applicationErrorMeta();
+      if (meta.code() != null) {
+        out.put(APPLICATION_ERROR_CODE, Integer.toString(meta.code().value()));
+      }
+      if (meta.name() != null && !meta.name().isEmpty()) {
+        out.put(APPLICATION_ERROR_NAME, meta.name());
+      }
+      if (meta.details() != null && !meta.details().isEmpty()) {
+        out.put(APPLICATION_ERROR_DETAILS, truncateDetails(meta.details()));
+      }
+    }
+    return out;
+  }
+
+  /** yarpc-go cuts details to 256 bytes and marks the cut. */
+  static String truncateDetails(String details) {
+    byte[] bytes = details.getBytes(UTF_8);
+    if (bytes.length <= MAX_DETAILS) {
+      return details;
+    }
+    return new String(bytes, 0, MAX_DETAILS, UTF_8) + " (truncated)";
+  }
+
+  /**
+   * The client's view of a complete call res (wire-tchannel spec §12.3, §12.5 item 4): the response, or,
+   * when arg2 holds {@code $rpc$-error-code}, a {@link YarpcException} with that code, name and message
+   * carrying the response. Reserved keys are removed from the headers; a {@code $rpc$-service} that differs
+   * from the request's service is an {@code internal} error (the body is then released).
+   *
+   * @throws YarpcException the error described above (it owns {@code body} through its response) or an
+   *     {@code internal} error (the body was released)
+   */
+  public static Response decodeResponse(RequestMeta meta, int code, byte[] arg2, Body body) {
+    Map<String, String> raw;
+    try {
+      raw = ApplicationHeaders.decode(arg2, meta.encoding());
+    } catch (IllegalArgumentException e) {
+      body.release();
+      throw YarpcException.of(Code.INTERNAL, "failed to decode \"%s\" response headers for procedure \"%s\" "
+          + "of service \"%s\": %s", meta.encoding(), meta.procedure(), meta.service(), e.getMessage());
+    }
+    Headers.Builder headers = Headers.builder();
+    Map<String, String> reserved = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : raw.entrySet()) {
+      String lower = e.getKey().toLowerCase(Locale.ROOT);
+      if (lower.startsWith(RESERVED_PREFIX)) {
+        reserved.put(lower, e.getValue());
+      } else {
+        headers.add(e.getKey(), e.getValue());
+      }
+    }
+    String service = reserved.get(SERVICE);
+    if (service != null && !service.equals(meta.service())) {
+      body.release();
+      throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the service "
+          + "name received in the response, sent \"%s\", got: \"%s\"", meta.service(), service);
+    }
+    Response.Builder response = Response.builder().headers(headers.build()).body(body);
+    if (code != 0) {
+      Code metaCode = null;
+      String codeText = reserved.get(APPLICATION_ERROR_CODE);
+      if (codeText != null) {
+        try {
+          metaCode = Code.fromValue(Integer.parseInt(codeText.trim()));
+        } catch (NumberFormatException ignored) {
+          // not a number: no code in the meta
+        }
+      }
+      String name = reserved.get(APPLICATION_ERROR_NAME);
+      String details = reserved.get(APPLICATION_ERROR_DETAILS);
+      if (metaCode == null && name == null && details == null) {
+        response.applicationError(true);
+      } else {
+        response.applicationError(new ApplicationErrorMeta(metaCode, name, details));
+      }
+    }
+    Response built = response.build();
+    String errorCode = reserved.get(ERROR_CODE);
+    if (errorCode == null) {
+      return built;
+    }
+    Code c = Code.fromWireName(errorCode.trim());
+    String message = orEmpty(reserved.get(ERROR_MESSAGE));
+    YarpcException e;
+    if (c == Code.OK) {
+      e = YarpcException.of(Code.INTERNAL, "got CodeOK from error header");
+    } else if (c == null) {
+      e = YarpcException.of(Code.INTERNAL, "unknown error code \"%s\" in the response: %s", errorCode, message);
+    } else {
+      e = YarpcException.of(c, message).withName(reserved.get(ERROR_NAME));
+    }
+    throw e.withResponse(built);
+  }
+}

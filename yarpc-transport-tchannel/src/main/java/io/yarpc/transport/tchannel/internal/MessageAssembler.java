@@ -1,0 +1,182 @@
+package io.yarpc.transport.tchannel.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.tchannel.ChecksumType;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Reassembles the three args of one call message from its frames, the reader algorithm of
+ * wire-tchannel spec §6.2: in each frame every chunk after the first starts the next arg; the last chunk
+ * of a frame with the more-fragments flag stays open and the next frame's first chunk continues it (a
+ * zero-length first chunk just closes it); the last frame closes everything.
+ *
+ * <p>Chunks are kept as retained slices of the frame buffers, never copied. arg3 leaves as a {@link Body}
+ * with byte access over those slices ({@link #takeBody()}), composed with a {@link CompositeByteBuf} when
+ * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
+ * by {@link #release()}.
+ *
+ * <p>Checks, each a {@link ProtocolException} bad request (the message ends, the connection stays): arg1
+ * not entirely in the first frame (spec §6.3 rule 4) or longer than 16 KiB (requests), more than three
+ * args, a last frame before arg3, a checksum type that changes between frames, a CRC-32 or CRC-32C
+ * checksum that does not match (verified frame by frame; farmhash is not verified), and more than
+ * {@code maxBytes} bytes of args.
+ *
+ * <p>Not thread-safe: used on the connection's event loop.
+ */
+public final class MessageAssembler {
+  private final boolean request;
+  private final long maxBytes;
+  private final ChecksumType checksumType;
+  private final RunningChecksum checksum;
+  @SuppressWarnings("unchecked")
+  private final List<ByteBuf>[] args = new List[] {new ArrayList<>(1), new ArrayList<>(1), new ArrayList<>(1)};
+  private int current;
+  private long total;
+  private boolean complete;
+  private int frames;
+
+  /**
+   * An assembler for a message whose first frame has checksum type {@code checksumType}.
+   *
+   * @param request whether the message is a call req (arg1 length is checked) rather than a call res
+   * @param maxBytes the most arg bytes the message may carry
+   */
+  public MessageAssembler(boolean request, ChecksumType checksumType, long maxBytes) {
+    this.request = request;
+    this.checksumType = checksumType;
+    this.checksum = new RunningChecksum(checksumType);
+    this.maxBytes = maxBytes;
+  }
+
+  /** The checksum type of the message. */
+  public ChecksumType checksumType() {
+    return checksumType;
+  }
+
+  /** Whether the last frame has been added. */
+  public boolean isComplete() {
+    return complete;
+  }
+
+  /**
+   * Adds the next frame of the message (the first call is the call req or res, later ones continuations).
+   * Retains slices of its chunks; the caller keeps ownership of the frame.
+   *
+   * @return whether the message is complete
+   * @throws ProtocolException a bad request when the frame breaks a rule (see the class comment); the
+   *     caller then {@link #release() releases} the assembler
+   */
+  public boolean add(CallFrame f) throws ProtocolException {
+    if (complete) {
+      throw ProtocolException.badRequest("frame after the last frame of message " + Frames.idString(f.id()));
+    }
+    boolean first = frames++ == 0;
+    int count = f.chunkCount();
+    if (first) {
+      if (f.moreFragments() && count < 2) {
+        throw ProtocolException.badRequest("arg1 must not be fragmented");
+      }
+      if (request && count > 0 && f.chunkLength(0) > Frames.MAX_ARG1_SIZE) {
+        throw ProtocolException.badRequest("arg1 is " + f.chunkLength(0) + " bytes long, longer than "
+            + Frames.MAX_ARG1_SIZE);
+      }
+    } else if (f.checksumType() != checksumType) {
+      throw ProtocolException.badRequest("checksum type changed from " + checksumType.code() + " to "
+          + f.checksumType().code() + " within message " + Frames.idString(f.id()));
+    }
+    for (int i = 0; i < count; i++) {
+      if (i > 0) {
+        current++;
+      }
+      if (current > 2) {
+        throw ProtocolException.badRequest("message " + Frames.idString(f.id()) + " has more than three args");
+      }
+      int length = f.chunkLength(i);
+      total += length;
+      if (total > maxBytes) {
+        throw ProtocolException.tooLarge("message " + Frames.idString(f.id()) + " exceeds the limit of "
+            + maxBytes + " bytes");
+      }
+      if (length > 0) {
+        checksum.update(f.frame(), f.chunkIndex(i), length);
+        args[current].add(f.retainedChunk(i));
+      }
+    }
+    if (checksum.isVerifiable() && checksum.value() != f.checksum()) {
+      throw ProtocolException.badRequest("invalid checksum (type " + checksumType.code() + ") expected: "
+          + Integer.toUnsignedString(f.checksum()) + " actual: " + Integer.toUnsignedString(checksum.value()));
+    }
+    if (!f.moreFragments()) {
+      if (current < 2) {
+        throw ProtocolException.badRequest("message " + Frames.idString(f.id()) + " ended after "
+            + (first && count == 0 ? 0 : current + 1) + " of its 3 args");
+      }
+      complete = true;
+    }
+    return complete;
+  }
+
+  /** The bytes of arg {@code index} (0 for arg1), copied: for the small args (procedure, headers). */
+  public byte[] argBytes(int index) {
+    List<ByteBuf> chunks = args[index];
+    int length = 0;
+    for (ByteBuf b : chunks) {
+      length += b.readableBytes();
+    }
+    byte[] out = new byte[length];
+    int pos = 0;
+    for (ByteBuf b : chunks) {
+      int n = b.readableBytes();
+      b.getBytes(b.readerIndex(), out, pos, n);
+      pos += n;
+    }
+    return out;
+  }
+
+  /** The length of arg {@code index}. */
+  public long argLength(int index) {
+    long length = 0;
+    for (ByteBuf b : args[index]) {
+      length += b.readableBytes();
+    }
+    return length;
+  }
+
+  /**
+   * arg3 as a body with byte access over the received buffers (no copy); the body owns them from now on
+   * and releases them once. Call at most once, after the message is complete.
+   */
+  public Body takeBody(ByteBufAllocator alloc) {
+    List<ByteBuf> chunks = args[2];
+    Body body;
+    if (chunks.isEmpty()) {
+      body = Body.empty();
+    } else if (chunks.size() == 1) {
+      ByteBuf only = chunks.get(0);
+      body = Body.ofBuffers(List.of(only.nioBuffer()), only::release);
+    } else {
+      CompositeByteBuf composite = alloc.compositeBuffer(chunks.size());
+      composite.addComponents(true, chunks);
+      ByteBuffer[] views = composite.nioBuffers();
+      body = Body.ofBuffers(Arrays.asList(views), composite::release);
+    }
+    args[2] = new ArrayList<>(0);
+    return body;
+  }
+
+  /** Releases every chunk not taken yet; idempotent. */
+  public void release() {
+    for (int i = 0; i < args.length; i++) {
+      for (ByteBuf b : args[i]) {
+        b.release();
+      }
+      args[i] = new ArrayList<>(0);
+    }
+  }
+}

@@ -1,0 +1,283 @@
+package io.yarpc.transport.tchannel.internal;
+
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.ConnectionStatus;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerSubscriber;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One remote {@code host:port} and its one connection, owned by the transport and shared by every
+ * outbound that retains it. The connection is opened when the peer is retained (while the transport
+ * runs), reopened with jittered exponential backoff (10 ms doubling up to 1 s) while the peer stays
+ * retained, and closed when the last subscriber releases the peer or the transport stops. A connection
+ * the peer dialled belongs to the peer; a connection the peer adopted from an inbound (the remote side
+ * dialled us and advertised this {@code host:port}) stays the inbound's and is not closed by the peer.
+ *
+ * <p>Status: {@link ConnectionStatus#AVAILABLE} while the connection's handshake is done and it is open,
+ * {@link ConnectionStatus#CONNECTING} while dialling, {@link ConnectionStatus#UNAVAILABLE} otherwise;
+ * subscribers are told every change. Thread-safe.
+ */
+public final class TChannelPeer implements Peer {
+  /** What the peer needs from its transport. */
+  public interface Host {
+    /** Dials {@code identifier}; the future completes with a connection whose handshake is done. */
+    CompletableFuture<Connection> dial(String identifier);
+
+    /** Whether the transport runs (dialling is possible). */
+    boolean isRunning();
+
+    /** Runs {@code task} after {@code nanos}. */
+    ScheduledFuture<?> schedule(Runnable task, long nanos);
+  }
+
+  private static final long BACKOFF_FIRST_NANOS = 10_000_000L;
+  private static final long BACKOFF_MAX_NANOS = 1_000_000_000L;
+
+  private final String identifier;
+  private final Host host;
+  private final Map<PeerSubscriber, int[]> subscribers = new IdentityHashMap<>(); // guarded by this
+  private Connection connection; // guarded by this
+  private CompletableFuture<Connection> connecting; // guarded by this
+  private ScheduledFuture<?> reconnect; // guarded by this
+  private int failures; // guarded by this
+  private boolean closed; // guarded by this
+
+  /** A peer for {@code identifier}, not connected yet. */
+  public TChannelPeer(String identifier, Host host) {
+    this.identifier = identifier;
+    this.host = host;
+  }
+
+  @Override
+  public String identifier() {
+    return identifier;
+  }
+
+  @Override
+  public synchronized ConnectionStatus status() {
+    if (connection != null && connection.isActive()) {
+      return ConnectionStatus.AVAILABLE;
+    }
+    return connecting != null ? ConnectionStatus.CONNECTING : ConnectionStatus.UNAVAILABLE;
+  }
+
+  /** The current connection, or null. */
+  public synchronized Connection connection() {
+    return connection;
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Retains (the transport calls these under its own lock)
+
+  /** Counts a retain by {@code subscriber}; returns whether it is the peer's first. */
+  public synchronized boolean retain(PeerSubscriber subscriber) {
+    boolean first = subscribers.isEmpty();
+    subscribers.computeIfAbsent(subscriber, s -> new int[1])[0]++;
+    return first;
+  }
+
+  /**
+   * Counts a release by {@code subscriber}; returns whether no retain is left.
+   *
+   * @throws IllegalArgumentException when {@code subscriber} holds no retain
+   */
+  public synchronized boolean release(PeerSubscriber subscriber) {
+    int[] count = subscribers.get(subscriber);
+    if (count == null) {
+      throw new IllegalArgumentException("peer " + identifier + " is not retained by " + subscriber);
+    }
+    if (--count[0] == 0) {
+      subscribers.remove(subscriber);
+    }
+    return subscribers.isEmpty();
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Connection
+
+  /** Starts connecting if the peer has no connection and is not connecting. */
+  public void start() {
+    CompletableFuture<Connection> dial;
+    synchronized (this) {
+      if (closed || connecting != null || connection != null && connection.isActive()) {
+        return;
+      }
+      dial = connectLocked();
+    }
+    watch(dial);
+  }
+
+  /**
+   * The connection to call on: at once when there is one, else after dialling (a failed dial fails the
+   * future with {@code unavailable}).
+   */
+  public CompletableFuture<Connection> acquire() {
+    CompletableFuture<Connection> f;
+    boolean dialled;
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
+            "tchannel peer %s was released", identifier));
+      }
+      if (connection != null && connection.isActive()) {
+        return CompletableFuture.completedFuture(connection);
+      }
+      dialled = connecting == null;
+      f = connectLocked();
+    }
+    if (dialled) {
+      watch(f);
+    }
+    return f;
+  }
+
+  /** Sets {@code connecting} to a new dial, unless one runs; returns the dial (or a failure). */
+  private CompletableFuture<Connection> connectLocked() {
+    if (connecting != null) {
+      return connecting;
+    }
+    if (!host.isRunning()) {
+      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
+          "cannot connect to tchannel peer %s: the transport is not running", identifier));
+    }
+    if (reconnect != null) {
+      reconnect.cancel(false);
+      reconnect = null;
+    }
+    CompletableFuture<Connection> f;
+    try {
+      f = host.dial(identifier);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    connecting = f;
+    return f;
+  }
+
+  /** Outside the lock: reports the new status and follows the dial to its end. */
+  private void watch(CompletableFuture<Connection> dial) {
+    notifySubscribers();
+    dial.whenComplete((c, e) -> onDialed(dial, c, e));
+  }
+
+  private void onDialed(CompletableFuture<Connection> f, Connection c, Throwable error) {
+    boolean closeIt = false;
+    synchronized (this) {
+      if (connecting == f) {
+        connecting = null;
+      }
+      if (error == null) {
+        if (closed || connection != null && connection.isActive() && connection != c) {
+          closeIt = true;
+        } else {
+          adoptLocked(c);
+        }
+      } else {
+        failures++;
+        scheduleReconnectLocked();
+      }
+    }
+    if (closeIt) {
+      c.close();
+    }
+    notifySubscribers();
+  }
+
+  /**
+   * Offers a connection the remote side dialled (an inbound connection whose init advertised this
+   * peer's {@code host:port}); the peer uses it when it has no open connection of its own.
+   */
+  public void offer(Connection c) {
+    synchronized (this) {
+      if (closed || connection != null && connection.isActive() || !c.isActive()) {
+        return;
+      }
+      adoptLocked(c);
+    }
+    notifySubscribers();
+  }
+
+  private void adoptLocked(Connection c) {
+    connection = c;
+    failures = 0;
+    if (reconnect != null) {
+      reconnect.cancel(false);
+      reconnect = null;
+    }
+    c.channel().closeFuture().addListener(x -> onConnectionClosed(c));
+  }
+
+  private void onConnectionClosed(Connection c) {
+    synchronized (this) {
+      if (connection != c) {
+        return;
+      }
+      connection = null;
+      scheduleReconnectLocked();
+    }
+    notifySubscribers();
+  }
+
+  private void scheduleReconnectLocked() {
+    if (closed || subscribers.isEmpty() || reconnect != null || !host.isRunning()) {
+      return;
+    }
+    long cap = Math.min(BACKOFF_MAX_NANOS, BACKOFF_FIRST_NANOS << Math.min(failures, 20));
+    long delay = ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);
+    try {
+      reconnect = host.schedule(() -> {
+        synchronized (this) {
+          reconnect = null;
+        }
+        start();
+      }, delay);
+    } catch (RuntimeException e) {
+      reconnect = null; // the transport is shutting down
+    }
+  }
+
+  /** Stops reconnecting and closes the peer's own connection; later acquires fail. */
+  public void close() {
+    Connection c;
+    synchronized (this) {
+      closed = true;
+      if (reconnect != null) {
+        reconnect.cancel(false);
+        reconnect = null;
+      }
+      c = connection;
+      connection = null;
+    }
+    if (c != null && c.isInitiator()) {
+      c.close();
+    }
+    notifySubscribers();
+  }
+
+  private void notifySubscribers() {
+    List<PeerSubscriber> subs;
+    synchronized (this) {
+      subs = new ArrayList<>(subscribers.keySet());
+    }
+    for (PeerSubscriber s : subs) {
+      try {
+        s.onStatusChanged(this);
+      } catch (RuntimeException ignored) {
+        // a subscriber's failure must not stop the others
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "TChannelPeer{" + identifier + ", " + status() + "}";
+  }
+}

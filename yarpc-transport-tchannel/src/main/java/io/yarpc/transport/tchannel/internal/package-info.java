@@ -1,0 +1,11 @@
+/**
+ * Implementation of the TChannel transport; not a public API. Codec: {@link
+ * io.yarpc.transport.tchannel.internal.FrameDecoder} (frames as retained slices), {@link
+ * io.yarpc.transport.tchannel.internal.CallFrame} (parsing), {@link
+ * io.yarpc.transport.tchannel.internal.MessageAssembler} (the reader algorithm and its checks), {@link
+ * io.yarpc.transport.tchannel.internal.MessageWriter} (the fragmentation writer rules), {@link
+ * io.yarpc.transport.tchannel.internal.CallCodec} (the YARPC mapping). Runtime: {@link
+ * io.yarpc.transport.tchannel.internal.Connection} (one connection in either role) and {@link
+ * io.yarpc.transport.tchannel.internal.TChannelPeer}.
+ */
+package io.yarpc.transport.tchannel.internal;

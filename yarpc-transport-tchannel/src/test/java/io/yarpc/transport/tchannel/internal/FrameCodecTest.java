@@ -1,0 +1,335 @@
+package io.yarpc.transport.tchannel.internal;
+
+import static io.yarpc.transport.tchannel.internal.SpecVectors.CALL_REQ;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.CALL_RES;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.FRAGMENT_1;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.FRAGMENT_2;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.FRAGMENT_3;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.INIT_REQ;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.INIT_RES;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.SLOW_CALL_REQ;
+import static io.yarpc.transport.tchannel.internal.SpecVectors.TIMEOUT_ERROR;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.tchannel.ChecksumType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The codec against the byte-exact frames of wire-tchannel spec §15, decoding and encoding. */
+class FrameCodecTest {
+  private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+
+  private static byte[] bytes(ByteBuf frame) {
+    return ByteBufUtil.getBytes(frame);
+  }
+
+  private static byte[] slice(byte[] b, int from, int to) {
+    return Arrays.copyOfRange(b, from, to);
+  }
+
+  private static void releaseAll(List<ByteBuf> frames) {
+    frames.forEach(ByteBuf::release);
+  }
+
+  // ---- §15.1 init frames -------------------------------------------------------------------------
+
+  @Test
+  void decodesInitReq() throws Exception {
+    InitFrames.Init init = InitFrames.decode(Unpooled.wrappedBuffer(INIT_REQ));
+    assertThat(Frames.type(Unpooled.wrappedBuffer(INIT_REQ))).isEqualTo(Frames.INIT_REQ);
+    assertThat(Frames.id(Unpooled.wrappedBuffer(INIT_REQ))).isEqualTo(1);
+    assertThat(init.version()).isEqualTo(2);
+    assertThat(init.headers()).containsExactly(
+        Map.entry("host_port", "0.0.0.0:0"),
+        Map.entry("process_name", "node[25829]"),
+        Map.entry("tchannel_language", "node"),
+        Map.entry("tchannel_language_version", "20.20.2"),
+        Map.entry("tchannel_version", "4.0.1"));
+  }
+
+  @Test
+  void encodesInitReqAndRes() throws Exception {
+    Map<String, String> req = InitFrames.decode(Unpooled.wrappedBuffer(INIT_REQ)).headers();
+    ByteBuf encoded = InitFrames.encode(ALLOC, Frames.INIT_REQ, 1, req);
+    try {
+      assertThat(bytes(encoded)).isEqualTo(INIT_REQ);
+    } finally {
+      encoded.release();
+    }
+    InitFrames.Init res = InitFrames.decode(Unpooled.wrappedBuffer(INIT_RES));
+    assertThat(res.headers()).containsEntry("host_port", "127.0.0.1:40451").hasSize(5);
+    ByteBuf encodedRes = InitFrames.encode(ALLOC, Frames.INIT_RES, 1, res.headers());
+    try {
+      assertThat(bytes(encodedRes)).isEqualTo(INIT_RES);
+    } finally {
+      encodedRes.release();
+    }
+  }
+
+  // ---- §15.1 call req and call res ----------------------------------------------------------------
+
+  private static byte[] tracing() {
+    return slice(CALL_REQ, 21, 46);
+  }
+
+  private static Map<String, String> nodeClientHeaders() {
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put("as", "raw");
+    h.put("cn", "java-test");
+    h.put("re", "c");
+    return h;
+  }
+
+  private static byte[] callReqFields(long ttl, byte[] tracing, String service, Map<String, String> headers) {
+    ByteBuf f = Unpooled.buffer();
+    f.writeInt((int) ttl);
+    f.writeBytes(tracing);
+    f.writeByte(service.length());
+    f.writeBytes(service.getBytes(UTF_8));
+    f.writeBytes(TransportHeaders.encode(headers));
+    return ByteBufUtil.getBytes(f);
+  }
+
+  @Test
+  void decodesCallReq() throws Exception {
+    ByteBuf frame = Unpooled.wrappedBuffer(CALL_REQ);
+    CallFrame f = CallFrame.parse(frame);
+    assertThat(f.type()).isEqualTo(Frames.CALL_REQ);
+    assertThat(f.id()).isEqualTo(2);
+    assertThat(f.moreFragments()).isFalse();
+    assertThat(f.ttl()).isEqualTo(1430);
+    assertThat(f.tracing()).isEqualTo(tracing());
+    assertThat(f.service()).isEqualTo("echo-svc");
+    assertThat(f.headers()).containsExactly(Map.entry("as", "raw"), Map.entry("cn", "java-test"),
+        Map.entry("re", "c"));
+    assertThat(f.checksumType()).isEqualTo(ChecksumType.CRC32C);
+    assertThat(f.checksum()).isEqualTo(0x24032b9c);
+    assertThat(f.chunkCount()).isEqualTo(3);
+
+    MessageAssembler a = new MessageAssembler(true, f.checksumType(), 1 << 20);
+    assertThat(a.add(f)).as("a single last frame completes the message").isTrue();
+    assertThat(new String(a.argBytes(0), UTF_8)).isEqualTo("echo");
+    assertThat(new String(a.argBytes(1), UTF_8)).isEqualTo("hdr");
+    Body body = a.takeBody(ALLOC);
+    a.release();
+    assertThat(body.hasByteAccess()).isTrue();
+    assertThat(new String(body.toByteArray(), UTF_8)).isEqualTo("hello");
+    body.release();
+    assertThat(frame.refCnt()).as("every slice of the frame was released").isEqualTo(1);
+  }
+
+  @Test
+  void encodesCallReq() {
+    byte[] fields = callReqFields(1430, tracing(), "echo-svc", nodeClientHeaders());
+    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
+        Unpooled.wrappedBuffer("echo".getBytes(UTF_8)), Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
+        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    try {
+      assertThat(frames).hasSize(1);
+      assertThat(bytes(frames.get(0))).isEqualTo(CALL_REQ);
+    } finally {
+      releaseAll(frames);
+    }
+  }
+
+  @Test
+  void decodesCallRes() throws Exception {
+    CallFrame f = CallFrame.parse(Unpooled.wrappedBuffer(CALL_RES));
+    assertThat(f.type()).isEqualTo(Frames.CALL_RES);
+    assertThat(f.id()).isEqualTo(2);
+    assertThat(f.code()).isZero();
+    assertThat(f.tracing()).isEqualTo(tracing());
+    assertThat(f.headers()).containsExactly(Map.entry("as", "raw"));
+    assertThat(f.checksumType()).isEqualTo(ChecksumType.CRC32C);
+    assertThat(f.checksum()).isEqualTo(0x746c490f);
+    MessageAssembler a = new MessageAssembler(false, f.checksumType(), 1 << 20);
+    assertThat(a.add(f)).isTrue();
+    assertThat(a.argBytes(0)).isEmpty();
+    assertThat(new String(a.argBytes(1), UTF_8)).isEqualTo("hdr");
+    assertThat(new String(a.argBytes(2), UTF_8)).isEqualTo("hello");
+    a.release();
+  }
+
+  @Test
+  void encodesCallRes() {
+    ByteBuf fields = Unpooled.buffer();
+    fields.writeByte(0);
+    fields.writeBytes(tracing());
+    fields.writeBytes(TransportHeaders.encode(Map.of("as", "raw")));
+    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_RES, 2, ByteBufUtil.getBytes(fields),
+        ChecksumType.CRC32C, Unpooled.EMPTY_BUFFER, Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
+        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    try {
+      assertThat(frames).hasSize(1);
+      assertThat(bytes(frames.get(0))).isEqualTo(CALL_RES);
+    } finally {
+      releaseAll(frames);
+    }
+  }
+
+  // ---- §15.3 error frame and a call req with no checksum and an empty arg2 -------------------------
+
+  @Test
+  void decodesAndEncodesSlowCallReq() throws Exception {
+    CallFrame f = CallFrame.parse(Unpooled.wrappedBuffer(SLOW_CALL_REQ));
+    assertThat(f.ttl()).isEqualTo(188);
+    assertThat(f.checksumType()).isEqualTo(ChecksumType.NONE);
+    assertThat(f.chunkCount()).isEqualTo(3);
+    assertThat(f.chunkLength(1)).as("empty arg2 written as 00 00").isZero();
+    byte[] fields = callReqFields(188, slice(SLOW_CALL_REQ, 21, 46), "echo-svc", nodeClientHeaders());
+    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.NONE,
+        Unpooled.wrappedBuffer("slow".getBytes(UTF_8)), Unpooled.EMPTY_BUFFER,
+        Unpooled.wrappedBuffer("zz".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    try {
+      assertThat(bytes(frames.get(0))).isEqualTo(SLOW_CALL_REQ);
+    } finally {
+      releaseAll(frames);
+    }
+  }
+
+  @Test
+  void encodesAndDecodesErrorFrame() {
+    byte[] tracing = slice(TIMEOUT_ERROR, 17, 42);
+    ByteBuf frame = Frames.error(ALLOC, 2, ErrorCodes.TIMEOUT, tracing, "request timed out after 188ms (limit was 188ms)");
+    try {
+      assertThat(bytes(frame)).isEqualTo(TIMEOUT_ERROR);
+    } finally {
+      frame.release();
+    }
+    ByteBuf in = Unpooled.wrappedBuffer(TIMEOUT_ERROR);
+    assertThat(Frames.type(in)).isEqualTo(Frames.ERROR);
+    assertThat(Frames.id(in)).isEqualTo(2);
+    assertThat((int) in.getUnsignedByte(16)).isEqualTo(ErrorCodes.TIMEOUT);
+    assertThat(ErrorCodes.toCode(in.getUnsignedByte(16))).isEqualTo(io.yarpc.errors.Code.DEADLINE_EXCEEDED);
+    assertThat(in.toString(44, in.getUnsignedShort(42), UTF_8)).isEqualTo("request timed out after 188ms (limit was 188ms)");
+  }
+
+  // ---- §15.4 three-frame fragmentation -------------------------------------------------------------
+
+  @Test
+  void decodesFragmentationVector() throws Exception {
+    List<ByteBuf> frames = List.of(Unpooled.wrappedBuffer(FRAGMENT_1), Unpooled.wrappedBuffer(FRAGMENT_2),
+        Unpooled.wrappedBuffer(FRAGMENT_3));
+    CallFrame first = CallFrame.parse(frames.get(0));
+    assertThat(first.moreFragments()).isTrue();
+    assertThat(first.ttl()).isEqualTo(1000);
+    assertThat(first.headers()).containsEntry("cn", "rawprobe");
+    MessageAssembler a = new MessageAssembler(true, first.checksumType(), 1 << 20);
+    assertThat(a.add(first)).isFalse();
+    CallFrame second = CallFrame.parse(frames.get(1));
+    assertThat(second.type()).isEqualTo(Frames.CALL_REQ_CONTINUE);
+    assertThat(a.add(second)).isFalse();
+    CallFrame third = CallFrame.parse(frames.get(2));
+    assertThat(third.chunkLength(0)).as("the zero-length chunk closing arg2").isZero();
+    assertThat(a.add(third)).isTrue();
+    assertThat(new String(a.argBytes(0), UTF_8)).isEqualTo("echo");
+    assertThat(new String(a.argBytes(1), UTF_8)).isEqualTo("hdr-bytes");
+    assertThat(new String(a.argBytes(2), UTF_8)).isEqualTo("hello");
+    a.release();
+  }
+
+  @Test
+  void withoutTheZeroLengthMarkerArg2SwallowsArg3() throws Exception {
+    // Frame 3 without its 00 00 chunk: [echo, hd | more] [r-bytes | more] [hello | last] (spec §6.2).
+    ByteBuf third = Unpooled.buffer();
+    third.writeBytes(FRAGMENT_3, 0, 16);
+    third.setShort(0, FRAGMENT_3.length - 2);
+    third.writeByte(0);
+    third.writeByte(ChecksumType.CRC32C.code());
+    third.writeInt(0xbcfd9016); // crc32c("echohdr-byteshello") is unchanged: the marker adds no bytes
+    third.writeShort(5).writeBytes("hello".getBytes(UTF_8));
+    MessageAssembler a = new MessageAssembler(true, ChecksumType.CRC32C, 1 << 20);
+    a.add(CallFrame.parse(Unpooled.wrappedBuffer(FRAGMENT_1)));
+    a.add(CallFrame.parse(Unpooled.wrappedBuffer(FRAGMENT_2)));
+    assertThatThrownBy(() -> a.add(CallFrame.parse(third)))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("ended after 2 of its 3 args");
+    a.release();
+  }
+
+  @Test
+  void encodesFragmentationVectorFrameByFrame() {
+    byte[] fields = slice(FRAGMENT_1, 17, 75);
+    ByteBuf[] args = {Unpooled.wrappedBuffer("echo".getBytes(UTF_8)),
+        Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)), Unpooled.wrappedBuffer("hello".getBytes(UTF_8))};
+    List<List<MessageWriter.Chunk>> plan = List.of(
+        List.of(new MessageWriter.Chunk(0, 0, 4), new MessageWriter.Chunk(1, 0, 2)),
+        List.of(new MessageWriter.Chunk(1, 2, 7)),
+        List.of(new MessageWriter.Chunk(1, 9, 0), new MessageWriter.Chunk(2, 0, 5)));
+    List<ByteBuf> frames = MessageWriter.writePlanned(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
+        args, plan);
+    try {
+      assertThat(frames).hasSize(3);
+      assertThat(bytes(frames.get(0))).isEqualTo(FRAGMENT_1);
+      assertThat(bytes(frames.get(1))).isEqualTo(FRAGMENT_2);
+      assertThat(bytes(frames.get(2))).isEqualTo(FRAGMENT_3);
+    } finally {
+      releaseAll(frames);
+    }
+  }
+
+  /** With a 90-byte frame limit the writer fills frame 1 exactly like the vector, then stops splitting early. */
+  @Test
+  void writerFillsFramesInsteadOfSplittingEarly() throws Exception {
+    byte[] fields = slice(FRAGMENT_1, 17, 75);
+    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
+        Unpooled.wrappedBuffer("echo".getBytes(UTF_8)), Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)),
+        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), 90);
+    try {
+      assertThat(frames).hasSize(2);
+      assertThat(bytes(frames.get(0))).isEqualTo(FRAGMENT_1);
+      CallFrame second = CallFrame.parse(frames.get(1));
+      assertThat(second.moreFragments()).isFalse();
+      assertThat(second.chunkCount()).isEqualTo(2);
+      assertThat(second.chunkLength(0)).isEqualTo(7);
+      assertThat(second.chunkLength(1)).isEqualTo(5);
+      assertThat(second.checksum()).isEqualTo(0xbcfd9016);
+    } finally {
+      releaseAll(frames);
+    }
+  }
+
+  // ---- frame decoder --------------------------------------------------------------------------------
+
+  @Test
+  void frameDecoderCutsFramesFromAnyChunking() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
+    byte[] stream = new byte[INIT_REQ.length + CALL_REQ.length];
+    System.arraycopy(INIT_REQ, 0, stream, 0, INIT_REQ.length);
+    System.arraycopy(CALL_REQ, 0, stream, INIT_REQ.length, CALL_REQ.length);
+    for (byte b : stream) {
+      ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+    }
+    List<byte[]> frames = new ArrayList<>();
+    for (ByteBuf f; (f = ch.readInbound()) != null; ) {
+      frames.add(bytes(f));
+      f.release();
+    }
+    assertThat(frames).containsExactly(INIT_REQ, CALL_REQ);
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
+  void frameDecoderStopsAtAnImpossibleSize() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
+    ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 15, 1, 0}), Unpooled.wrappedBuffer(CALL_REQ));
+    Object first = ch.readInbound();
+    assertThat(first).isEqualTo(new FrameDecoder.BadFrameSize(15));
+    Object next = ch.readInbound();
+    assertThat(next).as("nothing decoded after a bad size").isNull();
+    ch.finish();
+  }
+}
