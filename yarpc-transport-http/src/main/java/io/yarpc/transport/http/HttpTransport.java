@@ -18,7 +18,7 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
-import io.yarpc.transport.http.internal.HeapReceiveAllocator;
+import io.netty.channel.PreferHeapByteBufAllocator;
 import io.yarpc.transport.http.internal.HttpPeer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,7 +68,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   private HttpTransport(Builder b) {
     this.config = b;
     this.writeAllocator = b.allocator;
-    this.receiveAllocator = b.receiveIntoHeap ? new HeapReceiveAllocator(b.allocator) : b.allocator;
+    this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
   }
 
   /** A builder with the defaults. */

@@ -29,7 +29,7 @@ import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
 import io.yarpc.transport.tchannel.internal.FrameDecoder;
 import io.yarpc.transport.tchannel.internal.Frames;
-import io.yarpc.transport.tchannel.internal.HeapReceiveAllocator;
+import io.netty.channel.PreferHeapByteBufAllocator;
 import io.yarpc.transport.tchannel.internal.InitFrames;
 import io.yarpc.transport.tchannel.internal.Settings;
 import io.yarpc.transport.tchannel.internal.TChannelPeer;
@@ -92,7 +92,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
   private TChannelTransport(Builder b) {
     this.config = b;
     ByteBufAllocator base = b.allocator != null ? b.allocator : PooledByteBufAllocator.DEFAULT;
-    this.receiveAllocator = b.receiveIntoHeap ? new HeapReceiveAllocator(base) : base;
+    this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(base) : base;
     this.settings = new Settings(b.processName, base, b.maxMessageSize, b.maxInFlightCalls,
         b.handshakeTimeout.toNanos(), b.maxFrameSize);
   }
