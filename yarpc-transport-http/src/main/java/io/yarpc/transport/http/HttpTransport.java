@@ -12,6 +12,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
@@ -21,10 +22,7 @@ import io.yarpc.transport.http.internal.ClientContext;
 import io.netty.channel.PreferHeapByteBufAllocator;
 import io.yarpc.transport.http.internal.HttpPeer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -60,7 +58,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   private final Builder config;
   private final ByteBufAllocator writeAllocator;
   private final ByteBufAllocator receiveAllocator;
-  private final Map<String, HttpPeer> peers = new HashMap<>(); // guarded by itself
+  private final PeerRegistry<HttpPeer> peers;
   private volatile EventLoopGroup group;
   private volatile ClientContext clientContext;
   private volatile boolean running;
@@ -69,6 +67,11 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     this.config = b;
     this.writeAllocator = b.allocator;
     this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
+    this.peers = new PeerRegistry<>(id -> new HttpPeer(id, this::clientContext), peer -> {
+      if (running) {
+        peer.startProbing();
+      }
+    });
   }
 
   /** A builder with the defaults. */
@@ -128,11 +131,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
         (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()), config.backoffFirst.toNanos(),
         config.backoffMax.toNanos());
     running = true;
-    List<HttpPeer> retained;
-    synchronized (peers) {
-      retained = new ArrayList<>(peers.values());
-    }
-    for (HttpPeer p : retained) {
+    for (HttpPeer p : peers.peers()) {
       p.startProbing();
     }
   }
@@ -140,11 +139,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   @Override
   protected void doStop() {
     running = false;
-    List<HttpPeer> all;
-    synchronized (peers) {
-      all = new ArrayList<>(peers.values());
-    }
-    for (HttpPeer p : all) {
+    for (HttpPeer p : peers.peers()) {
       p.close();
     }
     EventLoopGroup g = group;
@@ -162,48 +157,18 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
    */
   @Override
   public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    HttpPeer peer;
-    boolean first;
-    synchronized (peers) {
-      peer = peers.get(identifier);
-      if (peer == null) {
-        peer = new HttpPeer(identifier, this::clientContext);
-        peers.put(identifier, peer);
-      }
-      first = peer.retain(subscriber);
-    }
-    if (first && running) {
-      peer.startProbing();
-    }
-    return peer;
+    return peers.retain(identifier, subscriber);
   }
 
   /** Releases one retain of {@code identifier} by {@code subscriber}; the last release closes the peer. */
   @Override
   public void releasePeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    HttpPeer peer;
-    synchronized (peers) {
-      peer = peers.get(identifier);
-      if (peer == null) {
-        throw new IllegalArgumentException("peer " + identifier + " is not retained");
-      }
-      if (!peer.release(subscriber)) {
-        return;
-      }
-      peers.remove(identifier);
-    }
-    peer.close();
+    peers.release(identifier, subscriber);
   }
 
   /** The peers currently retained, for introspection. */
   public List<Peer> peers() {
-    synchronized (peers) {
-      return List.copyOf(peers.values());
-    }
+    return List.copyOf(peers.peers());
   }
 
   private ClientContext clientContext() {

@@ -18,6 +18,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
 import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
@@ -34,8 +35,6 @@ import io.yarpc.transport.tchannel.internal.InitFrames;
 import io.yarpc.transport.tchannel.internal.Settings;
 import io.yarpc.transport.tchannel.internal.TChannelPeer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -80,11 +79,12 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
   private final Builder config;
   private final Settings settings;
   private final ByteBufAllocator receiveAllocator;
-  private final Map<String, TChannelPeer> peers = new HashMap<>(); // guarded by itself
   private final Map<String, Connection> acceptedByHostPort = new ConcurrentHashMap<>();
   private final List<TChannelInbound> runningInbounds = new CopyOnWriteArrayList<>();
   private final ConnectionHost dialledHost = new DialledHost();
   private final TChannelPeer.Host peerHost = new PeerHost();
+  private final PeerRegistry<TChannelPeer> peers =
+      new PeerRegistry<>(id -> new TChannelPeer(id, peerHost), this::startRetainedPeer);
   private volatile EventLoopGroup group;
   private volatile Bootstrap bootstrap;
   private volatile boolean running;
@@ -159,11 +159,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
             Math.max(1, config.connectTimeout.toMillis())));
     running = true;
-    List<TChannelPeer> retained;
-    synchronized (peers) {
-      retained = new ArrayList<>(peers.values());
-    }
-    for (TChannelPeer p : retained) {
+    for (TChannelPeer p : peers.peers()) {
       p.start();
     }
   }
@@ -171,11 +167,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
   @Override
   protected void doStop() {
     running = false;
-    List<TChannelPeer> all;
-    synchronized (peers) {
-      all = new ArrayList<>(peers.values());
-    }
-    for (TChannelPeer p : all) {
+    for (TChannelPeer p : peers.peers()) {
       p.close();
     }
     for (TChannelInbound in : runningInbounds) {
@@ -196,52 +188,29 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
    */
   @Override
   public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    TChannelPeer peer;
-    boolean first;
-    synchronized (peers) {
-      peer = peers.get(identifier);
-      if (peer == null) {
-        peer = new TChannelPeer(identifier, peerHost);
-        peers.put(identifier, peer);
-      }
-      first = peer.retain(subscriber);
-    }
-    if (first && running) {
-      Connection accepted = acceptedByHostPort.get(identifier);
+    return peers.retain(identifier, subscriber);
+  }
+
+  /** A peer's first retain: while the transport runs, it connects (or adopts an accepted connection). */
+  private void startRetainedPeer(TChannelPeer peer) {
+    if (running) {
+      Connection accepted = acceptedByHostPort.get(peer.identifier());
       if (accepted != null) {
         peer.offer(accepted);
       }
       peer.start();
     }
-    return peer;
   }
 
   /** Releases one retain of {@code identifier} by {@code subscriber}; the last release closes the peer. */
   @Override
   public void releasePeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    TChannelPeer peer;
-    synchronized (peers) {
-      peer = peers.get(identifier);
-      if (peer == null) {
-        throw new IllegalArgumentException("tchannel peer " + identifier + " is not retained");
-      }
-      if (!peer.release(subscriber)) {
-        return;
-      }
-      peers.remove(identifier);
-    }
-    peer.close();
+    peers.release(identifier, subscriber);
   }
 
   /** The retained peer for {@code identifier}, or null; for tests. */
   TChannelPeer peer(String identifier) {
-    synchronized (peers) {
-      return peers.get(identifier);
-    }
+    return peers.get(identifier);
   }
 
   /** Whether {@code peer} is one of this transport's peers. */
@@ -249,9 +218,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     if (!(peer instanceof TChannelPeer)) {
       return false;
     }
-    synchronized (peers) {
-      return peers.get(peer.identifier()) == peer;
-    }
+    return peers.get(peer.identifier()) == peer;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -288,10 +255,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       return;
     }
     acceptedByHostPort.put(hostPort, c);
-    TChannelPeer peer;
-    synchronized (peers) {
-      peer = peers.get(hostPort);
-    }
+    TChannelPeer peer = peers.get(hostPort);
     if (peer != null) {
       peer.offer(c);
     }

@@ -7,7 +7,6 @@ import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
-import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.internal.Connection;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -30,14 +30,11 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.peer.ConnectionStatus;
-import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerSubscriber;
+import io.yarpc.peer.AbstractPeer;
 import java.net.ConnectException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -58,13 +55,11 @@ import java.util.function.Supplier;
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
  * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
  */
-public final class HttpPeer implements Peer {
-  private final String identifier;
+public final class HttpPeer extends AbstractPeer {
   private final String host;
   private final int port;
   private final Supplier<ClientContext> contexts;
   private final Object lock = new Object();
-  private final Map<PeerSubscriber, Integer> subscribers = new LinkedHashMap<>(); // guarded by lock
   private final ArrayDeque<Channel> idle = new ArrayDeque<>(); // guarded by lock
   private final List<Channel> open = new ArrayList<>(); // guarded by lock; every h1 channel
   private H2Connection h2; // guarded by lock
@@ -79,7 +74,7 @@ public final class HttpPeer implements Peer {
    * running transport's client context (null while it is not running).
    */
   public HttpPeer(String identifier, Supplier<ClientContext> contexts) {
-    this.identifier = identifier;
+    super(identifier);
     this.contexts = contexts;
     int colon = identifier.lastIndexOf(':');
     if (colon <= 0 || colon == identifier.length() - 1) {
@@ -109,64 +104,23 @@ public final class HttpPeer implements Peer {
   }
 
   @Override
-  public String identifier() {
-    return identifier;
-  }
-
-  @Override
   public ConnectionStatus status() {
     return status;
   }
 
   /** {@code host:port} for the {@code Host} header. */
   public String authority() {
-    return identifier;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Subscribers (called by the transport under its own lock, never ours while notifying)
-
-  /** Adds a retain by {@code subscriber}; returns whether it is the peer's first. */
-  public boolean retain(PeerSubscriber subscriber) {
-    synchronized (lock) {
-      boolean first = subscribers.isEmpty();
-      subscribers.merge(subscriber, 1, Integer::sum);
-      return first;
-    }
-  }
-
-  /** Drops one retain by {@code subscriber}; returns whether no subscriber is left. */
-  public boolean release(PeerSubscriber subscriber) {
-    synchronized (lock) {
-      Integer n = subscribers.get(subscriber);
-      if (n == null) {
-        throw new IllegalArgumentException("peer " + identifier + " was not retained by " + subscriber);
-      }
-      if (n == 1) {
-        subscribers.remove(subscriber);
-      } else {
-        subscribers.put(subscriber, n - 1);
-      }
-      return subscribers.isEmpty();
-    }
+    return identifier();
   }
 
   private void setStatus(ConnectionStatus next) {
-    List<PeerSubscriber> toTell;
     synchronized (lock) {
       if (status == next || closed) {
         return;
       }
       status = next;
-      toTell = new ArrayList<>(subscribers.keySet());
     }
-    for (PeerSubscriber s : toTell) {
-      try {
-        s.onStatusChanged(this);
-      } catch (RuntimeException ignored) {
-        // a subscriber's failure must not stop the others
-      }
-    }
+    notifySubscribers();
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -242,7 +196,7 @@ public final class HttpPeer implements Peer {
   /** A connection failed: back to connecting, and probe again. */
   void disconnected() {
     synchronized (lock) {
-      if (closed || subscribers.isEmpty()) {
+      if (closed || !isRetained()) {
         return;
       }
     }
@@ -253,14 +207,14 @@ public final class HttpPeer implements Peer {
   /** The error of a call whose connection could not be opened or failed. */
   YarpcException connectionFailure(Throwable cause) {
     if (cause == null) {
-      return YarpcException.of(Code.UNAVAILABLE, "connection to peer %s was closed", identifier);
+      return YarpcException.of(Code.UNAVAILABLE, "connection to peer %s was closed", identifier());
     }
     if (cause instanceof ConnectException) {
       return YarpcException.withCause(Code.UNAVAILABLE,
-          "cannot connect to peer " + identifier + ": " + YarpcException.describe(cause), cause);
+          "cannot connect to peer " + identifier() + ": " + YarpcException.describe(cause), cause);
     }
     return YarpcException.withCause(Code.UNAVAILABLE,
-        "connection to peer " + identifier + " failed: " + YarpcException.describe(cause), cause);
+        "connection to peer " + identifier() + " failed: " + YarpcException.describe(cause), cause);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -281,7 +235,7 @@ public final class HttpPeer implements Peer {
     Channel reuse = null;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       while (!idle.isEmpty()) {
@@ -343,7 +297,7 @@ public final class HttpPeer implements Peer {
       }
       if (!keep) {
         ch.close();
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       ch.closeFuture().addListener(c -> {
@@ -418,7 +372,7 @@ public final class HttpPeer implements Peer {
     H2Connection conn;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier));
+        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       conn = h2;
@@ -567,6 +521,6 @@ public final class HttpPeer implements Peer {
 
   @Override
   public String toString() {
-    return "HttpPeer{" + identifier + ", " + status + "}";
+    return "HttpPeer{" + identifier() + ", " + status + "}";
   }
 }

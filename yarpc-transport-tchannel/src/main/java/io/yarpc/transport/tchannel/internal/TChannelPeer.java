@@ -3,12 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.peer.ConnectionStatus;
-import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerSubscriber;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
+import io.yarpc.peer.AbstractPeer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,7 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link ConnectionStatus#CONNECTING} while dialling, {@link ConnectionStatus#UNAVAILABLE} otherwise;
  * subscribers are told every change. Thread-safe.
  */
-public final class TChannelPeer implements Peer {
+public final class TChannelPeer extends AbstractPeer {
   /** What the peer needs from its transport. */
   public interface Host {
     /** Dials {@code identifier}; the future completes with a connection whose handshake is done. */
@@ -41,9 +36,7 @@ public final class TChannelPeer implements Peer {
   private static final long BACKOFF_FIRST_NANOS = 10_000_000L;
   private static final long BACKOFF_MAX_NANOS = 1_000_000_000L;
 
-  private final String identifier;
   private final Host host;
-  private final Map<PeerSubscriber, int[]> subscribers = new IdentityHashMap<>(); // guarded by this
   private Connection connection; // guarded by this
   private CompletableFuture<Connection> connecting; // guarded by this
   private ScheduledFuture<?> reconnect; // guarded by this
@@ -52,13 +45,8 @@ public final class TChannelPeer implements Peer {
 
   /** A peer for {@code identifier}, not connected yet. */
   public TChannelPeer(String identifier, Host host) {
-    this.identifier = identifier;
+    super(identifier);
     this.host = host;
-  }
-
-  @Override
-  public String identifier() {
-    return identifier;
   }
 
   @Override
@@ -72,32 +60,6 @@ public final class TChannelPeer implements Peer {
   /** The current connection, or null. */
   public synchronized Connection connection() {
     return connection;
-  }
-
-  // ---------------------------------------------------------------------------------------------------
-  // Retains (the transport calls these under its own lock)
-
-  /** Counts a retain by {@code subscriber}; returns whether it is the peer's first. */
-  public synchronized boolean retain(PeerSubscriber subscriber) {
-    boolean first = subscribers.isEmpty();
-    subscribers.computeIfAbsent(subscriber, s -> new int[1])[0]++;
-    return first;
-  }
-
-  /**
-   * Counts a release by {@code subscriber}; returns whether no retain is left.
-   *
-   * @throws IllegalArgumentException when {@code subscriber} holds no retain
-   */
-  public synchronized boolean release(PeerSubscriber subscriber) {
-    int[] count = subscribers.get(subscriber);
-    if (count == null) {
-      throw new IllegalArgumentException("peer " + identifier + " is not retained by " + subscriber);
-    }
-    if (--count[0] == 0) {
-      subscribers.remove(subscriber);
-    }
-    return subscribers.isEmpty();
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -125,7 +87,7 @@ public final class TChannelPeer implements Peer {
     synchronized (this) {
       if (closed) {
         return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-            "tchannel peer %s was released", identifier));
+            "tchannel peer %s was released", identifier()));
       }
       if (connection != null && connection.isActive()) {
         return CompletableFuture.completedFuture(connection);
@@ -146,7 +108,7 @@ public final class TChannelPeer implements Peer {
     }
     if (!host.isRunning()) {
       return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "cannot connect to tchannel peer %s: the transport is not running", identifier));
+          "cannot connect to tchannel peer %s: the transport is not running", identifier()));
     }
     if (reconnect != null) {
       reconnect.cancel(false);
@@ -154,7 +116,7 @@ public final class TChannelPeer implements Peer {
     }
     CompletableFuture<Connection> f;
     try {
-      f = host.dial(identifier);
+      f = host.dial(identifier());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -227,7 +189,7 @@ public final class TChannelPeer implements Peer {
   }
 
   private void scheduleReconnectLocked() {
-    if (closed || subscribers.isEmpty() || reconnect != null || !host.isRunning()) {
+    if (closed || !isRetained() || reconnect != null || !host.isRunning()) {
       return;
     }
     long cap = Math.min(BACKOFF_MAX_NANOS, BACKOFF_FIRST_NANOS << Math.min(failures, 20));
@@ -245,6 +207,7 @@ public final class TChannelPeer implements Peer {
   }
 
   /** Stops reconnecting and closes the peer's own connection; later acquires fail. */
+  @Override
   public void close() {
     Connection c;
     synchronized (this) {
@@ -262,22 +225,8 @@ public final class TChannelPeer implements Peer {
     notifySubscribers();
   }
 
-  private void notifySubscribers() {
-    List<PeerSubscriber> subs;
-    synchronized (this) {
-      subs = new ArrayList<>(subscribers.keySet());
-    }
-    for (PeerSubscriber s : subs) {
-      try {
-        s.onStatusChanged(this);
-      } catch (RuntimeException ignored) {
-        // a subscriber's failure must not stop the others
-      }
-    }
-  }
-
   @Override
   public String toString() {
-    return "TChannelPeer{" + identifier + ", " + status() + "}";
+    return "TChannelPeer{" + identifier() + ", " + status() + "}";
   }
 }
