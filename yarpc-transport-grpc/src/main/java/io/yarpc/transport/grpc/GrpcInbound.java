@@ -1,0 +1,192 @@
+package io.yarpc.transport.grpc;
+
+import static java.util.Objects.requireNonNull;
+
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.InboundHandler;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A gRPC server that serves every {@code /Service/Method} path through the dispatcher's router, as
+ * yarpc-go's gRPC inbound does (spec: wire-grpc 4): {@code /Svc/Method} is procedure {@code Svc::Method},
+ * {@code /__default__/m} is {@code m}; the {@code rpc-*} metadata fills the request's metadata, the rest
+ * becomes application headers; the deadline comes from {@code grpc-timeout}. Unary procedures and streams
+ * (client, server and bidirectional) are served; oneway procedures are refused with
+ * {@code unimplemented}.
+ *
+ * <p>Ownership: a request body reaches the handler as byte access over grpc-java's received buffers,
+ * without a copy; the dispatcher releases it when the handler's result completes, and stream messages are
+ * released by whoever receives them. The inbound releases every response body it writes, and the body of
+ * a response attached to an error.
+ *
+ * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
+ * with port 0); {@link #stop()} stops accepting calls, lets calls in flight finish for at most the grace
+ * period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or
+ * {@link GrpcTransport#inboundBuilder}.
+ */
+public final class GrpcInbound extends AbstractLifecycle implements Inbound {
+  private final GrpcTransport transport;
+  private final InetSocketAddress requestedAddress;
+  private final int maxReceiveMessageSize;
+  private final Duration gracePeriod;
+  private final Executor executor;
+  private final InboundHandler handler;
+  private volatile Server server;
+
+  private GrpcInbound(Builder b) {
+    this.transport = b.transport;
+    this.requestedAddress = b.address;
+    this.maxReceiveMessageSize = b.maxReceiveMessageSize;
+    this.gracePeriod = b.gracePeriod;
+    this.executor = b.executor;
+    this.handler = new InboundHandler(transport.marshaller(), b.maxSendMessageSize);
+  }
+
+  /**
+   * A builder for an inbound of {@code transport} listening on {@code address}; the same as
+   * {@link GrpcTransport#inboundBuilder}.
+   */
+  public static Builder builder(GrpcTransport transport, InetSocketAddress address) {
+    return requireNonNull(transport, "transport").inboundBuilder(address);
+  }
+
+  @Override
+  public void setRouter(Router router) {
+    handler.setRouter(requireNonNull(router, "router"));
+  }
+
+  @Override
+  public String transportName() {
+    return GrpcTransport.NAME;
+  }
+
+  @Override
+  public List<Transport> transports() {
+    return List.of(transport);
+  }
+
+  /**
+   * The address the server listens on.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public InetSocketAddress address() {
+    Server s = server;
+    if (s == null) {
+      throw new IllegalStateException("grpc inbound is not started");
+    }
+    for (SocketAddress a : s.getListenSockets()) {
+      if (a instanceof InetSocketAddress) {
+        return (InetSocketAddress) a;
+      }
+    }
+    throw new IllegalStateException("grpc inbound listens on no internet address");
+  }
+
+  /** Whether the server has begun shutting down (tests). */
+  boolean isShuttingDown() {
+    Server s = server;
+    return s != null && s.isShutdown();
+  }
+
+  /** The port the server listens on; see {@link #address()}. */
+  public int port() {
+    return address().getPort();
+  }
+
+  @Override
+  protected void doStart() throws Exception {
+    NettyServerBuilder b = NettyServerBuilder.forAddress(requestedAddress)
+        .fallbackHandlerRegistry(handler)
+        .maxInboundMessageSize(maxReceiveMessageSize);
+    if (executor != null) {
+      b.executor(executor);
+    }
+    server = b.build().start();
+  }
+
+  /**
+   * Stops accepting calls, waits for calls in flight at most the grace period, then cancels the rest (whose
+   * handlers see their calls cancelled) and closes the connections.
+   */
+  @Override
+  protected void doStop() throws InterruptedException {
+    Server s = server;
+    if (s == null) {
+      return;
+    }
+    s.shutdown();
+    if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
+      s.shutdownNow();
+      s.awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Override
+  public String toString() {
+    Server s = server;
+    return "GrpcInbound{" + (s == null ? requestedAddress : s.getListenSockets()) + "}";
+  }
+
+  /** Builds a {@link GrpcInbound}; not thread-safe. Get one from {@link GrpcTransport#inboundBuilder}. */
+  public static final class Builder {
+    private final GrpcTransport transport;
+    private final InetSocketAddress address;
+    private int maxReceiveMessageSize;
+    private int maxSendMessageSize;
+    private Duration gracePeriod;
+    private Executor executor;
+
+    Builder(GrpcTransport transport, InetSocketAddress address) {
+      this.transport = transport;
+      this.address = address;
+      this.maxReceiveMessageSize = transport.maxReceiveMessageSize();
+      this.maxSendMessageSize = transport.maxSendMessageSize();
+      this.gracePeriod = transport.shutdownTimeout();
+      this.executor = transport.executor();
+    }
+
+    /** The largest request message accepted (default: the transport's, 64 MiB). */
+    public Builder maxReceiveMessageSize(int bytes) {
+      this.maxReceiveMessageSize = GrpcTransport.Builder.positive(bytes, "maxReceiveMessageSize");
+      return this;
+    }
+
+    /** The largest response message sent (default: the transport's, unlimited). */
+    public Builder maxSendMessageSize(int bytes) {
+      this.maxSendMessageSize = GrpcTransport.Builder.positive(bytes, "maxSendMessageSize");
+      return this;
+    }
+
+    /** How long {@link GrpcInbound#stop()} lets calls in flight finish (default: the transport's). */
+    public Builder gracePeriod(Duration gracePeriod) {
+      requireNonNull(gracePeriod, "gracePeriod");
+      if (gracePeriod.isNegative()) {
+        throw new IllegalArgumentException("gracePeriod must not be negative: " + gracePeriod);
+      }
+      this.gracePeriod = gracePeriod;
+      return this;
+    }
+
+    /** The executor grpc-java runs this server's call events on (default: the transport's). */
+    public Builder executor(Executor executor) {
+      this.executor = requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** The inbound, not started. */
+    public GrpcInbound build() {
+      return new GrpcInbound(this);
+    }
+  }
+}

@@ -1,0 +1,341 @@
+package io.yarpc.transport.grpc;
+
+import static java.util.Objects.requireNonNull;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerSubscriber;
+import io.yarpc.peer.PeerTransport;
+import io.yarpc.peer.SinglePeerChooser;
+import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.BodyMarshaller;
+import io.yarpc.transport.grpc.internal.GrpcPeer;
+import io.yarpc.transport.grpc.internal.ReceiveStats;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+/**
+ * The gRPC transport on grpc-java's Netty transport, wire-compatible with yarpc-go's {@code grpc}
+ * transport and with plain gRPC clients and servers.
+ *
+ * <p>It makes {@linkplain #inbound(InetSocketAddress) inbounds} (a gRPC server that serves every path
+ * through the dispatcher's router) and {@linkplain #outbound(PeerChooser) outbounds} (unary and stream
+ * calls to peers chosen per call), and it is the {@link PeerTransport} of its outbounds' choosers:
+ *
+ * <pre>{@code
+ * GrpcTransport grpc = GrpcTransport.create();
+ * GrpcInbound inbound = grpc.inbound(new InetSocketAddress("127.0.0.1", 0));
+ * GrpcOutbound users = grpc.singleOutbound("127.0.0.1:5435");
+ * Dispatcher dispatcher = Dispatcher.builder("keyvalue")
+ *     .inbound(inbound)
+ *     .outbound("users", Outbounds.builder().unary(users).stream(users).build())
+ *     .build();
+ * }</pre>
+ *
+ * <p><b>Peers.</b> The transport owns one peer per identifier ({@code host:port}) and one grpc-java
+ * {@link ManagedChannel} per peer, reference-counted by subscriber: the first {@link #retainPeer} creates
+ * the channel and starts connecting, the last {@link #releasePeer} shuts it down (calls in flight finish).
+ * A peer's status follows its channel's connectivity. {@link #stop()} shuts down the channels of peers
+ * still retained and waits for those still closing, at most the {@linkplain Builder#shutdownTimeout
+ * shutdown timeout}, then closes what is left.
+ *
+ * <p><b>Messages</b> are received without a redundant copy: a received message is handed on as a body
+ * with byte access over grpc-java's own buffers, released once its owner is done with it; outgoing bodies
+ * write themselves straight into grpc-java's framer. Limits: 64 MiB received by default (both sides),
+ * unlimited sent; exceeding either fails the call with {@code resource-exhausted}. gzip-compressed
+ * messages are accepted.
+ *
+ * <p>Thread-safe.
+ */
+public final class GrpcTransport extends AbstractLifecycle implements Transport, PeerTransport {
+  /** The name calls carry in {@code RequestMeta.transport()}. */
+  public static final String NAME = "grpc";
+
+  /** The default largest message received: 64 MiB, as in yarpc-go. */
+  public static final int DEFAULT_MAX_RECEIVE_MESSAGE_SIZE = 64 * 1024 * 1024;
+
+  static final String USER_AGENT = "yarpc-java";
+
+  private final int maxReceiveMessageSize;
+  private final int maxSendMessageSize;
+  private final Duration shutdownTimeout;
+  private final Executor executor;
+  private final ReceiveStats receiveStats = new ReceiveStats();
+  private final BodyMarshaller marshaller = new BodyMarshaller(receiveStats);
+
+  private final Map<String, GrpcPeer> peers = new HashMap<>(); // guarded by peers
+  private final List<GrpcPeer> closing = new ArrayList<>(); // guarded by peers: released, maybe not terminated
+  private boolean stopped; // guarded by peers
+
+  private GrpcTransport(Builder b) {
+    this.maxReceiveMessageSize = b.maxReceiveMessageSize;
+    this.maxSendMessageSize = b.maxSendMessageSize;
+    this.shutdownTimeout = b.shutdownTimeout;
+    this.executor = b.executor;
+  }
+
+  /** A transport with default settings. */
+  public static GrpcTransport create() {
+    return builder().build();
+  }
+
+  /** A builder for a transport. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Inbounds and outbounds
+
+  /** An inbound listening on {@code address} (port 0 picks a free port) with this transport's settings. */
+  public GrpcInbound inbound(InetSocketAddress address) {
+    return inboundBuilder(address).build();
+  }
+
+  /** An inbound listening on {@code port} of every local interface. */
+  public GrpcInbound inbound(int port) {
+    return inbound(new InetSocketAddress(port));
+  }
+
+  /** A builder for an inbound listening on {@code address}. */
+  public GrpcInbound.Builder inboundBuilder(InetSocketAddress address) {
+    return new GrpcInbound.Builder(this, requireNonNull(address, "address"));
+  }
+
+  /**
+   * An outbound whose calls go to the peers {@code chooser} picks; the chooser's peers must come from this
+   * transport. The outbound starts and stops the chooser.
+   */
+  public GrpcOutbound outbound(PeerChooser chooser) {
+    return outboundBuilder(chooser).build();
+  }
+
+  /** A builder for an outbound using {@code chooser}. */
+  public GrpcOutbound.Builder outboundBuilder(PeerChooser chooser) {
+    return new GrpcOutbound.Builder(this, requireNonNull(chooser, "chooser"));
+  }
+
+  /** An outbound to one address, {@code host:port}. */
+  public GrpcOutbound singleOutbound(String hostPort) {
+    return outbound(SinglePeerChooser.of(this, requireNonNull(hostPort, "hostPort")));
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Peers
+
+  /**
+   * Retains the peer for {@code identifier} ({@code host:port}, {@code [v6]:port}) on behalf of
+   * {@code subscriber}, creating its channel on the first retain.
+   *
+   * @throws IllegalArgumentException when the identifier is not {@code host:port}
+   * @throws IllegalStateException when the transport was stopped
+   */
+  @Override
+  public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    GrpcPeer peer;
+    boolean created = false;
+    synchronized (peers) {
+      if (stopped) {
+        throw new IllegalStateException("grpc transport was stopped");
+      }
+      peer = peers.get(identifier);
+      if (peer == null) {
+        peer = new GrpcPeer(identifier, newChannel(identifier));
+        peers.put(identifier, peer);
+        created = true;
+      }
+      peer.retain(subscriber);
+    }
+    if (created) {
+      peer.watch();
+    }
+    return peer;
+  }
+
+  /**
+   * Releases one retain of {@code identifier} by {@code subscriber}; the last release shuts the peer's
+   * channel down (calls in flight finish; {@link #stop()} forces what is still open after the shutdown
+   * timeout).
+   *
+   * @throws IllegalArgumentException when {@code subscriber} does not retain that peer
+   */
+  @Override
+  public void releasePeer(String identifier, PeerSubscriber subscriber) {
+    requireNonNull(identifier, "identifier");
+    requireNonNull(subscriber, "subscriber");
+    GrpcPeer peer;
+    synchronized (peers) {
+      peer = peers.get(identifier);
+      if (peer == null) {
+        throw new IllegalArgumentException("peer " + identifier + " is not retained");
+      }
+      if (!peer.release(subscriber)) {
+        return;
+      }
+      peers.remove(identifier);
+      closing.removeIf(GrpcPeer::isTerminated);
+      closing.add(peer);
+    }
+    peer.shutdown();
+  }
+
+  private ManagedChannel newChannel(String identifier) {
+    int colon = identifier.lastIndexOf(':');
+    if (colon <= 0 || colon == identifier.length() - 1) {
+      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+    }
+    String host = identifier.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(identifier.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+    }
+    NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port)
+        .usePlaintext()
+        .disableRetry() // a retried call would stream the (already released) request body again
+        .maxInboundMessageSize(maxReceiveMessageSize)
+        .userAgent(USER_AGENT);
+    if (executor != null) {
+      b.executor(executor);
+    }
+    return b.build();
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Lifecycle and settings
+
+  @Override
+  protected void doStart() {}
+
+  /**
+   * Shuts down the channels of the peers still retained and waits, at most the shutdown timeout, for
+   * them and for released ones still finishing calls; then forces what is left closed.
+   */
+  @Override
+  protected void doStop() throws InterruptedException {
+    List<GrpcPeer> remaining;
+    synchronized (peers) {
+      stopped = true;
+      remaining = new ArrayList<>(peers.values());
+      peers.clear();
+      remaining.addAll(closing);
+      closing.clear();
+    }
+    for (GrpcPeer p : remaining) {
+      p.shutdown();
+    }
+    long deadline = System.nanoTime() + shutdownTimeout.toNanos();
+    for (GrpcPeer p : remaining) {
+      p.awaitTermination(Math.max(0, deadline - System.nanoTime()));
+    }
+  }
+
+  int maxReceiveMessageSize() {
+    return maxReceiveMessageSize;
+  }
+
+  int maxSendMessageSize() {
+    return maxSendMessageSize;
+  }
+
+  Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  Executor executor() {
+    return executor;
+  }
+
+  BodyMarshaller marshaller() {
+    return marshaller;
+  }
+
+  /** What the transport's inbounds and outbounds did with received messages (tests, diagnostics). */
+  ReceiveStats receiveStats() {
+    return receiveStats;
+  }
+
+  /** The number of peers currently retained (tests, diagnostics). */
+  int peerCount() {
+    synchronized (peers) {
+      return peers.size();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "GrpcTransport";
+  }
+
+  /** Builds a {@link GrpcTransport}; not thread-safe. */
+  public static final class Builder {
+    private int maxReceiveMessageSize = DEFAULT_MAX_RECEIVE_MESSAGE_SIZE;
+    private int maxSendMessageSize = Integer.MAX_VALUE;
+    private Duration shutdownTimeout = Duration.ofSeconds(5);
+    private Executor executor;
+
+    private Builder() {}
+
+    /** The largest message inbounds and outbounds receive (default 64 MiB); each may override it. */
+    public Builder maxReceiveMessageSize(int bytes) {
+      this.maxReceiveMessageSize = positive(bytes, "maxReceiveMessageSize");
+      return this;
+    }
+
+    /** The largest message inbounds and outbounds send (default unlimited); each may override it. */
+    public Builder maxSendMessageSize(int bytes) {
+      this.maxSendMessageSize = positive(bytes, "maxSendMessageSize");
+      return this;
+    }
+
+    /**
+     * How long stopping waits for calls in flight before forcing connections closed (default 5 s): for
+     * the transport's channels, and the default grace period of its inbounds.
+     */
+    public Builder shutdownTimeout(Duration timeout) {
+      requireNonNull(timeout, "timeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("shutdownTimeout must not be negative: " + timeout);
+      }
+      this.shutdownTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * The executor grpc-java runs call events on (message arrival, readiness, completion), and so the
+     * thread that completes the futures of streams and outbound calls. Default: grpc-java's shared cached
+     * thread pool. A direct executor saves a thread hop but then runs those continuations on Netty's
+     * event loop, where they must never block.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** The transport. */
+    public GrpcTransport build() {
+      return new GrpcTransport(this);
+    }
+
+    static int positive(int value, String name) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(name + " must be positive, got " + value);
+      }
+      return value;
+    }
+  }
+}

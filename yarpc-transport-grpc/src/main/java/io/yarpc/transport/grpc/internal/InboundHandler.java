@@ -1,0 +1,98 @@
+package io.yarpc.transport.grpc.internal;
+
+import io.grpc.Context;
+import io.grpc.HandlerRegistry;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.Status;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Router;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The inbound's one gRPC handler: registered as the server's fallback registry, it accepts every
+ * {@code /Service/Method} path, turns the call's metadata into a {@link RequestMeta}, asks the router for
+ * the procedure and serves the call as a unary call ({@link UnaryServerCall}) or a stream
+ * ({@link GrpcServerStream}). Oneway procedures are refused with {@code unimplemented}.
+ */
+public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
+  private static final int METHOD_CACHE_LIMIT = 1024;
+  private static final ServerCall.Listener<Body> NOOP = new ServerCall.Listener<>() {};
+
+  private final BodyMarshaller marshaller;
+  private final long maxSendMessageSize;
+  private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
+  private volatile Router router;
+
+  /** A handler that receives with {@code marshaller} and refuses to send more than {@code maxSend}. */
+  public InboundHandler(BodyMarshaller marshaller, long maxSendMessageSize) {
+    this.marshaller = marshaller;
+    this.maxSendMessageSize = maxSendMessageSize;
+  }
+
+  /** Sets the router calls are served from. */
+  public void setRouter(Router router) {
+    this.router = router;
+  }
+
+  @Override
+  public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
+    ServerMethodDefinition<Body, Body> definition = methods.get(methodName);
+    if (definition == null) {
+      MethodDescriptor<Body, Body> descriptor = MethodDescriptor.<Body, Body>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNKNOWN)
+          .setFullMethodName(methodName)
+          .setRequestMarshaller(marshaller)
+          .setResponseMarshaller(marshaller)
+          .build();
+      definition = ServerMethodDefinition.create(descriptor, this);
+      if (methods.size() < METHOD_CACHE_LIMIT) {
+        methods.put(methodName, definition);
+      }
+    }
+    return definition;
+  }
+
+  @Override
+  public ServerCall.Listener<Body> startCall(ServerCall<Body, Body> call, Metadata headers) {
+    Router r = router;
+    if (r == null) {
+      call.close(Status.UNAVAILABLE.withDescription("grpc inbound has no router"), new Metadata());
+      return NOOP;
+    }
+    RequestMeta meta;
+    HandlerSpec spec;
+    try {
+      String procedure = Procedures.toProcedure(call.getMethodDescriptor().getFullMethodName());
+      // grpc-java runs startCall in the call's context, whose deadline comes from grpc-timeout.
+      io.grpc.Deadline grpcDeadline = Context.current().getDeadline();
+      Deadline deadline = grpcDeadline == null ? null
+          : Deadline.after(grpcDeadline.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
+      meta = Metadatas.toRequestMeta(headers, procedure, deadline);
+      spec = r.choose(meta);
+    } catch (RuntimeException e) {
+      call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());
+      return NOOP;
+    }
+    switch (spec.type()) {
+      case UNARY:
+        return new UnaryServerCall(call, meta, spec.unary(), maxSendMessageSize).start();
+      case STREAMING:
+        return new GrpcServerStream(call, meta, maxSendMessageSize).start(spec.streaming());
+      default:
+        call.close(GrpcErrors.toPlainStatus(YarpcException.of(Code.UNIMPLEMENTED,
+            "transport grpc does not handle %s handlers", spec.type())), new Metadata());
+        return NOOP;
+    }
+  }
+}

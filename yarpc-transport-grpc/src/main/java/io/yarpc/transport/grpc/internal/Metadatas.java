@@ -1,0 +1,419 @@
+package io.yarpc.transport.grpc.internal;
+
+import io.grpc.InternalMetadata;
+import io.grpc.Metadata;
+import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Request and response metadata on the gRPC wire (spec: wire-grpc 4.2 and 4.4), both directions.
+ *
+ * <p>Values sent must be printable ASCII (gRPC's rule: grpc-java drops other values, grpc-go fails the
+ * call); the outbound refuses others with {@code invalid-argument}. Values received are decoded as UTF-8
+ * from the raw bytes ({@link InternalMetadata#serialize(Metadata)}), so a peer that sends UTF-8 anyway is
+ * read faithfully rather than through grpc-java's ASCII decoder. Values of {@code -bin} keys are raw bytes
+ * on the wire; they map to strings byte for byte (ISO-8859-1), so they round-trip unchanged.
+ */
+public final class Metadatas {
+  /** Request: calling service (required). */
+  public static final String CALLER = "rpc-caller";
+  /** Request: destination service (required); response: echo of the service that answered. */
+  public static final String SERVICE = "rpc-service";
+  /** Request: shard key. */
+  public static final String SHARD_KEY = "rpc-shard-key";
+  /** Request: routing key. */
+  public static final String ROUTING_KEY = "rpc-routing-key";
+  /** Request: routing delegate. */
+  public static final String ROUTING_DELEGATE = "rpc-routing-delegate";
+  /** Request: encoding (else from the content-type subtype). */
+  public static final String ENCODING = "rpc-encoding";
+  /** Request: the caller's own procedure. */
+  public static final String CALLER_PROCEDURE = "rpc-caller-procedure";
+  /** Response: the (deprecated) error name. */
+  public static final String ERROR_NAME = "rpc-error-name";
+  /** Response: non-empty when the body is an application error. */
+  public static final String APPLICATION_ERROR = "rpc-application-error";
+  /** Response: the application error's name. */
+  public static final String APPLICATION_ERROR_NAME = "rpc-application-error-name";
+  /** Response: the application error's details. */
+  public static final String APPLICATION_ERROR_DETAILS = "rpc-application-error-details";
+  /** The value yarpc-go sends in {@link #APPLICATION_ERROR}. */
+  public static final String APPLICATION_ERROR_VALUE = "error";
+  /** The binary trailer that carries a serialised {@code google.rpc.Status}. */
+  public static final String STATUS_DETAILS = "grpc-status-details-bin";
+
+  /** Cross-zone routing keys: sent as ordinary metadata, never reserved, dropped by the inbound. */
+  static final String ROUTING_ZONE = "x-uber-rpc-routing-zone";
+  static final String ROUTING_REGION = "x-uber-rpc-routing-region";
+
+  private static final String CONTENT_TYPE = "content-type";
+  private static final String BASE_CONTENT_TYPE = "application/grpc";
+  private static final int MAX_APPLICATION_ERROR_DETAILS = 256;
+  private static final int KEY_CACHE_LIMIT = 4096;
+
+  private static final InternalMetadata.TrustedAsciiMarshaller<String> UTF8 =
+      new InternalMetadata.TrustedAsciiMarshaller<>() {
+        @Override
+        public byte[] toAsciiString(String value) {
+          return value.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String parseAsciiString(byte[] serialized) {
+          return new String(serialized, StandardCharsets.UTF_8);
+        }
+      };
+
+  private static final Metadata.BinaryMarshaller<String> LATIN1_BINARY = new Metadata.BinaryMarshaller<>() {
+    @Override
+    public byte[] toBytes(String value) {
+      return value.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public String parseBytes(byte[] serialized) {
+      return new String(serialized, StandardCharsets.ISO_8859_1);
+    }
+  };
+
+  private static final Map<String, Metadata.Key<String>> KEYS = new ConcurrentHashMap<>();
+
+  /** The binary key of {@link #STATUS_DETAILS}. */
+  public static final Metadata.Key<byte[]> STATUS_DETAILS_KEY =
+      Metadata.Key.of(STATUS_DETAILS, Metadata.BINARY_BYTE_MARSHALLER);
+
+  private Metadatas() {}
+
+  /**
+   * The key for a (lower-case) name.
+   *
+   * @throws IllegalArgumentException when grpc-java does not accept the name
+   */
+  public static Metadata.Key<String> key(String name) {
+    Metadata.Key<String> key = KEYS.get(name);
+    if (key == null) {
+      key = name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
+          ? Metadata.Key.of(name, LATIN1_BINARY)
+          : InternalMetadata.keyOf(name, UTF8);
+      if (KEYS.size() < KEY_CACHE_LIMIT) {
+        KEYS.put(name, key);
+      }
+    }
+    return key;
+  }
+
+  /** Whether an application header key is reserved for YARPC ({@code rpc-}, except cross-zone keys). */
+  public static boolean isReserved(String canonicalKey) {
+    return canonicalKey.startsWith("rpc-");
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Requests
+
+  /**
+   * The metadata an outbound sends for {@code meta}: the {@code rpc-*} fields that are set, then the
+   * application headers (empty values are not sent).
+   *
+   * @throws YarpcException {@code invalid-argument} for a header value with CR, LF or NUL, a reserved
+   *     application header, or a header name gRPC cannot carry
+   */
+  public static Metadata requestMetadata(RequestMeta meta) {
+    Headers headers = meta.headers();
+    headers.forEach((k, v) -> {
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (c == '\r' || c == '\n' || c == 0) {
+          throw YarpcException.of(Code.INVALID_ARGUMENT,
+              "grpc request header value contains invalid characters including ASCII 0xd, 0xa, or 0x0");
+        }
+      }
+    });
+    Metadata md = new Metadata();
+    put(md, CALLER, meta.caller());
+    put(md, SERVICE, meta.service());
+    put(md, SHARD_KEY, meta.shardKey());
+    put(md, ROUTING_KEY, meta.routingKey());
+    put(md, ROUTING_DELEGATE, meta.routingDelegate());
+    put(md, ENCODING, meta.encoding());
+    put(md, CALLER_PROCEDURE, meta.callerProcedure());
+    headers.forEach((k, v) -> {
+      if (isReserved(k)) {
+        throw YarpcException.of(Code.INVALID_ARGUMENT,
+            "cannot use reserved header in application headers: %s", k);
+      }
+      putHeader(md, k, v);
+    });
+    return md;
+  }
+
+  private static void put(Metadata md, String key, String value) {
+    if (!value.isEmpty()) {
+      checkValue(key, value);
+      md.put(key(key), value);
+    }
+  }
+
+  /**
+   * Adds an application header, skipping empty values.
+   *
+   * @throws YarpcException {@code invalid-argument} when gRPC cannot carry the name or the value
+   */
+  public static void putHeader(Metadata md, String canonicalKey, String value) {
+    if (value.isEmpty()) {
+      return;
+    }
+    Metadata.Key<String> key;
+    try {
+      key = key(canonicalKey);
+    } catch (IllegalArgumentException e) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "invalid header name \"%s\" for grpc: %s",
+          canonicalKey, e.getMessage());
+    }
+    checkValue(canonicalKey, value);
+    md.put(key, value);
+  }
+
+  /**
+   * gRPC metadata values (of keys not ending in {@code -bin}) are printable ASCII: grpc-java drops other
+   * values with a warning and grpc-go fails the call, so they are refused up front.
+   */
+  private static void checkValue(String key, String value) {
+    if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+      return;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw YarpcException.of(Code.INVALID_ARGUMENT,
+            "grpc header value for key \"%s\" contains characters other than printable ASCII", key);
+      }
+    }
+  }
+
+  /** {@code value} with every character gRPC cannot carry in metadata replaced by {@code ?}. */
+  static String printable(String value) {
+    StringBuilder sb = null;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        if (sb == null) {
+          sb = new StringBuilder(value);
+        }
+        sb.setCharAt(i, '?');
+      }
+    }
+    return sb == null ? value : sb.toString();
+  }
+
+  /**
+   * The request metadata of an inbound call: {@code rpc-*} fields, the encoding ({@code rpc-encoding}, or
+   * the {@code application/grpc+X} subtype when absent), and every other key as an application header —
+   * except gRPC's own ({@code grpc-*}, {@code te}, {@code content-type}, {@code user-agent}) and the
+   * cross-zone routing keys.
+   *
+   * @throws YarpcException {@code invalid-argument} {@code header has more than one value: ...}
+   */
+  public static RequestMeta toRequestMeta(Metadata md, String procedure, Deadline deadline) {
+    RequestMeta.Builder b = RequestMeta.builder().procedure(procedure).transport("grpc")
+        .deadline(deadline);
+    Headers.Builder headers = null;
+    String encoding = null;
+    String contentType = null;
+    byte[][] raw = InternalMetadata.serialize(md);
+    int count = InternalMetadata.headerCount(md);
+    Map<String, String> seen = count > 8 ? new HashMap<>(count * 2) : null;
+    for (int i = 0; i < count; i++) {
+      String name = new String(raw[2 * i], StandardCharsets.US_ASCII);
+      String value = decode(name, raw[2 * i + 1]);
+      checkSingle(name, value, seen, raw, i);
+      switch (name) {
+        case CALLER -> b.caller(value);
+        case SERVICE -> b.service(value);
+        case SHARD_KEY -> b.shardKey(value);
+        case ROUTING_KEY -> b.routingKey(value);
+        case ROUTING_DELEGATE -> b.routingDelegate(value);
+        case ENCODING -> encoding = value;
+        case CALLER_PROCEDURE -> b.callerProcedure(value);
+        case CONTENT_TYPE -> contentType = value;
+        case ROUTING_ZONE, ROUTING_REGION, "te", "user-agent" -> { }
+        default -> {
+          if (!name.startsWith("grpc-")) {
+            if (headers == null) {
+              headers = Headers.builder();
+            }
+            headers.add(name, value);
+          }
+        }
+      }
+    }
+    if ((encoding == null || encoding.isEmpty()) && contentType != null) {
+      encoding = contentSubtype(contentType);
+    }
+    b.encoding(encoding);
+    if (headers != null) {
+      b.headers(headers.build());
+    }
+    return b.build();
+  }
+
+  /** Finds a key given twice; small metadata is scanned, large metadata uses {@code seen}. */
+  private static void checkSingle(String name, String value, Map<String, String> seen, byte[][] raw, int i) {
+    if (seen != null) {
+      String previous = seen.putIfAbsent(name, value);
+      if (previous != null) {
+        throw moreThanOneValue(name, previous, value);
+      }
+      return;
+    }
+    for (int j = 0; j < i; j++) {
+      if (java.util.Arrays.equals(raw[2 * j], raw[2 * i])) {
+        throw moreThanOneValue(name, decode(name, raw[2 * j + 1]), value);
+      }
+    }
+  }
+
+  private static YarpcException moreThanOneValue(String name, String first, String second) {
+    return YarpcException.of(Code.INVALID_ARGUMENT, "header has more than one value: %s:[%s %s]", name,
+        first, second);
+  }
+
+  private static String decode(String name, byte[] value) {
+    return new String(value, name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
+        ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+  }
+
+  /** {@code X} of {@code application/grpc+X} or {@code application/grpc;X}; empty otherwise. */
+  static String contentSubtype(String contentType) {
+    if (!contentType.startsWith(BASE_CONTENT_TYPE) || contentType.length() == BASE_CONTENT_TYPE.length()) {
+      return "";
+    }
+    char c = contentType.charAt(BASE_CONTENT_TYPE.length());
+    return c == '+' || c == ';' ? contentType.substring(BASE_CONTENT_TYPE.length() + 1) : "";
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Responses
+
+  /**
+   * Writes a unary response's metadata into {@code trailers}: its application headers (reserved names and
+   * headers gRPC cannot carry are skipped: a response has no way to report them) and the application-error
+   * flag, name and details (truncated to 256 characters, characters gRPC cannot carry replaced by
+   * {@code ?}).
+   */
+  public static void putResponse(Metadata trailers, Response response) {
+    response.headers().forEach((k, v) -> {
+      if (!isReserved(k)) {
+        try {
+          putHeader(trailers, k, v);
+        } catch (YarpcException skipped) {
+          // a header gRPC cannot carry is dropped, as yarpc-go drops reserved response headers
+        }
+      }
+    });
+    if (response.isApplicationError()) {
+      trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
+      ApplicationErrorMeta meta = response.applicationErrorMeta();
+      if (meta.name() != null && !meta.name().isEmpty()) {
+        trailers.put(key(APPLICATION_ERROR_NAME), printable(meta.name()));
+      }
+      if (meta.details() != null && !meta.details().isEmpty()) {
+        String details = meta.details();
+        if (details.length() > MAX_APPLICATION_ERROR_DETAILS) {
+          details = details.substring(0, MAX_APPLICATION_ERROR_DETAILS);
+        }
+        trailers.put(key(APPLICATION_ERROR_DETAILS), printable(details));
+      }
+    }
+  }
+
+  /**
+   * Stream headers a server sends: application headers, keys as given (lower-cased), empty values
+   * skipped.
+   *
+   * @throws YarpcException {@code invalid-argument} for a name or value gRPC cannot carry
+   */
+  public static Metadata streamHeaders(Headers headers) {
+    Metadata md = new Metadata();
+    headers.forEach((k, v) -> putHeader(md, k, v));
+    return md;
+  }
+
+  /**
+   * The application headers in response metadata ({@code first}, then {@code second} which may be
+   * null): everything except reserved {@code rpc-*} keys and gRPC's own keys.
+   *
+   * @throws YarpcException {@code invalid-argument} {@code header has more than one value: ...}
+   */
+  public static Headers responseHeaders(Metadata first, Metadata second) {
+    Headers.Builder headers = null;
+    for (Metadata md : new Metadata[] {first, second}) {
+      if (md == null) {
+        continue;
+      }
+      byte[][] raw = InternalMetadata.serialize(md);
+      int count = InternalMetadata.headerCount(md);
+      Map<String, String> seen = count > 8 ? new HashMap<>(count * 2) : null;
+      for (int i = 0; i < count; i++) {
+        String name = new String(raw[2 * i], StandardCharsets.US_ASCII);
+        if (isReserved(name) || name.startsWith("grpc-") || name.equals(CONTENT_TYPE)) {
+          continue;
+        }
+        String value = decode(name, raw[2 * i + 1]);
+        checkSingle(name, value, seen, raw, i);
+        if (headers == null) {
+          headers = Headers.builder();
+        }
+        headers.add(name, value);
+      }
+    }
+    return headers == null ? Headers.empty() : headers.build();
+  }
+
+  /**
+   * The single value of {@code name} in {@code md}, or null when absent.
+   *
+   * @throws YarpcException {@code invalid-argument} when it has more than one value
+   */
+  public static String single(Metadata md, String name) {
+    if (md == null) {
+      return null;
+    }
+    Metadata.Key<String> key = key(name);
+    if (!md.containsKey(key)) {
+      return null;
+    }
+    String value = null;
+    for (String v : md.getAll(key)) {
+      if (value != null) {
+        throw moreThanOneValue(name, value, v);
+      }
+      value = v;
+    }
+    return value;
+  }
+
+  /** Whether the response trailers flag an application error (any non-empty value). */
+  public static boolean isApplicationError(Metadata trailers) {
+    String v = single(trailers, APPLICATION_ERROR);
+    return v != null && !v.isEmpty();
+  }
+
+  /** The application-error meta in the trailers (name and details; the code travels as the status). */
+  public static ApplicationErrorMeta applicationErrorMeta(Metadata trailers) {
+    String name = single(trailers, APPLICATION_ERROR_NAME);
+    String details = single(trailers, APPLICATION_ERROR_DETAILS);
+    if (name == null && details == null) {
+      return ApplicationErrorMeta.EMPTY;
+    }
+    return new ApplicationErrorMeta(null, name, details);
+  }
+}

@@ -1,0 +1,179 @@
+package io.yarpc.transport.grpc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.grpc.Metadata;
+import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import org.junit.jupiter.api.Test;
+
+/** Request and response metadata on the wire (spec: wire-grpc 4.2, 4.4). */
+class MetadatasTest {
+  private static Metadata.Key<String> key(String name) {
+    return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
+  }
+
+  @Test
+  void requestMetadataCarriesEveryFieldAndSkipsEmptyValues() {
+    RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("json")
+        .shardKey("sk").routingKey("rk").routingDelegate("rd").callerProcedure("cp")
+        .headers(Headers.of("X-App", "V", "empty", "", "x-uber-rpc-routing-zone", "z1")).build();
+    Metadata md = Metadatas.requestMetadata(meta);
+    assertThat(md.get(key("rpc-caller"))).isEqualTo("c");
+    assertThat(md.get(key("rpc-service"))).isEqualTo("s");
+    assertThat(md.get(key("rpc-encoding"))).isEqualTo("json");
+    assertThat(md.get(key("rpc-shard-key"))).isEqualTo("sk");
+    assertThat(md.get(key("rpc-routing-key"))).isEqualTo("rk");
+    assertThat(md.get(key("rpc-routing-delegate"))).isEqualTo("rd");
+    assertThat(md.get(key("rpc-caller-procedure"))).isEqualTo("cp");
+    assertThat(md.get(key("x-app"))).isEqualTo("V");
+    assertThat(md.containsKey(key("empty"))).isFalse();
+    assertThat(md.get(key("x-uber-rpc-routing-zone"))).as("cross-zone keys are not reserved").isEqualTo("z1");
+    assertThat(md.containsKey(key("rpc-procedure"))).isFalse();
+  }
+
+  @Test
+  void inboundMetadataBecomesRequestMeta() {
+    Metadata md = new Metadata();
+    md.put(key("rpc-caller"), "c");
+    md.put(key("rpc-service"), "s");
+    md.put(key("rpc-encoding"), "raw");
+    md.put(key("rpc-routing-delegate"), "rd");
+    md.put(key("content-type"), "application/grpc+json");
+    md.put(key("user-agent"), "grpc-go/1.0");
+    md.put(key("grpc-accept-encoding"), "gzip");
+    md.put(key("te"), "trailers");
+    md.put(key("x-uber-rpc-routing-region"), "r");
+    md.put(key("Rpc-Procedure"), "survives as an application header");
+    md.put(key("x-app"), "v");
+    RequestMeta meta = Metadatas.toRequestMeta(md, "proc", null);
+    assertThat(meta.caller()).isEqualTo("c");
+    assertThat(meta.service()).isEqualTo("s");
+    assertThat(meta.encoding()).as("rpc-encoding wins over content-type").isEqualTo("raw");
+    assertThat(meta.routingDelegate()).isEqualTo("rd");
+    assertThat(meta.procedure()).isEqualTo("proc");
+    assertThat(meta.transport()).isEqualTo("grpc");
+    assertThat(meta.headers().asMap())
+        .containsOnlyKeys("x-app", "rpc-procedure")
+        .containsEntry("x-app", "v");
+  }
+
+  @Test
+  void encodingFromContentTypeWhenAbsent() {
+    for (String[] c : new String[][] {{"application/grpc+proto", "proto"}, {"application/grpc;json", "json"},
+        {"application/grpc", ""}, {"application/grpcx", ""}, {"text/plain", ""}}) {
+      Metadata md = new Metadata();
+      md.put(key("content-type"), c[0]);
+      assertThat(Metadatas.toRequestMeta(md, "p", null).encoding()).as(c[0]).isEqualTo(c[1]);
+    }
+  }
+
+  @Test
+  void repeatedKeyIsInvalidArgument() {
+    Metadata md = new Metadata();
+    md.put(key("x-a"), "1");
+    md.put(key("x-a"), "2");
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage()).isEqualTo("header has more than one value: x-a:[1 2]");
+  }
+
+  @Test
+  void repeatedKeyAmongManyIsInvalidArgument() {
+    Metadata md = new Metadata();
+    for (int i = 0; i < 20; i++) {
+      md.put(key("x-" + i), "v");
+    }
+    md.put(key("x-7"), "again");
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void receivedUtf8AndBinaryValuesSurvive() {
+    Metadata md = new Metadata();
+    // a peer that sends UTF-8 bytes anyway (gRPC allows only printable ASCII) is read faithfully
+    md.put(io.grpc.InternalMetadata.keyOf("x-text", new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
+      @Override
+      public byte[] toAsciiString(String value) {
+        return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      }
+
+      @Override
+      public String parseAsciiString(byte[] serialized) {
+        return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
+      }
+    }), "héllo ✓");
+    Metadatas.putHeader(md, "x-raw-bin", "\u00ff\u0000\u0080");
+    RequestMeta meta = Metadatas.toRequestMeta(md, "p", null);
+    assertThat(meta.headers().get("x-text")).isEqualTo("héllo ✓");
+    assertThat(meta.headers().get("x-raw-bin")).isEqualTo("\u00ff\u0000\u0080");
+  }
+
+  @Test
+  void valuesSentMustBePrintableAscii() {
+    RequestMeta meta = RequestMeta.builder().headers(Headers.of("x-text", "héllo")).build();
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage())
+        .isEqualTo("grpc header value for key \"x-text\" contains characters other than printable ASCII");
+    RequestMeta tab = RequestMeta.builder().caller("a\tb").build();
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(tab)).code())
+        .isEqualTo(Code.INVALID_ARGUMENT);
+    Metadata trailers = new Metadata();
+    Metadatas.putResponse(trailers, Response.builder().headers(Headers.of("x-text", "héllo", "x-ok", "ok"))
+        .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails")).body(Body.empty()).build());
+    assertThat(trailers.containsKey(key("x-text"))).as("dropped: a response cannot report it").isFalse();
+    assertThat(trailers.get(key("x-ok"))).isEqualTo("ok");
+    assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("?nknown");
+    assertThat(trailers.get(key("rpc-application-error-details"))).isEqualTo("d?tails");
+  }
+
+  @Test
+  void invalidHeaderNameIsInvalidArgument() {
+    RequestMeta meta = RequestMeta.builder().headers(Headers.of("bad name", "v")).build();
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage()).startsWith("invalid header name \"bad name\"");
+  }
+
+  @Test
+  void responseTrailersCarryHeadersAndApplicationError() {
+    Metadata trailers = new Metadata();
+    String longDetails = "d".repeat(300);
+    Metadatas.putResponse(trailers, Response.builder()
+        .headers(Headers.of("x-a", "1", "rpc-sneaky", "dropped"))
+        .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", longDetails))
+        .body(Body.empty())
+        .build());
+    assertThat(trailers.get(key("x-a"))).isEqualTo("1");
+    assertThat(trailers.containsKey(key("rpc-sneaky"))).isFalse();
+    assertThat(trailers.get(key("rpc-application-error"))).isEqualTo("error");
+    assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("Missing");
+    assertThat(trailers.get(key("rpc-application-error-details"))).hasSize(256);
+    assertThat(Metadatas.isApplicationError(trailers)).isTrue();
+    assertThat(Metadatas.applicationErrorMeta(trailers)).isEqualTo(new ApplicationErrorMeta(null, "Missing",
+        "d".repeat(256)));
+    assertThat(Metadatas.responseHeaders(null, trailers).asMap()).containsOnlyKeys("x-a");
+  }
+
+  @Test
+  void responseHeadersMergeHeadersAndTrailersWithoutGrpcKeys() {
+    Metadata headers = new Metadata();
+    headers.put(key("x-h"), "from-headers");
+    headers.put(key("x-both"), "headers");
+    headers.put(key("content-type"), "application/grpc");
+    Metadata trailers = new Metadata();
+    trailers.put(key("x-both"), "trailers");
+    trailers.put(key("rpc-service"), "s");
+    trailers.put(Metadata.Key.of("grpc-status-details-bin", Metadata.BINARY_BYTE_MARSHALLER), new byte[] {1});
+    Headers h = Metadatas.responseHeaders(headers, trailers);
+    assertThat(h.asMap()).containsOnlyKeys("x-h", "x-both").containsEntry("x-both", "trailers");
+  }
+}
