@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
@@ -17,9 +18,7 @@ import io.yarpc.transport.grpc.internal.ReceiveStats;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
 
 /**
@@ -71,9 +70,9 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private final ReceiveStats receiveStats = new ReceiveStats();
   private final BodyMarshaller marshaller = new BodyMarshaller(receiveStats);
 
-  private final Map<String, GrpcPeer> peers = new HashMap<>(); // guarded by peers
-  private final List<GrpcPeer> closing = new ArrayList<>(); // guarded by peers: released, maybe not terminated
-  private boolean stopped; // guarded by peers
+  private final PeerRegistry<GrpcPeer> peers = new PeerRegistry<>(this::newPeer, GrpcPeer::watch);
+  private final List<GrpcPeer> closing = new ArrayList<>(); // guarded by itself: closed, maybe not terminated
+  private boolean stopped; // guarded by closing
 
   private GrpcTransport(Builder b) {
     this.maxReceiveMessageSize = b.maxReceiveMessageSize;
@@ -140,26 +139,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
    */
   @Override
   public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    GrpcPeer peer;
-    boolean created = false;
-    synchronized (peers) {
-      if (stopped) {
-        throw new IllegalStateException("grpc transport was stopped");
-      }
-      peer = peers.get(identifier);
-      if (peer == null) {
-        peer = new GrpcPeer(identifier, newChannel(identifier));
-        peers.put(identifier, peer);
-        created = true;
-      }
-      peer.retain(subscriber);
-    }
-    if (created) {
-      peer.watch();
-    }
-    return peer;
+    return peers.retain(identifier, subscriber);
   }
 
   /**
@@ -171,22 +151,23 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
    */
   @Override
   public void releasePeer(String identifier, PeerSubscriber subscriber) {
-    requireNonNull(identifier, "identifier");
-    requireNonNull(subscriber, "subscriber");
-    GrpcPeer peer;
-    synchronized (peers) {
-      peer = peers.get(identifier);
-      if (peer == null) {
-        throw new IllegalArgumentException("peer " + identifier + " is not retained");
+    peers.release(identifier, subscriber);
+  }
+
+  private GrpcPeer newPeer(String identifier) {
+    synchronized (closing) {
+      if (stopped) {
+        throw new IllegalStateException("grpc transport was stopped");
       }
-      if (!peer.release(subscriber)) {
-        return;
-      }
-      peers.remove(identifier);
+    }
+    return new GrpcPeer(identifier, newChannel(identifier), this::peerClosed);
+  }
+
+  private void peerClosed(GrpcPeer peer) {
+    synchronized (closing) {
       closing.removeIf(GrpcPeer::isTerminated);
       closing.add(peer);
     }
-    peer.shutdown();
   }
 
   private ManagedChannel newChannel(String identifier) {
@@ -227,16 +208,14 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
    */
   @Override
   protected void doStop() throws InterruptedException {
-    List<GrpcPeer> remaining;
-    synchronized (peers) {
+    synchronized (closing) {
       stopped = true;
-      remaining = new ArrayList<>(peers.values());
-      peers.clear();
-      remaining.addAll(closing);
-      closing.clear();
     }
-    for (GrpcPeer p : remaining) {
-      p.shutdown();
+    peers.closeAll();
+    List<GrpcPeer> remaining;
+    synchronized (closing) {
+      remaining = new ArrayList<>(closing);
+      closing.clear();
     }
     long deadline = System.nanoTime() + shutdownTimeout.toNanos();
     for (GrpcPeer p : remaining) {
@@ -271,9 +250,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
 
   /** The number of peers currently retained (tests, diagnostics). */
   int peerCount() {
-    synchronized (peers) {
-      return peers.size();
-    }
+    return peers.peers().size();
   }
 
   @Override

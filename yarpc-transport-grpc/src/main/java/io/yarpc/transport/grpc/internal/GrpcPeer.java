@@ -3,13 +3,9 @@ package io.yarpc.transport.grpc.internal;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.yarpc.peer.ConnectionStatus;
-import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerSubscriber;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
+import io.yarpc.peer.AbstractPeer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One remote address and the grpc-java {@link ManagedChannel} to it. The transport creates it on the first
@@ -20,22 +16,20 @@ import java.util.concurrent.TimeUnit;
  * else {@link ConnectionStatus#UNAVAILABLE}; an idle channel is asked to connect, so a retained peer
  * becomes available without waiting for a first call. Subscribers hear about every status change.
  */
-public final class GrpcPeer implements Peer {
-  private final String identifier;
+public final class GrpcPeer extends AbstractPeer {
   private final ManagedChannel channel;
-  private final Map<PeerSubscriber, int[]> subscribers = new IdentityHashMap<>(); // guarded by this
+  private final Consumer<GrpcPeer> onClose;
   private volatile ConnectionStatus status = ConnectionStatus.UNAVAILABLE;
   private volatile boolean shutdown;
 
-  /** A peer for {@code identifier} that owns {@code channel}. */
-  public GrpcPeer(String identifier, ManagedChannel channel) {
-    this.identifier = identifier;
+  /**
+   * A peer for {@code identifier} that owns {@code channel}; {@code onClose} hears when the peer was
+   * closed (its channel may still be finishing calls).
+   */
+  public GrpcPeer(String identifier, ManagedChannel channel, Consumer<GrpcPeer> onClose) {
+    super(identifier);
     this.channel = channel;
-  }
-
-  @Override
-  public String identifier() {
-    return identifier;
+    this.onClose = onClose;
   }
 
   @Override
@@ -76,49 +70,22 @@ public final class GrpcPeer implements Peer {
   }
 
   private void update(ConnectionStatus next) {
-    List<PeerSubscriber> toNotify;
     synchronized (this) {
       if (status == next) {
         return;
       }
       status = next;
-      toNotify = new ArrayList<>(subscribers.keySet());
     }
-    for (PeerSubscriber s : toNotify) {
-      try {
-        s.onStatusChanged(this);
-      } catch (RuntimeException ignored) {
-        // one subscriber's failure must not keep the others uninformed
-      }
-    }
-  }
-
-  /** Counts a retain by {@code subscriber}. */
-  public synchronized void retain(PeerSubscriber subscriber) {
-    subscribers.computeIfAbsent(subscriber, s -> new int[1])[0]++;
-  }
-
-  /**
-   * Counts a release by {@code subscriber}; returns whether no subscriber is left.
-   *
-   * @throws IllegalArgumentException when {@code subscriber} holds no retain
-   */
-  public synchronized boolean release(PeerSubscriber subscriber) {
-    int[] count = subscribers.get(subscriber);
-    if (count == null) {
-      throw new IllegalArgumentException("peer " + identifier + " is not retained by " + subscriber);
-    }
-    if (--count[0] == 0) {
-      subscribers.remove(subscriber);
-    }
-    return subscribers.isEmpty();
+    notifySubscribers();
   }
 
   /** Stops the peer: in-flight calls finish, new calls fail; the status becomes unavailable. */
-  public void shutdown() {
+  @Override
+  public void close() {
     shutdown = true;
     channel.shutdown();
     update(ConnectionStatus.UNAVAILABLE);
+    onClose.accept(this);
   }
 
   /** Whether the channel has shut down and finished every call. */
@@ -134,8 +101,4 @@ public final class GrpcPeer implements Peer {
     }
   }
 
-  @Override
-  public String toString() {
-    return "GrpcPeer{" + identifier + ", " + status + "}";
-  }
 }
