@@ -1,0 +1,73 @@
+package io.yarpc.encoding.protobuf.internal;
+
+import io.grpc.Metadata;
+import io.yarpc.transport.Headers;
+import java.util.Base64;
+
+/**
+ * YARPC application headers to grpc {@link Metadata} and back. Keys are lower case on both sides. A
+ * binary metadata key (ending in {@code -bin}) travels as a header whose value is the base64 of the bytes,
+ * as gRPC itself puts it on the wire; gRPC's own keys ({@code grpc-*}, pseudo headers) and the HTTP
+ * headers gRPC manages ({@code content-type}, {@code te}, {@code user-agent}) are not application
+ * headers and are skipped, as are header keys grpc does not accept.
+ */
+public final class HeaderMetadata {
+  private HeaderMetadata() {}
+
+  /** The application headers in {@code metadata} (the last value of a repeated key wins). */
+  public static Headers toHeaders(Metadata metadata) {
+    if (metadata == null || metadata.keys().isEmpty()) {
+      return Headers.empty();
+    }
+    Headers.Builder b = Headers.builder();
+    for (String key : metadata.keys()) {
+      if (skipped(key)) {
+        continue;
+      }
+      if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+        byte[] last = null;
+        for (byte[] v : metadata.getAll(Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER))) {
+          last = v;
+        }
+        if (last != null) {
+          b.add(key, Base64.getEncoder().withoutPadding().encodeToString(last));
+        }
+      } else {
+        String v = metadata.get(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER));
+        if (v != null) {
+          b.add(key, v);
+        }
+      }
+    }
+    return b.build();
+  }
+
+  /** {@code headers} added to {@code into} (which is returned). */
+  public static Metadata addTo(Headers headers, Metadata into) {
+    headers.forEach((key, value) -> {
+      if (skipped(key)) {
+        return;
+      }
+      try {
+        if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+          into.put(Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER), Base64.getDecoder().decode(value));
+        } else {
+          into.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
+        }
+      } catch (IllegalArgumentException notValidForGrpc) {
+        // a key grpc does not accept, or a -bin value that is not base64: not representable
+      }
+    });
+    return into;
+  }
+
+  /** {@code headers} as new metadata. */
+  public static Metadata toMetadata(Headers headers) {
+    return addTo(headers, new Metadata());
+  }
+
+  private static boolean skipped(String key) {
+    return key.isEmpty() || key.charAt(0) == ':' || key.startsWith("grpc-") || key.equals("content-type")
+        || key.equals("te") || key.equals("user-agent");
+  }
+}

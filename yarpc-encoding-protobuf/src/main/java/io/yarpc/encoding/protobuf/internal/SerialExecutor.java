@@ -1,0 +1,60 @@
+package io.yarpc.encoding.protobuf.internal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tasks one at a time, in submission order, on a delegate executor: grpc-java's listeners must never
+ * be called concurrently or re-entrantly. A task submitted from inside a running task runs after it. With
+ * a direct delegate ({@code Runnable::run}) tasks run on the submitting thread unless another thread is
+ * already draining, in which case that thread runs them.
+ */
+public final class SerialExecutor implements Executor {
+  private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
+
+  private final Executor delegate;
+  private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+  private boolean running;
+
+  /** Runs tasks on {@code delegate}. */
+  public SerialExecutor(Executor delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    synchronized (queue) {
+      queue.add(task);
+      if (running) {
+        return;
+      }
+      running = true;
+    }
+    try {
+      delegate.execute(this::drain);
+    } catch (RejectedExecutionException e) {
+      drain(); // the delegate shut down: run here rather than lose the listener's callbacks
+    }
+  }
+
+  private void drain() {
+    while (true) {
+      Runnable next;
+      synchronized (queue) {
+        next = queue.poll();
+        if (next == null) {
+          running = false;
+          return;
+        }
+      }
+      try {
+        next.run();
+      } catch (Throwable t) {
+        log.warn("a grpc listener callback threw", t);
+      }
+    }
+  }
+}

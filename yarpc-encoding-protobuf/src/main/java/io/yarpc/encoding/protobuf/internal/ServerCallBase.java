@@ -1,0 +1,215 @@
+package io.yarpc.encoding.protobuf.internal;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+import io.yarpc.Call;
+import io.yarpc.encoding.protobuf.ProtobufProcedures;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Headers;
+import io.yarpc.transport.RequestMeta;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the unary and the streaming {@link ServerCall} share: driving a grpc-java {@link
+ * ServerCallHandler} (a generated service method, possibly behind {@code ServerInterceptor}s) as grpc's
+ * own server would, so {@code StreamObserver} implementations work unchanged.
+ *
+ * <ul>
+ *   <li>Listener callbacks run one at a time, in order ({@link SerialExecutor}), with the YARPC {@link
+ *       Call} current and a grpc {@link Context} attached that carries the call's deadline (and is
+ *       cancelled with the call), {@link ProtobufProcedures#CALL} and {@link ProtobufProcedures#HEADERS}.
+ *   <li>{@code startCall} receives the request's application headers as {@link Metadata}.
+ *   <li>An exception thrown by a listener callback closes the call with {@code UNKNOWN} (as grpc-java's
+ *       server does), which {@link ServerErrors} turns into yarpc-go's handler error.
+ *   <li>Cancellation of the YARPC call (deadline, caller gone) cancels the context and calls {@code
+ *       onCancel}.
+ * </ul>
+ */
+abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
+  private static final Logger log = LoggerFactory.getLogger(ServerCallBase.class);
+
+  final MethodBinding<Q, R> method;
+  final RequestMeta meta;
+  final String encoding;
+  final Call call;
+  final SerialExecutor serial;
+  final Context.CancellableContext context;
+  private final Metadata requestHeaders;
+  private volatile AutoCloseable cancelRegistration;
+  private ServerCall.Listener<Q> listener;
+  /** Set once the listener was told the call was cancelled or completed; only touched serially. */
+  private boolean listenerDone;
+
+  ServerCallBase(MethodBinding<Q, R> method, RequestMeta meta, Call call, Executor callbacks) {
+    this.method = method;
+    this.meta = meta;
+    this.encoding = meta.encoding();
+    this.call = call;
+    this.serial = new SerialExecutor(callbacks);
+    this.requestHeaders = HeaderMetadata.toMetadata(meta.headers());
+    Context base = Context.current().withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS,
+        requestHeaders);
+    Deadline deadline = meta.deadline();
+    this.context = deadline == null ? base.withCancellation()
+        : base.withDeadline(io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
+            SharedExecutors.scheduler());
+  }
+
+  /**
+   * Starts the call: hands it to the method's handler ({@code startCall}) and begins watching for
+   * cancellation. Called once the subclass is fully constructed.
+   */
+  final void begin() {
+    context.addListener(c -> {
+      if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
+        onCancelled(YarpcException.of(Code.DEADLINE_EXCEEDED,
+            "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
+            meta.procedure(), meta.service(), meta.caller()));
+      }
+    }, Runnable::run);
+    cancelRegistration = call.onCancel(() -> {
+      YarpcException reason = call.cancellation();
+      context.cancel(reason); // at once: a handler blocked in a callback sees its context cancelled
+      onCancelled(reason);
+    });
+    Metadata headers = requestHeaders;
+    callback(l -> {
+      listener = method.handler().startCall(this, headers);
+      if (listener == null) {
+        throw new NullPointerException("startCall returned a null listener");
+      }
+    }, false);
+    started();
+  }
+
+  /** Runs after {@code startCall} was scheduled; streams announce readiness here. */
+  void started() {}
+
+  /**
+   * Runs {@code action} with the listener, serially, with the call and context current; a throw closes
+   * the call. Skipped once the listener was told the call ended.
+   */
+  final void callback(Consumer<ServerCall.Listener<Q>> action) {
+    serial.execute(() -> withListener(action, true));
+  }
+
+  /** Like {@link #callback} for a task already running on {@link #serial}. */
+  final void withListener(Consumer<ServerCall.Listener<Q>> action) {
+    withListener(action, true);
+  }
+
+  private void callback(Consumer<ServerCall.Listener<Q>> action, boolean needsListener) {
+    serial.execute(() -> withListener(action, needsListener));
+  }
+
+  private void withListener(Consumer<ServerCall.Listener<Q>> action, boolean needsListener) {
+    if (listenerDone || (needsListener && listener == null)) {
+      return;
+    }
+    call.wrap(() -> {
+      Context previous = context.attach();
+      try {
+        action.accept(listener);
+      } catch (Throwable t) {
+        log.debug("grpc handler of {} threw", meta.procedure(), t);
+        closeAfterThrow(t);
+      } finally {
+        context.detach(previous);
+      }
+    }).run();
+  }
+
+  /** Tells the listener the call ended: {@code onComplete} after a close, else {@code onCancel}; once. */
+  final void endListener(boolean completed) {
+    serial.execute(call.wrap(() -> {
+      if (listenerDone) {
+        return;
+      }
+      listenerDone = true;
+      ServerCall.Listener<Q> l = listener;
+      Context previous = context.attach();
+      try {
+        if (l != null) {
+          if (completed) {
+            l.onComplete();
+          } else {
+            l.onCancel();
+          }
+        }
+      } catch (Throwable t) {
+        log.warn("grpc listener of {} threw on {}", meta.procedure(), completed ? "onComplete" : "onCancel", t);
+      } finally {
+        context.detach(previous);
+        context.cancel(null);
+        AutoCloseable registration = cancelRegistration;
+        if (registration != null) {
+          try {
+            registration.close();
+          } catch (Exception ignored) {
+            // removing a listener cannot fail
+          }
+        }
+      }
+    }));
+  }
+
+  /** A listener callback threw: close the call as grpc's server does. */
+  private void closeAfterThrow(Throwable t) {
+    if (!isClosed()) {
+      close(Status.UNKNOWN.withCause(t), new Metadata());
+    }
+  }
+
+  /** Whether close was called (or the call was cancelled). */
+  abstract boolean isClosed();
+
+  /** The YARPC call was cancelled, or the deadline passed. */
+  abstract void onCancelled(YarpcException reason);
+
+  /** The headers of a successful unary response: the call's plus those the handler sent. */
+  final Headers responseHeaders(Metadata sentHeaders, Metadata trailers) {
+    Headers h = call.responseHeaders();
+    Headers sent = HeaderMetadata.toHeaders(sentHeaders);
+    Headers trailing = HeaderMetadata.toHeaders(trailers);
+    if (sent.isEmpty() && trailing.isEmpty()) {
+      return h;
+    }
+    return h.toBuilder().addAll(sent).addAll(trailing).build();
+  }
+
+  @Override
+  public final MethodDescriptor<Q, R> getMethodDescriptor() {
+    return method.descriptor();
+  }
+
+  @Override
+  public final Attributes getAttributes() {
+    return Attributes.EMPTY;
+  }
+
+  @Override
+  public final String getAuthority() {
+    return meta.service();
+  }
+
+  @Override
+  public void setMessageCompression(boolean enabled) {
+    // compression is the transport's business
+  }
+
+  @Override
+  public void setCompression(String compressor) {
+    // compression is the transport's business
+  }
+}

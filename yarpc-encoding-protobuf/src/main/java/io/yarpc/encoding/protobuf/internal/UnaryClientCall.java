@@ -1,0 +1,187 @@
+package io.yarpc.encoding.protobuf.internal;
+
+import io.grpc.CallOptions;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.yarpc.encoding.EncodingErrors;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A unary grpc call over {@link io.yarpc.ClientConfig#call}: the one request message is sent when the
+ * stub half-closes (on the stub's thread, so a current YARPC call's deadline and cancellation are
+ * inherited); the response is decoded (byte access first) and its body released, then delivered as
+ * {@code onHeaders}, {@code onMessage} (when requested) and {@code onClose(OK)}. Failures become {@code
+ * onClose} with the mapped status ({@link ClientErrors}). {@link #cancel} cancels the YARPC call.
+ */
+final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
+  private Metadata headers;
+  /** Guarded by this. */
+  private Q request;
+  private boolean halfClosed;
+  private int demand;
+  private R response;
+  private boolean responseDelivered;
+  private CompletableFuture<Response> sent;
+
+  UnaryClientCall(Settings settings, MethodDescriptor<Q, R> method, CallOptions options,
+      MessageCodec<Q> requestCodec, MessageCodec<R> responseCodec) {
+    super(settings, method, options, requestCodec, responseCodec);
+  }
+
+  @Override
+  public void start(Listener<R> responseListener, Metadata headers) {
+    this.headers = headers;
+    begin(responseListener);
+  }
+
+  @Override
+  public void request(int numMessages) {
+    synchronized (this) {
+      demand += numMessages;
+    }
+    serial.execute(this::deliverResponse);
+  }
+
+  @Override
+  public void sendMessage(Q message) {
+    synchronized (this) {
+      if (halfClosed) {
+        throw new IllegalStateException("call was half-closed");
+      }
+      if (request != null) {
+        throw new IllegalStateException("a unary call sends one message");
+      }
+      request = message;
+    }
+  }
+
+  @Override
+  public void halfClose() {
+    Q message;
+    synchronized (this) {
+      if (halfClosed) {
+        throw new IllegalStateException("call was already half-closed");
+      }
+      halfClosed = true;
+      message = request;
+    }
+    if (isClosed()) {
+      return;
+    }
+    if (message == null) {
+      closeWith(Status.INTERNAL.withDescription("a unary call needs one request message"), new Metadata());
+      return;
+    }
+    RequestMeta meta = requestMeta(headers);
+    Body body;
+    try {
+      body = requestCodec.encode(message, encoding);
+    } catch (IOException | RuntimeException e) {
+      fail(EncodingErrors.requestBodyEncodeError(meta, encoding, e));
+      return;
+    }
+    CompletableFuture<Response> future;
+    try {
+      future = settings.config().call(Request.of(meta, body));
+    } catch (RuntimeException e) {
+      future = CompletableFuture.failedFuture(e);
+    }
+    synchronized (this) {
+      sent = future;
+    }
+    future.whenComplete((r, e) -> completed(meta, r, e));
+  }
+
+  private void completed(RequestMeta meta, Response r, Throwable error) {
+    if (error != null) {
+      fail(error);
+      return;
+    }
+    if (isClosed()) {
+      r.body().release();
+      return;
+    }
+    if (r.isApplicationError()) {
+      fail(EncodingErrors.applicationError(r));
+      return;
+    }
+    R decoded;
+    try {
+      decoded = responseCodec.decode(r.body(), encoding);
+    } catch (IOException | RuntimeException e) {
+      fail(EncodingErrors.responseBodyDecodeError(meta, encoding, e));
+      return;
+    } finally {
+      r.body().release();
+    }
+    Metadata responseHeaders = HeaderMetadata.toMetadata(r.headers());
+    serial.execute(() -> {
+      withListener(l -> l.onHeaders(responseHeaders));
+      synchronized (this) {
+        response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
+      }
+      deliverResponse();
+    });
+  }
+
+  /** Delivers the response once requested, then closes with OK. Serial only. */
+  private void deliverResponse() {
+    R r;
+    synchronized (this) {
+      if (response == null || responseDelivered || demand <= 0) {
+        return;
+      }
+      responseDelivered = true;
+      demand--;
+      r = response;
+    }
+    withListener(l -> l.onMessage(r));
+    closeWith(Status.OK, new Metadata());
+  }
+
+  private void fail(Throwable error) {
+    if (isClosed()) {
+      ClientErrors.toGrpc(error, encoding, responseCodec.types()); // releases an attached response body
+      return;
+    }
+    ClientErrors.Failure f = ClientErrors.toGrpc(error, encoding, responseCodec.types());
+    closeWith(f.status(), f.trailers());
+  }
+
+  @Override
+  public void cancel(String message, Throwable cause) {
+    if (message == null && cause == null) {
+      message = "cancelled with no message or cause";
+    }
+    CompletableFuture<Response> future;
+    synchronized (this) {
+      future = sent;
+    }
+    if (closeWith(Status.CANCELLED.withDescription(message).withCause(cause), new Metadata())
+        && future != null) {
+      future.cancel(false);
+    }
+  }
+
+  @Override
+  void cancelFromContext(Status status) {
+    CompletableFuture<Response> future;
+    synchronized (this) {
+      future = sent;
+    }
+    if (closeWith(status, new Metadata()) && future != null) {
+      future.cancel(false);
+    }
+  }
+
+  @Override
+  public synchronized boolean isReady() {
+    return !halfClosed && !isClosed();
+  }
+}
