@@ -11,6 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Errors complete the future exceptionally, preferably with a {@link io.yarpc.errors.YarpcException}.
  * A caller that cancels the future signals that the result is no longer wanted.
  *
+ * <p>An inbound handler must always complete its future, also after its call was cancelled or timed out
+ * ({@link io.yarpc.Call#onCancel}): the request body is released when the handler's own future
+ * completes, so a handler that never completes holds its request's memory forever.
+ *
  * @param <I> the input: a request, or a server stream
  * @param <O> the output: a response, {@code Void}, or a client stream
  */
