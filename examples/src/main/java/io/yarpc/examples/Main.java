@@ -1,21 +1,75 @@
 package io.yarpc.examples;
 
+import java.io.PrintStream;
 import java.util.Arrays;
 
-/** Entry point of {@code yarpc-examples.jar}: {@code demo} runs the example end to end and exits. */
+/**
+ * Entry point of {@code yarpc-examples.jar}:
+ *
+ * <ul>
+ *   <li>{@code demo}: the keyvalue service over HTTP, gRPC and TChannel, driven by a client over each, with
+ *       a table of what happened (see {@link Demo});
+ *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P}: the {@code yarpc-test} interop
+ *       service until interrupted (see {@link Serve});
+ *   <li>{@code call --peer H:P --transport T --service S --procedure P --encoding E [--header k=v]...
+ *       [--timeout 1s] BODY}: one call, yab style (see {@link CallCommand}).
+ * </ul>
+ *
+ * The example programs of {@code io.yarpc.examples.rawjson}, {@code .protobuf}, {@code .middleware} and
+ * {@code .gateway} have their own {@code main}: {@code java -cp yarpc-examples.jar
+ * io.yarpc.examples.rawjson.RawJsonExample}.
+ */
 public final class Main {
+  static final String USAGE = String.join("\n",
+      "usage: java -jar yarpc-examples.jar <command> [flags]",
+      "",
+      "commands:",
+      "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each",
+      "  serve   --http-port 8080 --grpc-port 8081 --tchannel-port 8082 [--host 127.0.0.1]",
+      "          serves the yarpc-test service until interrupted (port 0: any free port)",
+      "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
+      "          --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY",
+      "          one call; prints the response body and headers, or the error (exit status 1)",
+      "",
+      "example programs (java -cp yarpc-examples.jar <class>):",
+      "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",
+      "  io.yarpc.examples.protobuf.ProtobufExample      a grpc-java service and stubs over YARPC",
+      "  io.yarpc.examples.middleware.MiddlewareExample  logging and header-based auth middleware",
+      "  io.yarpc.examples.gateway.GatewayExample        a gateway whose downstream call inherits the deadline");
+
   private Main() {}
 
-  /** {@code java -jar yarpc-examples.jar demo}. */
+  /** Runs the command named by the first argument ({@code demo} when there is none) and exits with its status. */
   public static void main(String[] args) throws Exception {
+    int status = run(args, System.out, System.err);
+    if (status >= 0) {
+      System.exit(status);
+    }
+  }
+
+  /**
+   * Runs one command; returns its exit status, or -1 for {@code serve}, which keeps running (its shutdown
+   * hook stops it).
+   */
+  static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
     String command = args.length == 0 ? "demo" : args[0];
+    String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
     switch (command) {
       case "demo":
-        System.exit(Demo.run(Arrays.copyOfRange(args, Math.min(1, args.length), args.length)));
-        break;
+        return Demo.run(out).exitCode();
+      case "serve":
+        return Serve.runUntilStopped(rest, out, err);
+      case "call":
+        return CallCommand.run(rest, out, err);
+      case "help":
+      case "-h":
+      case "--help":
+        out.println(USAGE);
+        return 0;
       default:
-        System.err.println("usage: java -jar yarpc-examples.jar demo");
-        System.exit(2);
+        err.println("unknown command \"" + command + "\"");
+        err.println(USAGE);
+        return 2;
     }
   }
 }
