@@ -58,14 +58,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  * calls faithfully. A transport author extends it and implements {@link #newTransport()}:
  *
  * <pre>{@code
- * class HttpTransportConformanceTest extends TransportConformanceSuite {
+ * class HttpConformanceTest extends TransportConformanceSuite {
  *   @Override
  *   protected TransportUnderTest newTransport() {
- *     HttpInbound inbound = HttpInbound.builder().port(0).build();
+ *     HttpTransport server = HttpTransport.create();   // one transport per side, as two processes
+ *     HttpTransport client = HttpTransport.create();
+ *     HttpInbound inbound = server.inbound();
  *     return new TransportUnderTest() {
  *       public List<Inbound> serverInbounds() { return List.of(inbound); }
- *       public Outbounds clientOutbounds() { return Outbounds.unary(HttpOutbound.to(inbound.address())); }
+ *       public Outbounds clientOutbounds() {          // called once the server has started
+ *         HttpOutbound out = client.singleOutbound(inbound.hostPort());
+ *         return Outbounds.builder().unary(out).oneway(out).build();
+ *       }
  *       public boolean supportsStreaming() { return false; }
+ *       public void close() { client.stop(); server.stop(); }
  *     };
  *   }
  * }

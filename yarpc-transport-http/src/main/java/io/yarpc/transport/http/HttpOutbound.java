@@ -243,7 +243,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
 
   private static YarpcException timeout(RequestMeta meta, Duration ttl) {
     return YarpcException.of(Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s",
-        meta.procedure(), meta.service(), GoDurations.format(ttl));
+        meta.procedure(), meta.service(), GoDurations.format(ttl.isNegative() ? Duration.ZERO : ttl));
   }
 
   @Override

@@ -66,6 +66,11 @@ public final class GrpcErrors {
       code = Code.UNKNOWN;
     }
     String message = status.getDescription() == null ? "" : status.getDescription();
+    if (status.getCause() != null && status.getCause().getMessage() != null) {
+      // a local failure (e.g. "io exception"): keep what actually happened, e.g. "Connection refused"
+      message = message.isEmpty() ? status.getCause().getMessage()
+          : message + ": " + status.getCause().getMessage();
+    }
     String name = null;
     byte[] details = null;
     if (trailers != null) {
