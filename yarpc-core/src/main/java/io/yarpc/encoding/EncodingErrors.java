@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.internal.Futures;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Headers;
@@ -66,9 +67,9 @@ public final class EncodingErrors {
       }
     }
     String reason = allowed.length == 1
-        ? "expected encoding " + quote(allowed[0]) + " but got " + quote(got)
-        : "expected one of encodings " + goList(allowed) + " but got " + quote(got);
-    String encodings = allowed.length == 1 ? quote(allowed[0]) : goList(allowed);
+        ? "expected encoding " + GoStrings.quote(allowed[0]) + " but got " + GoStrings.quote(got)
+        : "expected one of encodings " + goList(allowed) + " but got " + GoStrings.quote(got);
+    String encodings = allowed.length == 1 ? GoStrings.quote(allowed[0]) : goList(allowed);
     throw YarpcException.of(Code.INVALID_ARGUMENT,
         serverMessage("decode", encodings, "request", meta, reason));
   }
@@ -80,7 +81,7 @@ public final class EncodingErrors {
    */
   public static YarpcException requestBodyDecodeError(RequestMeta meta, String encoding, Throwable cause) {
     return YarpcException.withCause(Code.INVALID_ARGUMENT,
-        serverMessage("decode", quote(encoding), "request", meta, describe(cause)), cause);
+        serverMessage("decode", GoStrings.quote(encoding), "request", meta, describe(cause)), cause);
   }
 
   /**
@@ -89,7 +90,7 @@ public final class EncodingErrors {
    */
   public static YarpcException responseBodyEncodeError(RequestMeta meta, String encoding, Throwable cause) {
     return YarpcException.withCause(Code.INVALID_ARGUMENT,
-        serverMessage("encode", quote(encoding), "response", meta, describe(cause)), cause);
+        serverMessage("encode", GoStrings.quote(encoding), "response", meta, describe(cause)), cause);
   }
 
   /**
@@ -122,8 +123,8 @@ public final class EncodingErrors {
     if (cause instanceof YarpcException) {
       return (YarpcException) cause;
     }
-    return YarpcException.withCause(Code.UNKNOWN, "error for service " + quote(meta.service())
-        + " and procedure " + quote(meta.procedure()) + ": " + YarpcException.describe(cause), cause);
+    return YarpcException.withCause(Code.UNKNOWN, "error for service " + GoStrings.quote(meta.service())
+        + " and procedure " + GoStrings.quote(meta.procedure()) + ": " + YarpcException.describe(cause), cause);
   }
 
   /**
@@ -197,14 +198,14 @@ public final class EncodingErrors {
   private static String serverMessage(String verb, String encodings, String what, RequestMeta meta,
       String reason) {
     return "failed to " + verb + " " + encodings + " " + what + " body for procedure "
-        + quote(meta.procedure()) + " of service " + quote(meta.service()) + " from caller "
-        + quote(meta.caller()) + ": " + reason;
+        + GoStrings.quote(meta.procedure()) + " of service " + GoStrings.quote(meta.service()) + " from caller "
+        + GoStrings.quote(meta.caller()) + ": " + reason;
   }
 
   private static String clientMessage(String verb, String encoding, String what, RequestMeta meta,
       Throwable cause) {
-    return "failed to " + verb + " " + quote(encoding) + " " + what + " body for procedure "
-        + quote(meta.procedure()) + " of service " + quote(meta.service()) + ": " + describe(cause);
+    return "failed to " + verb + " " + GoStrings.quote(encoding) + " " + what + " body for procedure "
+        + GoStrings.quote(meta.procedure()) + " of service " + GoStrings.quote(meta.service()) + ": " + describe(cause);
   }
 
   /** The cause's message (or class name); wrappers that only add their cause's name are looked through. */
@@ -221,47 +222,4 @@ public final class EncodingErrors {
     return "[" + String.join(" ", values) + "]";
   }
 
-  /** Go's {@code %q} for ordinary strings. */
-  static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"':
-          sb.append("\\\"");
-          break;
-        case '\\':
-          sb.append("\\\\");
-          break;
-        case '\u0007':
-          sb.append("\\a");
-          break;
-        case '\b':
-          sb.append("\\b");
-          break;
-        case '\f':
-          sb.append("\\f");
-          break;
-        case '\n':
-          sb.append("\\n");
-          break;
-        case '\r':
-          sb.append("\\r");
-          break;
-        case '\t':
-          sb.append("\\t");
-          break;
-        case '\u000b':
-          sb.append("\\v");
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            sb.append(String.format("\\x%02x", (int) c));
-          } else {
-            sb.append(c);
-          }
-      }
-    }
-    return sb.append('"').toString();
-  }
 }

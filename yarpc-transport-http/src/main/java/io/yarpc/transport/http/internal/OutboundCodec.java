@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -90,7 +91,7 @@ public final class OutboundCodec {
       content.release();
       throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the service "
           + "name received in the response, sent %s, got: %s",
-          ServerRequestHandler.quote(meta.service()), ServerRequestHandler.quote(service));
+          GoStrings.quote(meta.service()), GoStrings.quote(service));
     }
     Response.Builder rb = Response.builder().headers(WireHeaders.applicationHeaders(h));
     if (WireHeaders.STATUS_ERROR.equals(h.get(WireHeaders.STATUS))) {

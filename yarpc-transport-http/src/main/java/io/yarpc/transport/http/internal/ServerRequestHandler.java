@@ -28,6 +28,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
@@ -339,7 +340,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       if (ms < 0) {
         String shown = ms < 0 && isInteger(ttl) ? Long.toString(ms) : ttl;
         ttlError = YarpcException.of(Code.INVALID_ARGUMENT, "invalid TTL %s for service %s and procedure %s",
-            quote(shown), quote(rc.service()), quote(WireHeaders.get(h, WireHeaders.PROCEDURE)));
+            GoStrings.quote(shown), GoStrings.quote(rc.service()), GoStrings.quote(WireHeaders.get(h, WireHeaders.PROCEDURE)));
       } else {
         mb.deadline(Deadline.after(Duration.ofMillis(ms)));
       }
@@ -653,35 +654,4 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Go's {@code %q} for the strings that appear in messages. */
-  static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"':
-          sb.append("\\\"");
-          break;
-        case '\\':
-          sb.append("\\\\");
-          break;
-        case '\n':
-          sb.append("\\n");
-          break;
-        case '\r':
-          sb.append("\\r");
-          break;
-        case '\t':
-          sb.append("\\t");
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            sb.append(String.format("\\x%02x", (int) c));
-          } else {
-            sb.append(c);
-          }
-      }
-    }
-    return sb.append('"').toString();
-  }
 }
