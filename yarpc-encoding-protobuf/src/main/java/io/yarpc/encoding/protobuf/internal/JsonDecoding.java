@@ -5,16 +5,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
-import io.yarpc.internal.ByteBuffersInputStream;
 import io.yarpc.transport.Body;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PushbackReader;
 import java.io.Reader;
-import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * The proto3-JSON decode path: a UTF-8 reader straight over the body's byte access (the heap array, or
@@ -52,11 +48,7 @@ public final class JsonDecoding {
   private static Reader reader(Body body) {
     InputStream in;
     if (body.hasByteAccess()) {
-      List<ByteBuffer> views = body.byteBuffers();
-      ByteBuffer first = views.size() == 1 ? views.get(0) : null;
-      in = first != null && first.hasArray()
-          ? new ByteArrayInputStream(first.array(), first.arrayOffset() + first.position(), first.remaining())
-          : new ByteBuffersInputStream(views);
+      in = ByteAccess.stream(body.byteBuffers());
       DecodeStats.JSON_VIEWS.increment();
     } else {
       in = body.openStream();

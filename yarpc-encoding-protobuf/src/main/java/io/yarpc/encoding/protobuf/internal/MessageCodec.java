@@ -7,12 +7,9 @@ import com.google.protobuf.TypeRegistry;
 import io.grpc.MethodDescriptor;
 import io.yarpc.encoding.protobuf.Protobuf;
 import io.yarpc.encoding.protobuf.ProtobufCodec;
-import io.yarpc.internal.ByteBuffersInputStream;
 import io.yarpc.transport.Body;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -125,16 +122,7 @@ public abstract class MessageCodec<T> {
 
     @Override
     public T decode(Body body, String encoding) throws IOException {
-      InputStream in;
-      if (body.hasByteAccess()) {
-        List<ByteBuffer> views = body.byteBuffers();
-        ByteBuffer first = views.size() == 1 ? views.get(0) : null;
-        in = first != null && first.hasArray()
-            ? new ByteArrayInputStream(first.array(), first.arrayOffset() + first.position(), first.remaining())
-            : new ByteBuffersInputStream(views);
-      } else {
-        in = body.openStream();
-      }
+      InputStream in = body.hasByteAccess() ? ByteAccess.stream(body.byteBuffers()) : body.openStream();
       try {
         return marshaller.parse(in);
       } catch (RuntimeException e) {

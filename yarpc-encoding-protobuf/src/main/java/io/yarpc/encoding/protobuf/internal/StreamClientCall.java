@@ -8,10 +8,10 @@ import io.yarpc.encoding.EncodingErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.MessageStream;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.StreamMessage;
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,9 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>{@code start} opens the stream (on the stub's thread: a current YARPC call's deadline and
  *       cancellation are inherited).
- *   <li>Sending: messages are encoded at once and sent one at a time, each after the previous {@code
- *       send} completed; {@link #isReady()} is false while any wait, and {@code onReady} follows when it
- *       turns true again. {@link #halfClose()} takes effect after the waiting messages.
+ *   <li>Sending: messages are encoded at once and sent one at a time ({@link Outbox}), each after the
+ *       previous {@code send} completed; {@link #isReady()} is false while any wait, and {@code onReady}
+ *       follows when it turns true again. {@link #halfClose()} takes effect after the waiting messages.
  *   <li>Receiving: each message the listener {@linkplain #request asks for} is one {@link
  *       ClientStream#receive()}; decoded, released, delivered. The server's stream headers come first
  *       ({@code onHeaders}); end of stream is {@code onClose(OK)}, a failure {@code onClose} with the mapped
@@ -36,8 +36,42 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
   /** Guarded by lock. */
   private ClientStream stream;
   private CompletableFuture<ClientStream> opening;
-  private final ArrayDeque<Body> outbox = new ArrayDeque<>();
-  private boolean sending;
+  private final Outbox outbox = new Outbox(lock) {
+    @Override
+    MessageStream streamLocked() {
+      return stream;
+    }
+
+    @Override
+    Runnable drainedLocked() {
+      if (halfCloseRequested && !halfCloseSent) {
+        halfCloseSent = true;
+        return stream::halfClose;
+      }
+      return null;
+    }
+
+    @Override
+    boolean dropTaken() {
+      return isClosed(); // e.g. the server ended the stream: what still waits is dropped
+    }
+
+    @Override
+    void sendFailed(Throwable error) {
+      dropAll();
+      // The stream failed; its status reaches the listener through receive (or here if none is asked for).
+      serial.execute(() -> {
+        if (!receiving) {
+          fail(error);
+        }
+      });
+    }
+
+    @Override
+    void ready() {
+      callback(l -> l.onReady());
+    }
+  };
   private boolean halfCloseRequested;
   private boolean halfCloseSent;
   private RequestMeta meta;
@@ -85,7 +119,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
     }
     s.headers().whenComplete((h, e) -> serial.execute(() -> deliverHeaders(s)));
     callback(l -> l.onReady());
-    drainSends(false);
+    outbox.drain(false);
     serial.execute(this::pump);
   }
 
@@ -195,9 +229,9 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       return;
     }
     synchronized (lock) {
-      outbox.add(body);
+      outbox.addLocked(body);
     }
-    drainSends(false);
+    outbox.drain(false);
   }
 
   @Override
@@ -208,93 +242,13 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       }
       halfCloseRequested = true;
     }
-    drainSends(false);
-  }
-
-  /** Sends waiting messages one at a time, then the half-close once asked for. */
-  private void drainSends(boolean afterSend) {
-    while (true) {
-      ClientStream s;
-      Body next;
-      boolean halfCloseNow = false;
-      synchronized (lock) {
-        s = stream;
-        if (s == null || sending) {
-          return;
-        }
-        next = outbox.poll();
-        if (next == null) {
-          if (halfCloseRequested && !halfCloseSent) {
-            halfCloseSent = true;
-            halfCloseNow = true;
-          }
-        } else {
-          sending = true;
-        }
-      }
-      if (next == null) {
-        if (halfCloseNow) {
-          s.halfClose();
-        } else if (afterSend) {
-          callback(l -> l.onReady());
-        }
-        return;
-      }
-      if (isClosed()) {
-        next.release();
-        synchronized (lock) {
-          sending = false;
-        }
-        continue;
-      }
-      CompletableFuture<Void> sent;
-      try {
-        sent = s.send(StreamMessage.of(next));
-      } catch (RuntimeException e) {
-        sent = CompletableFuture.failedFuture(e);
-      }
-      if (sent.isDone() && !sent.isCompletedExceptionally()) {
-        synchronized (lock) {
-          sending = false;
-        }
-        afterSend = true;
-        continue;
-      }
-      sent.whenComplete((v, e) -> {
-        synchronized (lock) {
-          sending = false;
-        }
-        if (e != null) {
-          dropOutbox();
-          // The stream failed; its status reaches the listener through receive (or here if none is asked for).
-          serial.execute(() -> {
-            if (!receiving) {
-              fail(e);
-            }
-          });
-        } else {
-          drainSends(true);
-        }
-      });
-      return;
-    }
-  }
-
-  private void dropOutbox() {
-    ArrayDeque<Body> dropped;
-    synchronized (lock) {
-      dropped = new ArrayDeque<>(outbox);
-      outbox.clear();
-    }
-    for (Body b : dropped) {
-      b.release();
-    }
+    outbox.drain(false);
   }
 
   @Override
   public boolean isReady() {
     synchronized (lock) {
-      return stream != null && !sending && outbox.isEmpty() && !halfCloseRequested && !isClosed();
+      return stream != null && outbox.idleLocked() && !halfCloseRequested && !isClosed();
     }
   }
 
@@ -303,7 +257,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
   private void fail(Throwable error) {
     ClientErrors.Failure f = ClientErrors.toGrpc(error, encoding, responseCodec.types());
     closeWith(f.status(), f.trailers());
-    dropOutbox();
+    outbox.dropAll();
   }
 
   @Override
@@ -330,7 +284,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       s = stream;
       f = opening;
     }
-    dropOutbox();
+    outbox.dropAll();
     if (s != null) {
       s.cancel();
     } else if (f != null) {

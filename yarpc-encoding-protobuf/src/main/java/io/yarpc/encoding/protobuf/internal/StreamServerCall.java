@@ -7,6 +7,7 @@ import io.yarpc.encoding.EncodingErrors;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.MessageStream;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
@@ -26,10 +27,10 @@ import org.slf4j.LoggerFactory;
  *       ServerStream#receive()}; never more are pending. A received message is decoded (byte access
  *       first) and released at once, then delivered to {@code onMessage}; end of stream becomes {@code
  *       onHalfClose}.
- *   <li>Sending: one {@link ServerStream#send} at a time; messages sent meanwhile wait here, {@link
- *       #isReady()} is false until they are gone, and {@code onReady} follows when it turns true again, so
- *       a handler that honours {@code isReady} (grpc's {@code ServerCallStreamObserver}) never buffers
- *       without bound.
+ *   <li>Sending: one {@link ServerStream#send} at a time ({@link Outbox}); messages sent meanwhile wait
+ *       here, {@link #isReady()} is false until they are gone, and {@code onReady} follows when it turns
+ *       true again, so a handler that honours {@code isReady} (grpc's {@code ServerCallStreamObserver})
+ *       never buffers without bound.
  *   <li>{@link #close}: after the waiting messages are sent, the stream ends — normally for an OK status,
  *       else with the status as a {@link YarpcException} (google.rpc.Status details kept).
  *   <li>A failed receive or send (the client went away, the deadline passed) or the call's cancellation
@@ -49,8 +50,36 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
 
   // Send side: guarded by lock.
   private final Object lock = new Object();
-  private final ArrayDeque<Body> outbox = new ArrayDeque<>();
-  private boolean sending;
+  private final Outbox outbox = new Outbox(lock) {
+    @Override
+    MessageStream streamLocked() {
+      return finished ? null : stream;
+    }
+
+    @Override
+    Runnable drainedLocked() {
+      if (closeRequested) {
+        finished = true;
+        return StreamServerCall.this::finish;
+      }
+      return null;
+    }
+
+    @Override
+    boolean dropTaken() {
+      return false; // a closing call still sends what waits; a finished one has nothing waiting
+    }
+
+    @Override
+    void sendFailed(Throwable error) {
+      onCancelled(YarpcException.from(error));
+    }
+
+    @Override
+    void ready() {
+      callback(l -> l.onReady());
+    }
+  };
   private boolean closeRequested;
   private boolean finished;
   private YarpcException outcome;
@@ -162,69 +191,9 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
         body.release();
         return;
       }
-      outbox.add(body);
+      outbox.addLocked(body);
     }
-    drainSends(false);
-  }
-
-  /** Sends waiting messages one at a time; once none wait, finishes a requested close. */
-  private void drainSends(boolean afterSend) {
-    while (true) {
-      Body next;
-      boolean finishNow = false;
-      boolean ready = false;
-      synchronized (lock) {
-        if (sending || finished) {
-          return;
-        }
-        next = outbox.poll();
-        if (next == null) {
-          if (closeRequested) {
-            finished = true;
-            finishNow = true;
-          } else {
-            ready = afterSend;
-          }
-        } else {
-          sending = true;
-        }
-      }
-      if (finishNow) {
-        finish();
-        return;
-      }
-      if (next == null) {
-        if (ready) {
-          callback(l -> l.onReady());
-        }
-        return;
-      }
-      CompletableFuture<Void> sent;
-      try {
-        sent = stream.send(StreamMessage.of(next));
-      } catch (RuntimeException e) {
-        next.release();
-        sent = CompletableFuture.failedFuture(e);
-      }
-      if (sent.isDone() && !sent.isCompletedExceptionally()) {
-        synchronized (lock) {
-          sending = false;
-        }
-        afterSend = true;
-        continue;
-      }
-      sent.whenComplete((v, error) -> {
-        synchronized (lock) {
-          sending = false;
-        }
-        if (error != null) {
-          onCancelled(YarpcException.from(error));
-        } else {
-          drainSends(true);
-        }
-      });
-      return;
-    }
+    outbox.drain(false);
   }
 
   @Override
@@ -238,7 +207,7 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
       closeRequested = true;
       outcome = error;
     }
-    drainSends(false);
+    outbox.drain(false);
   }
 
   private void finish() {
@@ -279,8 +248,7 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
         return false;
       }
       finished = true;
-      dropped = new ArrayDeque<>(outbox);
-      outbox.clear();
+      dropped = outbox.takeAllLocked();
     }
     for (Body b : dropped) {
       b.release();
@@ -303,7 +271,7 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
   @Override
   public boolean isReady() {
     synchronized (lock) {
-      return !sending && outbox.isEmpty() && !closeRequested && !finished;
+      return outbox.idleLocked() && !closeRequested && !finished;
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.yarpc.transport.grpc.internal;
 
-import static java.util.Objects.requireNonNull;
-
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -13,8 +11,6 @@ import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.StreamMessage;
-import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -25,15 +21,17 @@ import java.util.concurrent.CompletableFuture;
  * grpc-java reports the call ready (or the server's headers arrive), and fails when the call closes with
  * an error first. The request deadline, if any, bounds the whole stream.
  *
- * <p>Flow control: {@link #receive()} asks for exactly one message ({@code request(1)}); {@link #send}
- * completes when the call {@linkplain ClientCall#isReady() is ready} for the next message (or when the
- * call ends: the stream's outcome is then what receives report, and later sends fail with it). The end of
+ * <p>Flow control ({@link StreamFlow}): {@link #receive()} asks for exactly one message ({@code
+ * request(1)}); {@link #send} completes when the call {@linkplain ClientCall#isReady() is ready} for the
+ * next message (or when the call ends: the stream's outcome is then what receives report, and later sends
+ * fail with it). Messages that arrived before the call closed are still received; after them, the end of
  * the stream is a {@code null} message when the server closed with OK; otherwise receives fail with the
  * status mapped as for unary calls.
  *
  * <p>Ownership: received messages belong to the caller; a message nobody waits for any more (after
  * {@link #cancel()}) is released here. Sent messages are handed to grpc-java, which releases them once
- * written or when the call ends; a message that cannot be sent is released at once. The peer lease is finished exactly once, when the call closes.
+ * written or when the call ends; a message that cannot be sent is released at once. The peer lease is
+ * finished exactly once, when the call closes.
  *
  * <p>Thread-safety: every use of the {@link ClientCall} happens under this object's lock; futures are
  * completed outside it.
@@ -44,20 +42,18 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   private final CompletableFuture<ClientStream> established = new CompletableFuture<>();
   private final CompletableFuture<Headers> headers = new CompletableFuture<>();
 
+  private final StreamFlow flow; // cancelled: by cancel(); closed: grpc-java closed the call
+
   private ClientCall<Body, Body> call; // guarded by this
   private PeerLease lease; // set before the call starts
-  private CompletableFuture<StreamMessage> pendingReceive; // guarded by this
-  private CompletableFuture<Void> pendingSend; // guarded by this
-  private final ArrayDeque<Body> unclaimed = new ArrayDeque<>(1); // guarded by this: arrived, not received
-  private int requested; // guarded by this: messages asked of grpc-java and not delivered yet
   private boolean halfClosed; // guarded by this
-  private boolean cancelled; // guarded by this
-  private boolean closed; // guarded by this
   private YarpcException closeError; // guarded by this; null when the server closed with OK
 
   private GrpcClientStream(ClientCalls calls, RequestMeta meta) {
     this.calls = calls;
     this.meta = meta;
+    this.flow = new StreamFlow(this, new Wire(), calls.maxSendMessageSize(), this::receiveEnd,
+        this::sendRefusal);
   }
 
   /** Opens a stream for {@code meta}. */
@@ -91,7 +87,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
 
   private void start(PeerLease chosen, String fullMethodName, Metadata md) {
     synchronized (this) {
-      if (established.isDone() || cancelled) {
+      if (established.isDone() || flow.cancelledLocked()) {
         chosen.finish(null);
         return;
       }
@@ -121,78 +117,44 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
 
   @Override
   public CompletableFuture<StreamMessage> receive() {
-    CompletableFuture<StreamMessage> f;
-    synchronized (this) {
-      if (pendingReceive != null && !pendingReceive.isDone()) {
-        return CompletableFuture.failedFuture(new IllegalStateException("a receive is already pending"));
-      }
-      pendingReceive = null;
-      Body ready = unclaimed.poll();
-      if (ready != null) {
-        return CompletableFuture.completedFuture(StreamMessage.of(ready));
-      }
-      if (closed) {
-        return closeError == null ? CompletableFuture.completedFuture(null)
-            : CompletableFuture.failedFuture(closeError);
-      }
-      if (cancelled) {
-        return CompletableFuture.failedFuture(cancelledError());
-      }
-      f = new CompletableFuture<>();
-      pendingReceive = f;
-      if (requested == 0) { // a receive whose future was abandoned may have asked already
-        requested++;
-        call.request(1);
-      }
+    return flow.receive();
+  }
+
+  /** How a receive that finds nothing unclaimed ends: as the call closed, or cancelled; else it waits. */
+  private CompletableFuture<StreamMessage> receiveEnd() {
+    if (flow.closedLocked()) {
+      return closeError == null ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.failedFuture(closeError);
     }
-    return f;
+    if (flow.cancelledLocked()) {
+      return CompletableFuture.failedFuture(cancelledError());
+    }
+    return null;
   }
 
   @Override
   public CompletableFuture<Void> send(StreamMessage message) {
-    requireNonNull(message, "message");
-    Body body = message.body();
-    boolean handedOver = false;
-    try {
-      synchronized (this) {
-        if (pendingSend != null && !pendingSend.isDone()) {
-          throw new IllegalStateException("a send is already pending: wait for its future first");
-        }
-        pendingSend = null;
-        if (halfClosed) {
-          return CompletableFuture.failedFuture(
-              new IllegalStateException("cannot send on a stream after half-closing it"));
-        }
-        if (closed) {
-          return CompletableFuture.failedFuture(closeError != null ? closeError : closedError());
-        }
-        if (cancelled) {
-          return CompletableFuture.failedFuture(cancelledError());
-        }
-        if (calls.tooLarge(body)) {
-          return CompletableFuture.failedFuture(calls.tooLarge("stream message", body.length()));
-        }
-        // From here grpc-java owns the body: it releases it once written, or when the call ends.
-        call.sendMessage(body); // on failure the finally block releases it (release is idempotent)
-        handedOver = true;
-        if (call.isReady()) {
-          return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        pendingSend = f;
-        return f;
-      }
-    } finally {
-      if (!handedOver) {
-        body.release();
-      }
+    return flow.send(message);
+  }
+
+  /** Why a message may not be sent now, or null. */
+  private Throwable sendRefusal(Body body) {
+    if (halfClosed) {
+      return new IllegalStateException("cannot send on a stream after half-closing it");
     }
+    if (flow.closedLocked()) {
+      return closeError != null ? closeError : StreamFlow.closedError(meta);
+    }
+    if (flow.cancelledLocked()) {
+      return cancelledError();
+    }
+    return null;
   }
 
   @Override
   public void halfClose() {
     synchronized (this) {
-      if (halfClosed || cancelled || closed) {
+      if (halfClosed || flow.cancelledLocked() || flow.closedLocked()) {
         return;
       }
       halfClosed = true;
@@ -202,43 +164,23 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
 
   @Override
   public void cancel() {
-    CompletableFuture<StreamMessage> receive;
-    CompletableFuture<Void> send;
-    List<Body> orphans;
+    StreamFlow.Detached detached;
     synchronized (this) {
-      if (cancelled) {
+      if (flow.cancelledLocked()) {
         return;
       }
+      boolean closed = flow.closedLocked();
+      detached = flow.cancelLocked(); // takes no futures once closed: onClose took them
       if (closed) { // nothing to cancel on the wire; messages nobody will receive now are released
-        cancelled = true;
-        orphans = List.copyOf(unclaimed);
-        unclaimed.clear();
-        for (Body orphan : orphans) {
-          orphan.release();
-        }
+        detached.releaseOrphans();
         return;
       }
-      cancelled = true;
-      receive = pendingReceive;
-      send = pendingSend;
-      pendingReceive = null;
-      pendingSend = null;
-      orphans = List.copyOf(unclaimed);
-      unclaimed.clear();
       if (call != null) {
         call.cancel("stream cancelled by the client", null);
       }
     }
     YarpcException error = cancelledError();
-    for (Body orphan : orphans) {
-      orphan.release();
-    }
-    if (receive != null) {
-      receive.completeExceptionally(error);
-    }
-    if (send != null) {
-      send.completeExceptionally(error);
-    }
+    detached.fail(error);
     established.completeExceptionally(error);
   }
 
@@ -258,52 +200,25 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   @Override
   public void onReady() {
     established.complete(this);
-    CompletableFuture<Void> f = null;
-    synchronized (this) {
-      if (pendingSend != null && !closed && !cancelled && call.isReady()) {
-        f = pendingSend;
-        pendingSend = null;
-      }
-    }
-    if (f != null) {
-      f.complete(null);
-    }
+    flow.onReady();
   }
 
   @Override
   public void onMessage(Body body) {
-    CompletableFuture<StreamMessage> f;
-    synchronized (this) {
-      requested = Math.max(0, requested - 1);
-      f = pendingReceive;
-      pendingReceive = null;
-      if (f == null || f.isDone()) {
-        if (!cancelled && !closed) {
-          unclaimed.add(body); // the receive that asked for it was abandoned: keep it for the next one
-          return;
-        }
-        f = null;
-      }
-    }
-    if (f == null || !f.complete(StreamMessage.of(body))) {
-      body.release();
-    }
+    flow.onMessage(body);
   }
 
   @Override
   public void onClose(Status status, Metadata trailers) {
     YarpcException error;
-    CompletableFuture<StreamMessage> receive;
-    CompletableFuture<Void> send;
+    StreamFlow.Detached detached;
     synchronized (this) {
-      error = status.isOk() ? null : cancelled ? cancelledError() : GrpcErrors.fromStatus(status, trailers);
-      closed = true;
+      error = status.isOk() ? null
+          : flow.cancelledLocked() ? cancelledError() : GrpcErrors.fromStatus(status, trailers);
       closeError = error;
-      receive = pendingReceive;
-      send = pendingSend;
-      pendingReceive = null;
-      pendingSend = null;
+      detached = flow.closeLocked(false); // what arrived before the close is still received
     }
+    CompletableFuture<StreamMessage> receive = detached.receive();
     if (receive != null) {
       if (error == null) {
         receive.complete(null);
@@ -311,10 +226,10 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
         receive.completeExceptionally(error);
       }
     }
-    if (send != null) {
+    if (detached.send() != null) {
       // The message was handed to grpc-java before the call ended; the stream's outcome is what receive
       // reports, and the next send fails with it.
-      send.complete(null);
+      detached.send().complete(null);
     }
     headers.complete(Headers.empty());
     if (error != null) {
@@ -333,8 +248,21 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
         meta.procedure(), meta.service());
   }
 
-  private YarpcException closedError() {
-    return YarpcException.of(Code.CANCELLED, "stream for procedure \"%s\" of service \"%s\" is closed",
-        meta.procedure(), meta.service());
+  /** The flow's view of {@link #call}, used under this object's lock once the call started. */
+  private final class Wire implements StreamFlow.Wire {
+    @Override
+    public void request(int count) {
+      call.request(count);
+    }
+
+    @Override
+    public void sendMessage(Body body) {
+      call.sendMessage(body);
+    }
+
+    @Override
+    public boolean isReady() {
+      return call.isReady();
+    }
   }
 }

@@ -13,17 +13,17 @@ import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
-import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The server's end of a gRPC stream (client, server or bidirectional streaming: gRPC does not tell them
  * apart on the wire), and the grpc-java listener of its call.
  *
- * <p>Flow control: {@link #receive()} asks grpc-java for exactly one message ({@code request(1)}), so
- * nothing is buffered beyond what the handler asked for; {@link #send} completes its future only when the
- * call {@linkplain ServerCall#isReady() is ready} again (at once or on {@code onReady}).
+ * <p>Flow control ({@link StreamFlow}): {@link #receive()} asks grpc-java for exactly one message
+ * ({@code request(1)}), so nothing is buffered beyond what the handler asked for; {@link #send} completes
+ * its future only when the call {@linkplain ServerCall#isReady() is ready} again (at once or on {@code
+ * onReady}). Once the client half-closed, a receive that finds no message waiting gets the end of the
+ * stream ({@code null}), unless the client cancelled.
  *
  * <p>Ownership: a received message belongs to the handler, which releases it; a message that arrives
  * when nobody waits for it any more (a cancelled receive, a closed stream) is released here. A sent
@@ -41,22 +41,16 @@ import java.util.concurrent.CompletableFuture;
 final class GrpcServerStream extends ServerCall.Listener<Body> implements ServerStream {
   private final ServerCall<Body, Body> call;
   private final RequestMeta meta;
-  private final long maxSendMessageSize;
+  private final StreamFlow flow; // cancelled: the client went away; closed: the handler ended the stream
 
-  private CompletableFuture<StreamMessage> pendingReceive; // guarded by this
-  private CompletableFuture<Void> pendingSend; // guarded by this
-  private final ArrayDeque<Body> unclaimed = new ArrayDeque<>(1); // guarded by this: arrived, not received
-  private int requested; // guarded by this: messages asked of grpc-java and not delivered yet
   private boolean headersSent; // guarded by this
   private boolean halfClosed; // guarded by this: the client sends no more
-  private boolean cancelled; // guarded by this: the client went away
-  private boolean closed; // guarded by this: the handler ended the stream
   private CompletableFuture<Void> result; // guarded by this
 
   GrpcServerStream(ServerCall<Body, Body> call, RequestMeta meta, long maxSendMessageSize) {
     this.call = call;
     this.meta = meta;
-    this.maxSendMessageSize = maxSendMessageSize;
+    this.flow = new StreamFlow(this, new Wire(), maxSendMessageSize, this::receiveEnd, this::sendRefusal);
   }
 
   /** Runs {@code handler} on this stream; returns the listener grpc-java delivers the call's events to. */
@@ -73,7 +67,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
     boolean cancelNow;
     synchronized (this) {
       result = f;
-      cancelNow = cancelled;
+      cancelNow = flow.cancelledLocked();
     }
     if (cancelNow) {
       f.cancel(false);
@@ -89,76 +83,40 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   @Override
   public CompletableFuture<StreamMessage> receive() {
-    CompletableFuture<StreamMessage> f;
-    synchronized (this) {
-      if (pendingReceive != null && !pendingReceive.isDone()) {
-        return CompletableFuture.failedFuture(new IllegalStateException("a receive is already pending"));
-      }
-      pendingReceive = null;
-      if (cancelled) {
-        return CompletableFuture.failedFuture(cancelledError());
-      }
-      Body ready = unclaimed.poll();
-      if (ready != null) {
-        return CompletableFuture.completedFuture(StreamMessage.of(ready));
-      }
-      if (halfClosed) {
-        return CompletableFuture.completedFuture(null);
-      }
-      if (closed) {
-        return CompletableFuture.failedFuture(closedError());
-      }
-      f = new CompletableFuture<>();
-      pendingReceive = f;
-      if (requested == 0) { // a receive whose future was abandoned may have asked already
-        requested++;
-        call.request(1);
-      }
+    return flow.receive();
+  }
+
+  /**
+   * How a receive that finds nothing unclaimed ends: cancelled, at the end of the stream once the client
+   * half-closed, or closed; else it waits. (Nothing is unclaimed once cancelled or closed: both drop it.)
+   */
+  private CompletableFuture<StreamMessage> receiveEnd() {
+    if (flow.cancelledLocked()) {
+      return CompletableFuture.failedFuture(cancelledError());
     }
-    return f;
+    if (halfClosed) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (flow.closedLocked()) {
+      return CompletableFuture.failedFuture(StreamFlow.closedError(meta));
+    }
+    return null;
   }
 
   @Override
   public CompletableFuture<Void> send(StreamMessage message) {
-    requireNonNull(message, "message");
-    Body body = message.body();
-    boolean handedOver = false;
-    try {
-      synchronized (this) {
-        if (pendingSend != null && !pendingSend.isDone()) {
-          throw new IllegalStateException("a send is already pending: wait for its future first");
-        }
-        pendingSend = null;
-        if (cancelled) {
-          return CompletableFuture.failedFuture(cancelledError());
-        }
-        if (closed) {
-          return CompletableFuture.failedFuture(closedError());
-        }
-        if (body.length() > maxSendMessageSize) {
-          return CompletableFuture.failedFuture(YarpcException.of(Code.RESOURCE_EXHAUSTED,
-              "stream message of %d bytes is larger than the maximum send size of %d bytes",
-              body.length(), maxSendMessageSize));
-        }
-        if (!headersSent) {
-          headersSent = true;
-          call.sendHeaders(new Metadata());
-        }
-        // From here grpc-java owns the body: it closes the message stream, releasing the body.
-        call.sendMessage(body); // on failure the finally block releases it (release is idempotent)
-        handedOver = true;
-        if (call.isReady()) {
-          return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        pendingSend = f;
-        return f;
-      }
-    } finally {
-      if (!handedOver) {
-        body.release();
-      }
+    return flow.send(message);
+  }
+
+  /** Why a message may not be sent now, or null. */
+  private Throwable sendRefusal(Body body) {
+    if (flow.cancelledLocked()) {
+      return cancelledError();
     }
+    if (flow.closedLocked()) {
+      return StreamFlow.closedError(meta);
+    }
+    return null;
   }
 
   @Override
@@ -169,10 +127,10 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
       if (headersSent) {
         throw new IllegalStateException("stream headers were already sent");
       }
-      if (closed) {
+      if (flow.closedLocked()) {
         throw new IllegalStateException("the stream is closed");
       }
-      if (cancelled) {
+      if (flow.cancelledLocked()) {
         throw cancelledError();
       }
       headersSent = true;
@@ -185,22 +143,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   @Override
   public void onMessage(Body body) {
-    CompletableFuture<StreamMessage> f;
-    synchronized (this) {
-      requested = Math.max(0, requested - 1);
-      f = pendingReceive;
-      pendingReceive = null;
-      if (f == null || f.isDone()) {
-        if (!cancelled && !closed) {
-          unclaimed.add(body); // the receive that asked for it was abandoned: keep it for the next one
-          return;
-        }
-        f = null;
-      }
-    }
-    if (f == null || !f.complete(StreamMessage.of(body))) {
-      body.release();
-    }
+    flow.onMessage(body);
   }
 
   @Override
@@ -208,8 +151,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
     CompletableFuture<StreamMessage> f;
     synchronized (this) {
       halfClosed = true;
-      f = pendingReceive;
-      pendingReceive = null;
+      f = flow.takeReceiveLocked();
     }
     if (f != null) {
       f.complete(null);
@@ -218,37 +160,21 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   @Override
   public void onReady() {
-    CompletableFuture<Void> f = null;
-    synchronized (this) {
-      if (pendingSend != null && !closed && !cancelled && call.isReady()) {
-        f = pendingSend;
-        pendingSend = null;
-      }
-    }
-    if (f != null) {
-      f.complete(null);
-    }
+    flow.onReady();
   }
 
   @Override
   public void onCancel() {
-    CompletableFuture<StreamMessage> receive;
-    CompletableFuture<Void> send;
+    StreamFlow.Detached detached;
     CompletableFuture<Void> handler;
-    List<Body> orphans;
     synchronized (this) {
-      if (cancelled) {
+      if (flow.cancelledLocked()) {
         return;
       }
-      cancelled = true;
-      receive = pendingReceive;
-      send = pendingSend;
-      pendingReceive = null;
-      pendingSend = null;
-      orphans = drainUnclaimed();
-      handler = closed ? null : result;
+      detached = flow.cancelLocked();
+      handler = flow.closedLocked() ? null : result;
     }
-    failPending(receive, send, orphans, cancelledError());
+    detached.fail(cancelledError());
     if (handler != null) {
       handler.cancel(false);
     }
@@ -256,20 +182,13 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   /** The handler's future completed: end the call with its status. */
   private void finish(Void ignored, Throwable error) {
-    CompletableFuture<StreamMessage> receive;
-    CompletableFuture<Void> send;
-    List<Body> orphans;
+    StreamFlow.Detached detached;
     synchronized (this) {
-      if (closed) {
+      if (flow.closedLocked()) {
         return;
       }
-      closed = true;
-      receive = pendingReceive;
-      send = pendingSend;
-      pendingReceive = null;
-      pendingSend = null;
-      orphans = drainUnclaimed();
-      if (!cancelled) {
+      detached = flow.closeLocked(true); // the handler is done receiving
+      if (!flow.cancelledLocked()) {
         Metadata trailers = new Metadata();
         Status status = error == null ? Status.OK
             : GrpcErrors.toStatus(YarpcException.from(error), trailers, false);
@@ -286,26 +205,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
         ((YarpcException) root).response().body().release();
       }
     }
-    failPending(receive, send, orphans, closedError());
-  }
-
-  private List<Body> drainUnclaimed() {
-    List<Body> orphans = List.copyOf(unclaimed);
-    unclaimed.clear();
-    return orphans;
-  }
-
-  private static void failPending(CompletableFuture<StreamMessage> receive, CompletableFuture<Void> send,
-      List<Body> orphans, YarpcException error) {
-    for (Body orphan : orphans) {
-      orphan.release();
-    }
-    if (receive != null) {
-      receive.completeExceptionally(error);
-    }
-    if (send != null) {
-      send.completeExceptionally(error);
-    }
+    detached.fail(StreamFlow.closedError(meta));
   }
 
   private YarpcException cancelledError() {
@@ -313,8 +213,28 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
         + "\"%s\" was cancelled", meta.procedure(), meta.service(), meta.caller());
   }
 
-  private YarpcException closedError() {
-    return YarpcException.of(Code.CANCELLED, "stream for procedure \"%s\" of service \"%s\" is closed",
-        meta.procedure(), meta.service());
+  /**
+   * The flow's view of {@link #call}, used under this object's lock. gRPC sends headers before the first
+   * message: unless {@link #sendHeaders} did, the first message sends empty ones.
+   */
+  private final class Wire implements StreamFlow.Wire {
+    @Override
+    public void request(int count) {
+      call.request(count);
+    }
+
+    @Override
+    public void sendMessage(Body body) {
+      if (!headersSent) {
+        headersSent = true;
+        call.sendHeaders(new Metadata());
+      }
+      call.sendMessage(body);
+    }
+
+    @Override
+    public boolean isReady() {
+      return call.isReady();
+    }
   }
 }
