@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Reader;
+import java.io.StringReader;
 import java.io.Writer;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
@@ -85,22 +86,35 @@ final class JsonCodec {
     }
   }
 
+  /**
+   * Bodies up to this size are decoded into one {@link String} first: a single UTF-8 decode is cheaper
+   * than an {@link InputStreamReader}, whose decoder buffers alone are 16 KiB per call. Larger bodies
+   * stream, so memory stays bounded by Gson's own buffer.
+   */
+  private static final int DECODE_AT_ONCE_LIMIT = 64 * 1024;
+
   /** A reader over the body: from byte access when it has it, else from its stream. */
-  private static Reader reader(Body body) {
-    InputStream in;
+  private static Reader reader(Body body) throws IOException {
+    long length = body.length();
     if (body.hasByteAccess()) {
       List<ByteBuffer> views = body.byteBuffers();
       ByteBuffer first = views.size() == 1 ? views.get(0) : null;
       if (first != null && first.hasArray()) {
-        in = new ByteArrayInputStream(first.array(), first.arrayOffset() + first.position(),
-            first.remaining());
-      } else {
-        in = new ByteBuffersInputStream(views);
+        byte[] array = first.array();
+        int offset = first.arrayOffset() + first.position();
+        return length <= DECODE_AT_ONCE_LIMIT
+            ? new StringReader(new String(array, offset, first.remaining(), UTF_8))
+            : new InputStreamReader(new ByteArrayInputStream(array, offset, first.remaining()), UTF_8);
       }
-    } else {
-      in = body.openStream();
+      InputStream in = new ByteBuffersInputStream(views);
+      return length <= DECODE_AT_ONCE_LIMIT
+          ? new StringReader(new String(in.readNBytes((int) length), UTF_8))
+          : new InputStreamReader(in, UTF_8);
     }
-    return new InputStreamReader(in, UTF_8);
+    InputStream in = body.openStream();
+    return length >= 0 && length <= DECODE_AT_ONCE_LIMIT
+        ? new StringReader(new String(in.readNBytes((int) length), UTF_8))
+        : new InputStreamReader(in, UTF_8);
   }
 
   /**
