@@ -398,7 +398,8 @@ public final class HttpPeer extends AbstractPeer {
 
   private H2Connection connectH2() {
     Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
-        .initialSettings(Http2Settings.defaultSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
+        .initialSettings(Http2Settings.defaultSettings().maxHeaderListSize(context().maxResponseHeaderSize())
+            .initialWindowSize(H2Windows.STREAM_WINDOW))
         .encoderEnforceMaxConcurrentStreams(true) // streams over the server's limit wait for a free slot
         .build();
     H2Connection conn = new H2Connection();
@@ -425,7 +426,9 @@ public final class HttpPeer extends AbstractPeer {
           @Override
           public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Http2SettingsFrame) {
-              conn.ready.complete(ctx.channel());
+              if (conn.ready.complete(ctx.channel())) {
+                H2Windows.widenConnectionWindow(ctx);
+              }
             } else if (msg instanceof Http2GoAwayFrame) {
               conn.goingAway = true; // new calls open a new connection
             }

@@ -63,7 +63,8 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private void configureHttp2(ChannelPipeline p) {
     Http2Settings initial = Http2Settings.defaultSettings()
         .maxHeaderListSize(settings.maxHeaderSize())
-        .maxConcurrentStreams(settings.maxConcurrentStreams());
+        .maxConcurrentStreams(settings.maxConcurrentStreams())
+        .initialWindowSize(H2Windows.STREAM_WINDOW);
     Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
         .initialSettings(initial)
         .gracefulShutdownTimeoutMillis(TimeUnit.NANOSECONDS.toMillis(settings.shutdownTimeoutNanos()))
@@ -80,6 +81,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     p.addAfter("h2-connection", "h2", codec);
     p.addAfter("h2", "h2-mux", mux);
     p.addAfter("h2-mux", "h2-errors", new ConnectionErrors());
+    H2Windows.widenConnectionWindow(p.context("h2-mux"));
   }
 
   /** The end of an HTTP/2 connection's pipeline: connection errors were answered by the codec (GOAWAY). */
