@@ -179,7 +179,12 @@ public abstract class Body implements Closeable {
       }
       long len = length();
       try (InputStream in = openStream()) {
-        return len >= 0 ? in.readNBytes(Math.toIntExact(len)) : in.readAllBytes();
+        if (len < 0) {
+          return in.readAllBytes();
+        }
+        byte[] out = new byte[Math.toIntExact(len)]; // readNBytes(int) would collect chunks, then copy
+        int n = in.readNBytes(out, 0, out.length);
+        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);

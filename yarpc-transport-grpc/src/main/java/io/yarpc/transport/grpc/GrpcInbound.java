@@ -111,6 +111,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
         .maxInboundMessageSize(maxReceiveMessageSize);
     if (executor != null) {
       b.executor(executor);
+    } else {
+      b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's executor
     }
     server = b.build().start();
   }
@@ -178,7 +180,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       return this;
     }
 
-    /** The executor grpc-java runs this server's call events on (default: the transport's). */
+    /** The executor grpc-java runs this server's call events on (default: the transport's, else direct). */
     public Builder executor(Executor executor) {
       this.executor = requireNonNull(executor, "executor");
       return this;

@@ -192,6 +192,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
         .userAgent(USER_AGENT);
     if (executor != null) {
       b.executor(executor);
+    } else {
+      b.directExecutor();
     }
     return b.build();
   }
@@ -294,9 +296,11 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
 
     /**
      * The executor grpc-java runs call events on (message arrival, readiness, completion), and so the
-     * thread that completes the futures of streams and outbound calls. Default: grpc-java's shared cached
-     * thread pool. A direct executor saves a thread hop but then runs those continuations on Netty's
-     * event loop, where they must never block.
+     * thread that completes the futures of streams and outbound calls. Default: direct, on Netty's event
+     * loop, as the HTTP and TChannel transports do: it saves a thread hop per call on each side (measured
+     * at 350 B with 64 in flight: 0.66x of plain grpc-java's calls/s with grpc-java's pool, 1.06x
+     * direct). Continuations of outbound futures then run on the event loop and must never block; chain
+     * blocking work with the {@code ...Async} methods, or give a pool here.
      */
     public Builder executor(Executor executor) {
       this.executor = requireNonNull(executor, "executor");

@@ -3,6 +3,7 @@ package io.yarpc.transport.http;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -219,7 +220,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   public static final class Builder {
     private int eventLoopThreads;
     private boolean receiveIntoHeap = true;
-    private ByteBufAllocator allocator = ByteBufAllocator.DEFAULT;
+    private ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
     private Duration connectTimeout = Duration.ofSeconds(30);
     private int maxIdleConnectionsPerPeer = 16;
     private Duration idleConnectionTimeout = Duration.ofMinutes(15);
@@ -251,7 +252,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
     /**
      * The pooled allocator every connection and every body the transport writes uses; default Netty's
-     * {@link ByteBufAllocator#DEFAULT}. For tuning, and for tests that account for every buffer.
+     * {@link PooledByteBufAllocator#DEFAULT} (Netty 4.2's adaptive default allocated fresh chunks when
+     * many large bodies were held at once). For tuning, and for tests that account for every buffer.
      */
     public Builder allocator(ByteBufAllocator allocator) {
       this.allocator = requireNonNull(allocator, "allocator");
