@@ -1,0 +1,88 @@
+package io.yarpc.benchmarks.load;
+
+import io.yarpc.benchmarks.proto.EchoGrpc;
+
+/**
+ * One system under test: an echo server and a client stub for it, in this process. Implementations start
+ * everything in {@link #start()} and stop it in {@link #close()}; server and client keep their threads
+ * apart (named pools, separate transports) so the harness can tell which side allocates what.
+ */
+public interface EchoSystem extends AutoCloseable {
+  /** Plain grpc-java: generated stubs, default marshaller, Netty server and channel. The baseline. */
+  String GRPC_JAVA = "grpc-java";
+  /** YARPC over its gRPC transport, the service registered through the protobuf encoding. */
+  String YARPC_GRPC = "yarpc-grpc";
+  /** As {@link #YARPC_GRPC}, with the protobuf encoding's opt-in unsafe aliasing decode. */
+  String YARPC_GRPC_ALIASING = "yarpc-grpc-aliasing";
+  /**
+   * As {@link #YARPC_GRPC}, without YARPC's own thread hops: non-blocking procedures (the method runs on
+   * grpc-java's server executor thread, as in plain grpc-java) and stub callbacks run directly on the
+   * thread that completes the call (the transport's executor).
+   */
+  String YARPC_GRPC_DIRECT = "yarpc-grpc-direct";
+  /** YARPC over HTTP/1.1. */
+  String YARPC_HTTP = "yarpc-http";
+  /** YARPC over h2c (HTTP/2 with prior knowledge). */
+  String YARPC_H2C = "yarpc-h2c";
+  /** YARPC over TChannel. */
+  String YARPC_TCHANNEL = "yarpc-tchannel";
+
+  /** The system's name (one of the constants). */
+  String name();
+
+  /** Starts server and client; the stub works afterwards. Same as {@code start(0)}. */
+  default void start() throws Exception {
+    start(0);
+  }
+
+  /**
+   * Starts server and client. Before the client connects, opens {@code spacers} idle TCP connections to
+   * the server and keeps them until {@link #close()}: on gRPC, whose server and client share grpc-netty's
+   * event loops (assigned round robin as channels register), each spacer moves the client's connection to
+   * the next loop, so that the server's and the client's connections do not end up on one thread (which
+   * would blur the per-side accounting). Systems with their own loops per side ignore it.
+   */
+  void start(int spacers) throws Exception;
+
+  /** Whether server and client may share event loop threads (see {@link #start(int)}). */
+  default boolean sharesEventLoops() {
+    return false;
+  }
+
+  /** An asynchronous stub calling the server. */
+  EchoGrpc.EchoStub stub();
+
+  /** Whether {@link EchoGrpc.EchoStub#stream} works on this system. */
+  boolean supportsStreaming();
+
+  /** Stops client and server. */
+  @Override
+  void close();
+
+  /** The system called {@code name}, with YARPC's defaults. */
+  static EchoSystem create(String name) {
+    return create(name, new LoadOptions());
+  }
+
+  /** The system called {@code name}, with the experiments {@code options} turn on. */
+  static EchoSystem create(String name, LoadOptions options) {
+    switch (name) {
+      case GRPC_JAVA:
+        return new PlainGrpcSystem();
+      case YARPC_GRPC:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, false, false);
+      case YARPC_GRPC_ALIASING:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, true, false);
+      case YARPC_GRPC_DIRECT:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, false, true);
+      case YARPC_HTTP:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.HTTP, false, false);
+      case YARPC_H2C:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.H2C, false, false);
+      case YARPC_TCHANNEL:
+        return new YarpcSystem(options, name, YarpcSystem.Kind.TCHANNEL, false, false);
+      default:
+        throw new IllegalArgumentException("unknown system " + name);
+    }
+  }
+}

@@ -1,0 +1,215 @@
+package io.yarpc.benchmarks.load;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The load harness's options, parsed from the command line ({@code load --help} prints them). Mutable
+ * fields with the defaults; {@link #parse} fills them from arguments.
+ */
+public final class LoadOptions {
+  /** Every system, in the order they run: the plain grpc-java baseline first. */
+  public static final List<String> ALL_SYSTEMS = List.of(
+      EchoSystem.GRPC_JAVA, EchoSystem.YARPC_GRPC, EchoSystem.YARPC_GRPC_ALIASING,
+      EchoSystem.YARPC_GRPC_DIRECT, EchoSystem.YARPC_HTTP, EchoSystem.YARPC_H2C, EchoSystem.YARPC_TCHANNEL);
+
+  /** How long each cell is measured. */
+  public Duration duration = Duration.ofSeconds(5);
+  /** How long each cell runs before it is measured (the first cell of each system runs twice as long). */
+  public Duration warmup = Duration.ofSeconds(2);
+  /**
+   * How long each system runs each size, unmeasured, in a first pass over all systems before the measured
+   * pass, so that the JIT has compiled every system's code (and the code they share) before anything is
+   * measured; zero skips the pass.
+   */
+  public Duration prewarm = Duration.ofSeconds(1);
+  /** Payload sizes of the unary echo, in bytes. */
+  public List<Integer> sizes = List.of(350, 10240, 1048576);
+  /** Calls each client keeps in flight. */
+  public List<Integer> inflight = List.of(1, 64);
+  /** The systems to run (see {@link EchoSystem} for the names). */
+  public List<String> systems = ALL_SYSTEMS;
+  /** Payload sizes of the gRPC streaming runs; empty skips streaming. */
+  public List<Integer> streamSizes = List.of(350, 1048576);
+  /** Messages a stream keeps outstanding (sent, echo not yet received). */
+  public int streamWindow = 16;
+  /** Where the JSON results go. */
+  public Path json = Path.of("yarpc-benchmarks", "target", "load-results.json");
+  /**
+   * Experiment: YARPC's gRPC transports run grpc-java's call events on the event loop ({@code
+   * GrpcTransport.Builder.executor(Runnable::run)}) instead of a cached pool; YARPC's own executors still
+   * keep handlers and stub callbacks off the loop. Off by default (the default run measures defaults).
+   */
+  public boolean grpcDirectExecutor;
+  /**
+   * Experiment: YARPC's HTTP transports allocate from {@code PooledByteBufAllocator.DEFAULT} (as the
+   * TChannel transport does) instead of Netty's default adaptive allocator. Off by default.
+   */
+  public boolean httpPooledAllocator;
+  /** Prints how every thread was attributed (server, client or unattributed) after each system. */
+  public boolean verboseThreads;
+  /** Whether to print progress to stderr. */
+  public boolean progress = true;
+
+  /** The usage text. */
+  public static String usage() {
+    return String.join("\n",
+        "usage: java -jar yarpc-benchmarks.jar load [options]",
+        "  --duration D        measured time per cell (default 5s; units ms, s, m)",
+        "  --warmup D          warm-up per cell before measuring (default 2s; doubled for a system's first cell)",
+        "  --prewarm D         unmeasured first pass: each system, each size, for D (default 1s; 0 skips)",
+        "  --sizes LIST        unary payload sizes in bytes (default 350,10240,1048576)",
+        "  --inflight LIST     calls in flight per client (default 1,64)",
+        "  --systems LIST      any of " + String.join(",", ALL_SYSTEMS) + " (default all)",
+        "  --stream-sizes LIST gRPC streaming payload sizes (default 350,1048576; 'none' skips streaming)",
+        "  --stream-window N   messages outstanding per stream (default 16)",
+        "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
+        "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
+        "  --verbose-threads   print each thread's attribution",
+        "  experiments (not defaults; see PERFORMANCE.md):",
+        "  --grpc-direct-executor   YARPC gRPC transports run grpc-java call events on the event loop",
+        "  --http-pooled-allocator  YARPC HTTP transports use PooledByteBufAllocator.DEFAULT",
+        "  --quiet             no progress output");
+  }
+
+  /**
+   * Options from {@code args}.
+   *
+   * @throws IllegalArgumentException for an unknown option or a bad value
+   */
+  public static LoadOptions parse(String... args) {
+    LoadOptions o = new LoadOptions();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      String value = null;
+      int eq = a.indexOf('=');
+      if (a.startsWith("--") && eq > 0) {
+        value = a.substring(eq + 1);
+        a = a.substring(0, eq);
+      }
+      switch (a) {
+        case "--quick":
+          o.duration = Duration.ofSeconds(1);
+          o.warmup = Duration.ofMillis(500);
+          o.prewarm = Duration.ofMillis(300);
+          break;
+        case "--verbose-threads":
+          o.verboseThreads = true;
+          break;
+        case "--grpc-direct-executor":
+          o.grpcDirectExecutor = true;
+          break;
+        case "--http-pooled-allocator":
+          o.httpPooledAllocator = true;
+          break;
+        case "--quiet":
+          o.progress = false;
+          break;
+        case "--duration":
+        case "--warmup":
+        case "--prewarm":
+        case "--sizes":
+        case "--inflight":
+        case "--systems":
+        case "--stream-sizes":
+        case "--stream-window":
+        case "--json":
+          if (value == null) {
+            if (i + 1 >= args.length) {
+              throw new IllegalArgumentException(a + " needs a value");
+            }
+            value = args[++i];
+          }
+          o.set(a, value);
+          break;
+        default:
+          throw new IllegalArgumentException("unknown option " + a);
+      }
+    }
+    return o;
+  }
+
+  private void set(String option, String value) {
+    switch (option) {
+      case "--duration":
+        duration = duration(value);
+        break;
+      case "--warmup":
+        warmup = duration(value);
+        break;
+      case "--prewarm":
+        prewarm = duration(value);
+        break;
+      case "--sizes":
+        sizes = ints(value, 0);
+        break;
+      case "--inflight":
+        inflight = ints(value, 1);
+        break;
+      case "--systems":
+        List<String> s = new ArrayList<>();
+        for (String name : value.split(",")) {
+          String n = name.trim();
+          if (!ALL_SYSTEMS.contains(n)) {
+            throw new IllegalArgumentException("unknown system " + n + "; known: " + ALL_SYSTEMS);
+          }
+          s.add(n);
+        }
+        systems = List.copyOf(s);
+        break;
+      case "--stream-sizes":
+        streamSizes = value.equals("none") ? List.of() : ints(value, 0);
+        break;
+      case "--stream-window":
+        streamWindow = ints(value, 1).get(0);
+        break;
+      case "--json":
+        json = Path.of(value);
+        break;
+      default:
+        throw new IllegalArgumentException(option);
+    }
+  }
+
+  /** {@code 10s}, {@code 500ms}, {@code 2m}, or a number of seconds. */
+  static Duration duration(String s) {
+    String v = s.trim().toLowerCase(Locale.ROOT);
+    try {
+      if (v.endsWith("ms")) {
+        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      }
+      if (v.endsWith("s")) {
+        return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
+      }
+      if (v.endsWith("m")) {
+        return Duration.ofSeconds(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60));
+      }
+      return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a duration: " + s);
+    }
+  }
+
+  private static List<Integer> ints(String s, int min) {
+    List<Integer> out = new ArrayList<>();
+    for (String part : s.split(",")) {
+      int n;
+      try {
+        n = Integer.parseInt(part.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("not a number: " + part);
+      }
+      if (n < min) {
+        throw new IllegalArgumentException("must be at least " + min + ": " + n);
+      }
+      out.add(n);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("empty list");
+    }
+    return List.copyOf(out);
+  }
+}

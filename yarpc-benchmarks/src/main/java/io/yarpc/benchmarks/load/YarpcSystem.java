@@ -1,0 +1,191 @@
+package io.yarpc.benchmarks.load;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.yarpc.Dispatcher;
+import io.yarpc.Outbounds;
+import io.yarpc.benchmarks.proto.EchoGrpc;
+import io.yarpc.encoding.protobuf.ProtobufProcedures;
+import io.yarpc.encoding.protobuf.YarpcChannel;
+import io.yarpc.encoding.protobuf.unsafe.UnsafeAliasing;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.grpc.GrpcInbound;
+import io.yarpc.transport.grpc.GrpcOutbound;
+import io.yarpc.transport.grpc.GrpcTransport;
+import io.yarpc.transport.http.HttpInbound;
+import io.yarpc.transport.http.HttpOutbound;
+import io.yarpc.transport.http.HttpTransport;
+import io.yarpc.transport.tchannel.TChannelInbound;
+import io.yarpc.transport.tchannel.TChannelOutbound;
+import io.yarpc.transport.tchannel.TChannelTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * YARPC end to end: a server dispatcher {@value #SERVER} serving {@link EchoService} through {@link
+ * ProtobufProcedures} on one inbound, and a client dispatcher {@value #CLIENT} whose outbound reaches it,
+ * called with the generated stub over {@link YarpcChannel}. Server and client have separate transport
+ * instances (so separate event loops, except gRPC's, which are grpc-netty's shared ones) and named
+ * executors; everything else is YARPC's defaults (the server's handler executor is the dispatcher's own
+ * pool, {@code yarpc-bench-server-handler-N}).
+ */
+final class YarpcSystem implements EchoSystem {
+  static final String SERVER = "bench-server";
+  static final String CLIENT = "bench-client";
+
+  /** The transport both sides use. */
+  enum Kind { GRPC, HTTP, H2C, TCHANNEL }
+
+  private final String name;
+  private final Kind kind;
+  private final boolean aliasing;
+  private final boolean direct;
+  private final LoadOptions options;
+  private final ExecutorService serverGrpcExecutor = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "grpc");
+  private final ExecutorService clientGrpcExecutor = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "grpc");
+  private final ExecutorService serverCallbacks = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "callback");
+  private final ExecutorService clientCallbacks = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
+  private Dispatcher server;
+  private Dispatcher client;
+  private EchoGrpc.EchoStub stub;
+  private final Spacers spacers = new Spacers();
+  private UnsafeAliasing aliasingPool;
+
+  /**
+   * A system over {@code kind}; {@code aliasing} opts in to the protobuf encoding's unsafe aliasing decode,
+   * {@code direct} removes YARPC's own thread hops: the procedures are marked non-blocking (the unary
+   * method runs on the transport's executor thread instead of the dispatcher's handler pool) and the
+   * channel runs stub callbacks on the thread that completes the call (the gRPC transport's executor)
+   * instead of its callback pool.
+   */
+  YarpcSystem(LoadOptions options, String name, Kind kind, boolean aliasing, boolean direct) {
+    this.options = options;
+    this.name = name;
+    this.kind = kind;
+    this.aliasing = aliasing;
+    this.direct = direct;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void start(int spacerCount) throws Exception {
+    Inbound inbound;
+    switch (kind) {
+      case GRPC:
+        inbound = GrpcTransport.builder().executor(grpcExecutor(serverGrpcExecutor)).build()
+            .inbound(new InetSocketAddress("127.0.0.1", 0));
+        break;
+      case HTTP:
+      case H2C:
+        inbound = httpTransport().inboundBuilder().http2(true).build();
+        break;
+      case TCHANNEL:
+        inbound = TChannelTransport.of(SERVER).inbound();
+        break;
+      default:
+        throw new AssertionError(kind);
+    }
+    server = Dispatcher.builder(SERVER).inbound(inbound).build();
+    ProtobufProcedures.Builder procedures = ProtobufProcedures.builder(new EchoService())
+        .callbackExecutor(serverCallbacks);
+    if (aliasing) {
+      aliasingPool = UnsafeAliasing.create();
+      procedures.unsafeAliasing(aliasingPool);
+    }
+    if (direct) {
+      procedures.nonBlocking(true);
+    }
+    server.register(procedures.build());
+    server.start();
+
+    Outbounds outbounds;
+    switch (kind) {
+      case GRPC: {
+        int port = ((GrpcInbound) inbound).port();
+        spacers.open(spacerCount, port);
+        GrpcOutbound out = GrpcTransport.builder().executor(grpcExecutor(clientGrpcExecutor)).build()
+            .singleOutbound("127.0.0.1:" + port);
+        outbounds = Outbounds.builder().unary(out).stream(out).build();
+        break;
+      }
+      case HTTP:
+      case H2C: {
+        HttpOutbound out = httpTransport()
+            .singleOutboundBuilder(((HttpInbound) inbound).hostPort()).http2(kind == Kind.H2C).build();
+        outbounds = Outbounds.unary(out);
+        break;
+      }
+      case TCHANNEL: {
+        TChannelOutbound out = TChannelTransport.of(CLIENT).singleOutbound(((TChannelInbound) inbound).hostPort());
+        outbounds = Outbounds.unary(out);
+        break;
+      }
+      default:
+        throw new AssertionError(kind);
+    }
+    client = Dispatcher.builder(CLIENT).outbound(SERVER, outbounds).build();
+    client.start();
+    YarpcChannel channel = YarpcChannel.builder(client.clientConfig(SERVER))
+        .executor(direct ? Runnable::run : clientCallbacks)
+        .defaultTimeout(Duration.ofSeconds(30))
+        .build();
+    stub = EchoGrpc.newStub(channel);
+  }
+
+  /** grpc-java's call-event executor: the named pool, or the event loop for the experiment. */
+  private Executor grpcExecutor(ExecutorService pool) {
+    return options.grpcDirectExecutor ? Runnable::run : pool;
+  }
+
+  /** An HTTP transport with the defaults, or with the pooled allocator for the experiment. */
+  private HttpTransport httpTransport() {
+    return options.httpPooledAllocator
+        ? HttpTransport.builder().allocator(PooledByteBufAllocator.DEFAULT).build()
+        : HttpTransport.create();
+  }
+
+  @Override
+  public EchoGrpc.EchoStub stub() {
+    return stub;
+  }
+
+  /** What the aliasing pool did so far, or null without aliasing (printed with {@code --verbose-threads}). */
+  String aliasingPoolStats() {
+    UnsafeAliasing p = aliasingPool;
+    return p == null ? null : "aliasing pool: " + p.borrowedArrays() + " arrays borrowed, " + p.allocatedArrays()
+        + " allocated, " + p.pooledBytes() + " bytes pooled";
+  }
+
+  @Override
+  public boolean sharesEventLoops() {
+    return kind == Kind.GRPC;
+  }
+
+  @Override
+  public boolean supportsStreaming() {
+    return kind == Kind.GRPC && !aliasing; // aliasing only changes unary decoding
+  }
+
+  @Override
+  public void close() {
+    spacers.close();
+    try {
+      if (client != null) {
+        client.stop();
+      }
+    } finally {
+      if (server != null) {
+        server.stop();
+      }
+      serverGrpcExecutor.shutdownNow();
+      clientGrpcExecutor.shutdownNow();
+      serverCallbacks.shutdownNow();
+      clientCallbacks.shutdownNow();
+    }
+  }
+}
