@@ -69,7 +69,7 @@ public final class LoadOptions {
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
         "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
         "  --verbose-threads   print each thread's attribution",
-        "  experiments (not defaults; see PERFORMANCE.md):",
+        "  experiments (see the README's Performance section):",
         "  --grpc-direct-executor   YARPC gRPC transports run grpc-java call events on the event loop",
         "  --http-pooled-allocator  YARPC HTTP transports use PooledByteBufAllocator.DEFAULT",
         "  --quiet             no progress output");
