@@ -2,6 +2,7 @@ package io.yarpc.errors;
 
 import static java.util.Objects.requireNonNull;
 
+import io.yarpc.internal.Futures;
 import io.yarpc.transport.Response;
 import java.util.Arrays;
 
@@ -54,23 +55,16 @@ public final class YarpcException extends RuntimeException {
    * {@link Code#CANCELLED}, anything else {@link Code#UNKNOWN} with the throwable's message.
    */
   public static YarpcException from(Throwable t) {
-    Throwable cur = requireNonNull(t, "t");
-    while (cur != null) {
-      if (cur instanceof YarpcException) {
-        return (YarpcException) cur;
-      }
-      if (!(cur instanceof java.util.concurrent.CompletionException)
-          && !(cur instanceof java.util.concurrent.ExecutionException)) {
-        break;
-      }
-      cur = cur.getCause();
+    Throwable root = Futures.unwrap(requireNonNull(t, "t"));
+    if (root instanceof YarpcException) {
+      return (YarpcException) root;
     }
-    Throwable root = cur == null ? t : cur;
     if (root instanceof java.util.concurrent.CancellationException) {
       return withCause(Code.CANCELLED, "call was cancelled", root);
     }
     return withCause(Code.UNKNOWN, describe(root), root);
   }
+
 
   /** A throwable's message, or its class name when it has none. */
   public static String describe(Throwable t) {

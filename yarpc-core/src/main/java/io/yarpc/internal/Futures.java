@@ -1,8 +1,6 @@
 package io.yarpc.internal;
 
-import java.util.concurrent.CompletableFuture;
-
-/** Small helpers for {@link CompletableFuture}s. */
+/** Small helpers for {@link java.util.concurrent.CompletableFuture}s. */
 public final class Futures {
   private Futures() {}
 
@@ -14,16 +12,5 @@ public final class Futures {
       t = t.getCause();
     }
     return t;
-  }
-
-  /** Completes {@code target} like {@code source} when it completes; returns whether target took it. */
-  public static <T> void forward(CompletableFuture<T> source, CompletableFuture<T> target) {
-    source.whenComplete((v, e) -> {
-      if (e != null) {
-        target.completeExceptionally(unwrap(e));
-      } else {
-        target.complete(v);
-      }
-    });
   }
 }

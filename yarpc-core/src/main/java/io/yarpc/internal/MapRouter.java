@@ -114,23 +114,24 @@ public final class MapRouter implements Router {
    *     encoding} listing what is missing, in that order
    */
   public static void validate(RequestMeta meta) {
-    List<String> missing = null;
-    String[][] checks = {
-      {meta.service(), "service name"},
-      {meta.procedure(), "procedure"},
-      {meta.caller(), "caller name"},
-      {meta.encoding(), "encoding"},
-    };
-    for (String[] check : checks) {
-      if (check[0].isEmpty()) {
-        if (missing == null) {
-          missing = new ArrayList<>(4);
-        }
-        missing.add(check[1]);
-      }
+    if (!meta.service().isEmpty() && !meta.procedure().isEmpty() && !meta.caller().isEmpty()
+        && !meta.encoding().isEmpty()) {
+      return; // the common case allocates nothing
     }
-    if (missing != null) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "missing " + String.join(", ", missing));
+    List<String> missing = new ArrayList<>(4);
+    if (meta.service().isEmpty()) {
+      missing.add("service name");
     }
+    if (meta.procedure().isEmpty()) {
+      missing.add("procedure");
+    }
+    if (meta.caller().isEmpty()) {
+      missing.add("caller name");
+    }
+    if (meta.encoding().isEmpty()) {
+      missing.add("encoding");
+    }
+    throw YarpcException.of(Code.INVALID_ARGUMENT, "missing " + String.join(", ", missing));
   }
+
 }

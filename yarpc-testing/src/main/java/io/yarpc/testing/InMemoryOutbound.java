@@ -66,22 +66,7 @@ public final class InMemoryOutbound extends AbstractLifecycle
    */
   @Override
   public CompletableFuture<Response> call(Request request) {
-    RequestMeta meta = request.meta();
-    InMemoryInbound target;
-    Body wire;
-    long ttl;
-    try {
-      target = target();
-      ttl = InMemoryTransport.ttl(meta);
-      wire = transport.transmit(request.body(),
-          "in-memory request body of " + InMemoryInbound.describe(meta));
-    } catch (YarpcException e) {
-      request.body().release();
-      return CompletableFuture.failedFuture(e);
-    }
-    CompletableFuture<Response> result = new CompletableFuture<>();
-    transport.execute(() -> target.serveUnary(InMemoryTransport.serverMeta(meta, ttl), wire, result));
-    return result;
+    return send(request, "in-memory request body of ", InMemoryInbound::serveUnary);
   }
 
   /**
@@ -90,6 +75,16 @@ public final class InMemoryOutbound extends AbstractLifecycle
    */
   @Override
   public CompletableFuture<Void> callOneway(Request request) {
+    return send(request, "in-memory oneway request body of ", InMemoryInbound::serveOneway);
+  }
+
+  /** How the server side takes a transmitted request and completes the caller's future. */
+  private interface Delivery<T> {
+    void serve(InMemoryInbound target, RequestMeta serverMeta, Body wire, CompletableFuture<T> result);
+  }
+
+  /** Copies and releases the request body, then delivers the copy on an I/O thread. */
+  private <T> CompletableFuture<T> send(Request request, String label, Delivery<T> delivery) {
     RequestMeta meta = request.meta();
     InMemoryInbound target;
     Body wire;
@@ -97,15 +92,14 @@ public final class InMemoryOutbound extends AbstractLifecycle
     try {
       target = target();
       ttl = InMemoryTransport.ttl(meta);
-      wire = transport.transmit(request.body(),
-          "in-memory oneway request body of " + InMemoryInbound.describe(meta));
+      wire = transport.transmit(request.body(), label + InMemoryInbound.describe(meta));
     } catch (YarpcException e) {
       request.body().release();
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Void> ack = new CompletableFuture<>();
-    transport.execute(() -> target.serveOneway(InMemoryTransport.serverMeta(meta, ttl), wire, ack));
-    return ack;
+    CompletableFuture<T> result = new CompletableFuture<>();
+    transport.execute(() -> delivery.serve(target, InMemoryTransport.serverMeta(meta, ttl), wire, result));
+    return result;
   }
 
   /**
