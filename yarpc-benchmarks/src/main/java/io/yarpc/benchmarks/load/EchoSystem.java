@@ -61,26 +61,21 @@ public interface EchoSystem extends AutoCloseable {
 
   /** The system called {@code name}, with YARPC's defaults. */
   static EchoSystem create(String name) {
-    return create(name, new LoadOptions());
-  }
-
-  /** The system called {@code name}, with the experiments {@code options} turn on. */
-  static EchoSystem create(String name, LoadOptions options) {
     switch (name) {
       case GRPC_JAVA:
         return new PlainGrpcSystem();
       case YARPC_GRPC:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false);
       case YARPC_GRPC_ALIASING:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, true, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false);
       case YARPC_GRPC_DIRECT:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.GRPC, false, true);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true);
       case YARPC_HTTP:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.HTTP, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false);
       case YARPC_H2C:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.H2C, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false);
       case YARPC_TCHANNEL:
-        return new YarpcSystem(options, name, YarpcSystem.Kind.TCHANNEL, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false);
       default:
         throw new IllegalArgumentException("unknown system " + name);
     }

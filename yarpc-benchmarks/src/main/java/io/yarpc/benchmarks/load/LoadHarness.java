@@ -103,7 +103,7 @@ public final class LoadHarness {
     }
     for (String name : options.systems) {
       accounting.reset();
-      EchoSystem system = EchoSystem.create(name, options);
+      EchoSystem system = EchoSystem.create(name);
       progress("== %s", name);
       try {
         system = startSeparated(name, system);
@@ -188,7 +188,7 @@ public final class LoadHarness {
           name, mixed, spacers + 1);
       closeQuietly(system);
       accounting.reset();
-      system = EchoSystem.create(name, options);
+      system = EchoSystem.create(name);
     }
   }
 
@@ -196,7 +196,7 @@ public final class LoadHarness {
   private void prewarm() throws Exception {
     int inflight = options.inflight.stream().mapToInt(Integer::intValue).max().orElse(1);
     for (String name : options.systems) {
-      EchoSystem system = EchoSystem.create(name, options);
+      EchoSystem system = EchoSystem.create(name);
       progress("== pre-warming %s", name);
       try {
         system.start();
@@ -401,8 +401,6 @@ public final class LoadHarness {
     env.put("systems", options.systems);
     env.put("streamSizes", options.streamSizes);
     env.put("streamWindow", options.streamWindow);
-    env.put("grpcDirectExecutor", options.grpcDirectExecutor);
-    env.put("httpPooledAllocator", options.httpPooledAllocator);
     env.put("attribution", "server = threads named bench-server-* and yarpc-bench-server-handler-*, plus event "
         + "loops whose sampled stacks show server-side frames; client = bench-client-*, yarpc-bench-client-*, "
         + "and event loops whose stacks show client-side frames; unattributed = everything else");
@@ -414,8 +412,7 @@ public final class LoadHarness {
         + o.prewarm.toMillis() + "ms --sizes "
         + join(o.sizes) + " --inflight " + join(o.inflight) + " --systems " + String.join(",", o.systems)
         + " --stream-sizes " + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes)) + " --stream-window "
-        + o.streamWindow + (o.grpcDirectExecutor ? " --grpc-direct-executor" : "")
-        + (o.httpPooledAllocator ? " --http-pooled-allocator" : "");
+        + o.streamWindow;
   }
 
   private static String join(List<Integer> l) {

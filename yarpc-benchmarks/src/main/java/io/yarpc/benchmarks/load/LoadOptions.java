@@ -38,17 +38,6 @@ public final class LoadOptions {
   public int streamWindow = 16;
   /** Where the JSON results go. */
   public Path json = Path.of("yarpc-benchmarks", "target", "load-results.json");
-  /**
-   * Experiment: YARPC's gRPC transports run grpc-java's call events on the event loop ({@code
-   * GrpcTransport.Builder.executor(Runnable::run)}) instead of a cached pool; YARPC's own executors still
-   * keep handlers and stub callbacks off the loop. Off by default (the default run measures defaults).
-   */
-  public boolean grpcDirectExecutor;
-  /**
-   * Experiment: YARPC's HTTP transports allocate from {@code PooledByteBufAllocator.DEFAULT} (as the
-   * TChannel transport does) instead of Netty's default adaptive allocator. Off by default.
-   */
-  public boolean httpPooledAllocator;
   /** Prints how every thread was attributed (server, client or unattributed) after each system. */
   public boolean verboseThreads;
   /** Whether to print progress to stderr. */
@@ -69,9 +58,6 @@ public final class LoadOptions {
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
         "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
         "  --verbose-threads   print each thread's attribution",
-        "  experiments (see the README's Performance section):",
-        "  --grpc-direct-executor   YARPC gRPC transports run grpc-java call events on the event loop",
-        "  --http-pooled-allocator  YARPC HTTP transports use PooledByteBufAllocator.DEFAULT",
         "  --quiet             no progress output");
   }
 
@@ -98,12 +84,6 @@ public final class LoadOptions {
           break;
         case "--verbose-threads":
           o.verboseThreads = true;
-          break;
-        case "--grpc-direct-executor":
-          o.grpcDirectExecutor = true;
-          break;
-        case "--http-pooled-allocator":
-          o.httpPooledAllocator = true;
           break;
         case "--quiet":
           o.progress = false;

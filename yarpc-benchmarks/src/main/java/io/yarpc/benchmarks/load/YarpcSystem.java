@@ -1,6 +1,5 @@
 package io.yarpc.benchmarks.load;
 
-import io.netty.buffer.PooledByteBufAllocator;
 import io.yarpc.Dispatcher;
 import io.yarpc.Outbounds;
 import io.yarpc.benchmarks.proto.EchoGrpc;
@@ -19,7 +18,6 @@ import io.yarpc.transport.tchannel.TChannelOutbound;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -41,9 +39,6 @@ final class YarpcSystem implements EchoSystem {
   private final Kind kind;
   private final boolean aliasing;
   private final boolean direct;
-  private final LoadOptions options;
-  private final ExecutorService serverGrpcExecutor = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "grpc");
-  private final ExecutorService clientGrpcExecutor = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "grpc");
   private final ExecutorService serverCallbacks = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "callback");
   private final ExecutorService clientCallbacks = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
   private Dispatcher server;
@@ -59,8 +54,7 @@ final class YarpcSystem implements EchoSystem {
    * channel runs stub callbacks on the thread that completes the call (the gRPC transport's executor)
    * instead of its callback pool.
    */
-  YarpcSystem(LoadOptions options, String name, Kind kind, boolean aliasing, boolean direct) {
-    this.options = options;
+  YarpcSystem(String name, Kind kind, boolean aliasing, boolean direct) {
     this.name = name;
     this.kind = kind;
     this.aliasing = aliasing;
@@ -77,12 +71,11 @@ final class YarpcSystem implements EchoSystem {
     Inbound inbound;
     switch (kind) {
       case GRPC:
-        inbound = GrpcTransport.builder().executor(grpcExecutor(serverGrpcExecutor)).build()
-            .inbound(new InetSocketAddress("127.0.0.1", 0));
+        inbound = GrpcTransport.create().inbound(new InetSocketAddress("127.0.0.1", 0));
         break;
       case HTTP:
       case H2C:
-        inbound = httpTransport().inboundBuilder().http2(true).build();
+        inbound = HttpTransport.create().inboundBuilder().http2(true).build();
         break;
       case TCHANNEL:
         inbound = TChannelTransport.of(SERVER).inbound();
@@ -108,14 +101,13 @@ final class YarpcSystem implements EchoSystem {
       case GRPC: {
         int port = ((GrpcInbound) inbound).port();
         spacers.open(spacerCount, port);
-        GrpcOutbound out = GrpcTransport.builder().executor(grpcExecutor(clientGrpcExecutor)).build()
-            .singleOutbound("127.0.0.1:" + port);
+        GrpcOutbound out = GrpcTransport.create().singleOutbound("127.0.0.1:" + port);
         outbounds = Outbounds.builder().unary(out).stream(out).build();
         break;
       }
       case HTTP:
       case H2C: {
-        HttpOutbound out = httpTransport()
+        HttpOutbound out = HttpTransport.create()
             .singleOutboundBuilder(((HttpInbound) inbound).hostPort()).http2(kind == Kind.H2C).build();
         outbounds = Outbounds.unary(out);
         break;
@@ -135,18 +127,6 @@ final class YarpcSystem implements EchoSystem {
         .defaultTimeout(Duration.ofSeconds(30))
         .build();
     stub = EchoGrpc.newStub(channel);
-  }
-
-  /** grpc-java's call-event executor: the named pool, or the event loop for the experiment. */
-  private Executor grpcExecutor(ExecutorService pool) {
-    return options.grpcDirectExecutor ? Runnable::run : pool;
-  }
-
-  /** An HTTP transport with the defaults, or with the pooled allocator for the experiment. */
-  private HttpTransport httpTransport() {
-    return options.httpPooledAllocator
-        ? HttpTransport.builder().allocator(PooledByteBufAllocator.DEFAULT).build()
-        : HttpTransport.create();
   }
 
   @Override
@@ -182,8 +162,6 @@ final class YarpcSystem implements EchoSystem {
       if (server != null) {
         server.stop();
       }
-      serverGrpcExecutor.shutdownNow();
-      clientGrpcExecutor.shutdownNow();
       serverCallbacks.shutdownNow();
       clientCallbacks.shutdownNow();
     }

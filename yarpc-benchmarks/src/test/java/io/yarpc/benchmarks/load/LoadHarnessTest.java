@@ -83,12 +83,9 @@ class LoadHarnessTest {
     assertThat(o.systems).containsExactly("grpc-java", "yarpc-tchannel");
     assertThat(o.streamSizes).isEmpty();
 
-    assertThat(o.grpcDirectExecutor).isFalse();
-
-    LoadOptions quick = LoadOptions.parse("--quick", "--grpc-direct-executor", "--http-pooled-allocator");
+    LoadOptions quick = LoadOptions.parse("--quick");
     assertThat(quick.duration).isEqualTo(Duration.ofSeconds(1));
-    assertThat(quick.grpcDirectExecutor).isTrue();
-    assertThat(quick.httpPooledAllocator).isTrue();
+    assertThat(quick.warmup).isEqualTo(Duration.ofMillis(500));
 
     assertThatThrownBy(() -> LoadOptions.parse("--sizes", "big")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> LoadOptions.parse("--systems", "corba")).isInstanceOf(IllegalArgumentException.class);
