@@ -11,6 +11,7 @@ import io.yarpc.Call;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Timers;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
@@ -63,7 +64,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     Deadline deadline = meta.deadline();
     this.context = deadline == null ? base.withCancellation()
         : base.withDeadline(io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
-            SharedExecutors.scheduler());
+            Timers.scheduler());
   }
 
   /**
