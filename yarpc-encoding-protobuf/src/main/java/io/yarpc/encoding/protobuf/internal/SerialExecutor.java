@@ -16,7 +16,7 @@ public final class SerialExecutor implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
 
   private final Executor delegate;
-  private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+  private final ArrayDeque<Runnable> queue = new ArrayDeque<>(4);
   private boolean running;
 
   /** Runs tasks on {@code delegate}. */

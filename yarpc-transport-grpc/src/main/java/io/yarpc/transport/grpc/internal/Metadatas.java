@@ -10,6 +10,7 @@ import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -84,6 +85,20 @@ public final class Metadatas {
       return new String(serialized, StandardCharsets.ISO_8859_1);
     }
   };
+
+  /** Keys most requests or responses carry, matched by their bytes in {@link #name}. */
+  private static final String[] KNOWN_NAMES = {
+      CONTENT_TYPE, "te", "user-agent", "grpc-accept-encoding", "grpc-timeout", "grpc-encoding", "grpc-status",
+      "grpc-message", CALLER, SERVICE, ENCODING, CALLER_PROCEDURE, SHARD_KEY, ROUTING_KEY, ROUTING_DELEGATE,
+      ROUTING_ZONE, ROUTING_REGION, APPLICATION_ERROR, APPLICATION_ERROR_NAME, APPLICATION_ERROR_DETAILS,
+      ERROR_NAME};
+  private static final byte[][] KNOWN_NAME_BYTES = new byte[KNOWN_NAMES.length][];
+
+  static {
+    for (int k = 0; k < KNOWN_NAMES.length; k++) {
+      KNOWN_NAME_BYTES[k] = KNOWN_NAMES[k].getBytes(StandardCharsets.US_ASCII);
+    }
+  }
 
   private static final Map<String, Metadata.Key<String>> KEYS = new ConcurrentHashMap<>();
 
@@ -230,27 +245,27 @@ public final class Metadatas {
     String contentType = null;
     byte[][] raw = InternalMetadata.serialize(md);
     int count = InternalMetadata.headerCount(md);
-    Map<String, String> seen = count > 8 ? new HashMap<>(count * 2) : null;
+    Map<String, Integer> seen = count > 8 ? new HashMap<>(count * 2) : null;
     for (int i = 0; i < count; i++) {
-      String name = new String(raw[2 * i], StandardCharsets.US_ASCII);
-      String value = decode(name, raw[2 * i + 1]);
-      checkSingle(name, value, seen, raw, i);
+      String name = name(raw[2 * i]);
+      checkSingle(name, seen, raw, i);
+      byte[] value = raw[2 * i + 1];
       switch (name) {
-        case CALLER -> b.caller(value);
-        case SERVICE -> b.service(value);
-        case SHARD_KEY -> b.shardKey(value);
-        case ROUTING_KEY -> b.routingKey(value);
-        case ROUTING_DELEGATE -> b.routingDelegate(value);
-        case ENCODING -> encoding = value;
-        case CALLER_PROCEDURE -> b.callerProcedure(value);
-        case CONTENT_TYPE -> contentType = value;
+        case CALLER -> b.caller(decode(name, value));
+        case SERVICE -> b.service(decode(name, value));
+        case SHARD_KEY -> b.shardKey(decode(name, value));
+        case ROUTING_KEY -> b.routingKey(decode(name, value));
+        case ROUTING_DELEGATE -> b.routingDelegate(decode(name, value));
+        case ENCODING -> encoding = decode(name, value);
+        case CALLER_PROCEDURE -> b.callerProcedure(decode(name, value));
+        case CONTENT_TYPE -> contentType = decode(name, value);
         case ROUTING_ZONE, ROUTING_REGION, "te", "user-agent" -> { }
         default -> {
           if (!name.startsWith("grpc-")) {
             if (headers == null) {
               headers = Headers.builder();
             }
-            headers.add(name, value);
+            headers.add(name, decode(name, value));
           }
         }
       }
@@ -265,20 +280,40 @@ public final class Metadatas {
     return b.build();
   }
 
-  /** Finds a key given twice; small metadata is scanned, large metadata uses {@code seen}. */
-  private static void checkSingle(String name, String value, Map<String, String> seen, byte[][] raw, int i) {
+  /**
+   * The name of a key on the wire: one of {@link #KNOWN_NAMES} without allocating (every request and
+   * response carries several of them), else decoded.
+   */
+  private static String name(byte[] raw) {
+    for (int k = 0; k < KNOWN_NAMES.length; k++) {
+      if (Arrays.equals(KNOWN_NAME_BYTES[k], raw)) {
+        return KNOWN_NAMES[k];
+      }
+    }
+    return new String(raw, StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Fails when key {@code i} was already seen: small metadata is scanned, large metadata uses {@code
+   * seen} (name to index). Values are decoded only for the message.
+   */
+  private static void checkSingle(String name, Map<String, Integer> seen, byte[][] raw, int i) {
     if (seen != null) {
-      String previous = seen.putIfAbsent(name, value);
+      Integer previous = seen.putIfAbsent(name, i);
       if (previous != null) {
-        throw moreThanOneValue(name, previous, value);
+        throw moreThanOneValue(name, raw, previous, i);
       }
       return;
     }
     for (int j = 0; j < i; j++) {
-      if (java.util.Arrays.equals(raw[2 * j], raw[2 * i])) {
-        throw moreThanOneValue(name, decode(name, raw[2 * j + 1]), value);
+      if (Arrays.equals(raw[2 * j], raw[2 * i])) {
+        throw moreThanOneValue(name, raw, j, i);
       }
     }
+  }
+
+  private static YarpcException moreThanOneValue(String name, byte[][] raw, int first, int second) {
+    return moreThanOneValue(name, decode(name, raw[2 * first + 1]), decode(name, raw[2 * second + 1]));
   }
 
   private static YarpcException moreThanOneValue(String name, String first, String second) {
@@ -361,18 +396,17 @@ public final class Metadatas {
       }
       byte[][] raw = InternalMetadata.serialize(md);
       int count = InternalMetadata.headerCount(md);
-      Map<String, String> seen = count > 8 ? new HashMap<>(count * 2) : null;
+      Map<String, Integer> seen = count > 8 ? new HashMap<>(count * 2) : null;
       for (int i = 0; i < count; i++) {
-        String name = new String(raw[2 * i], StandardCharsets.US_ASCII);
+        String name = name(raw[2 * i]);
         if (isReserved(name) || name.startsWith("grpc-") || name.equals(CONTENT_TYPE)) {
           continue;
         }
-        String value = decode(name, raw[2 * i + 1]);
-        checkSingle(name, value, seen, raw, i);
+        checkSingle(name, seen, raw, i);
         if (headers == null) {
           headers = Headers.builder();
         }
-        headers.add(name, value);
+        headers.add(name, decode(name, raw[2 * i + 1]));
       }
     }
     return headers == null ? Headers.empty() : headers.build();

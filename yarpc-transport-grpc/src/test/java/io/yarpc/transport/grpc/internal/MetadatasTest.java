@@ -85,6 +85,29 @@ class MetadatasTest {
   }
 
   @Test
+  void repeatedKeyIsFoundWhetherKnownIgnoredOrAmongManyKeys() {
+    Metadata known = new Metadata();
+    known.put(key("rpc-caller"), "a");
+    known.put(key("rpc-caller"), "b");
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(known, "p", null))
+        .getMessage()).isEqualTo("header has more than one value: rpc-caller:[a b]");
+
+    Metadata ignored = new Metadata();
+    ignored.put(key("te"), "trailers");
+    ignored.put(key("te"), "gzip");
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(ignored, "p", null))
+        .getMessage()).isEqualTo("header has more than one value: te:[trailers gzip]");
+
+    Metadata many = new Metadata();
+    for (int i = 0; i < 12; i++) {
+      many.put(key("x-h" + i), "v" + i);
+    }
+    many.put(key("x-h3"), "again");
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(many, "p", null))
+        .getMessage()).isEqualTo("header has more than one value: x-h3:[v3 again]");
+  }
+
+  @Test
   void repeatedKeyAmongManyIsInvalidArgument() {
     Metadata md = new Metadata();
     for (int i = 0; i < 20; i++) {
