@@ -1,7 +1,6 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -25,8 +24,8 @@ import io.yarpc.errors.YarpcException;
 
 /**
  * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or
- * stream (HTTP/2, one call) and receives its response: aggregates the content chunks into a composite of
- * the received buffers (no copy), enforces the response body limit, and settles the call. On HTTP/1.1
+ * stream (HTTP/2, one call) and receives its response: gathers the content chunks ({@link
+ * ReceivedContent}: the received buffers on HTTP/1.1, a copy on HTTP/2), enforces the response body limit, and settles the call. On HTTP/1.1
  * the connection goes back to its peer's pool when the exchange ended cleanly, before the caller hears of
  * the response. Everything received that nobody takes is released here. Confined to the channel's event
  * loop.
@@ -46,7 +45,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   private boolean received; // any response byte for the current attempt
   private boolean notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
   private HttpResponse head;
-  private CompositeByteBuf content;
+  private ReceivedContent content;
   private boolean keepAlive;
 
   ClientResponseHandler(HttpPeer peer, boolean stream) {
@@ -173,21 +172,19 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
         tooLarge(call);
         return;
       }
-      content = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+      content = new ReceivedContent(ctx.alloc(), stream, declared);
     }
     if (msg instanceof HttpContent) {
       HttpContent chunk = (HttpContent) msg;
       ByteBuf data = chunk.content();
       if (content == null) {
         chunk.release();
-      } else if ((long) content.readableBytes() + data.readableBytes() > call.maxResponseBodySize()) {
+      } else if (content.size() + data.readableBytes() > call.maxResponseBodySize()) {
         chunk.release();
         tooLarge(call);
         return;
-      } else if (data.isReadable()) {
-        content.addComponent(true, data); // the composite owns the chunk's buffer now
       } else {
-        chunk.release();
+        content.append(chunk);
       }
       if (msg instanceof LastHttpContent && head != null) {
         complete(call);
@@ -196,7 +193,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void complete(ClientCall call) {
-    ClientResponse response = new ClientResponse(head.status().code(), head.headers(), content);
+    ClientResponse response = new ClientResponse(head.status().code(), head.headers(), content.take());
     content = null;
     head = null;
     current = null;

@@ -14,7 +14,6 @@ import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -397,9 +396,8 @@ public final class HttpPeer extends AbstractPeer {
   }
 
   private H2Connection connectH2() {
-    Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
-        .initialSettings(Http2Settings.defaultSettings().maxHeaderListSize(context().maxResponseHeaderSize())
-            .initialWindowSize(H2Windows.STREAM_WINDOW))
+    Http2FrameCodec codec = H2Tuning.codecBuilder(false)
+        .initialSettings(H2Tuning.initialSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
         .encoderEnforceMaxConcurrentStreams(true) // streams over the server's limit wait for a free slot
         .build();
     H2Connection conn = new H2Connection();
@@ -427,7 +425,7 @@ public final class HttpPeer extends AbstractPeer {
           public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Http2SettingsFrame) {
               if (conn.ready.complete(ctx.channel())) {
-                H2Windows.widenConnectionWindow(ctx);
+                H2Tuning.widenConnectionWindow(ctx);
               }
             } else if (msg instanceof Http2GoAwayFrame) {
               conn.goingAway = true; // new calls open a new connection

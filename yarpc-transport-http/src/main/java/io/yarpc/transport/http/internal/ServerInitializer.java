@@ -11,7 +11,6 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -61,11 +60,10 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   }
 
   private void configureHttp2(ChannelPipeline p) {
-    Http2Settings initial = Http2Settings.defaultSettings()
+    Http2Settings initial = H2Tuning.initialSettings()
         .maxHeaderListSize(settings.maxHeaderSize())
-        .maxConcurrentStreams(settings.maxConcurrentStreams())
-        .initialWindowSize(H2Windows.STREAM_WINDOW);
-    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+        .maxConcurrentStreams(settings.maxConcurrentStreams());
+    Http2FrameCodec codec = H2Tuning.codecBuilder(true)
         .initialSettings(initial)
         .gracefulShutdownTimeoutMillis(TimeUnit.NANOSECONDS.toMillis(settings.shutdownTimeoutNanos()))
         .build();
@@ -81,7 +79,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     p.addAfter("h2-connection", "h2", codec);
     p.addAfter("h2", "h2-mux", mux);
     p.addAfter("h2-mux", "h2-errors", new ConnectionErrors());
-    H2Windows.widenConnectionWindow(p.context("h2-mux"));
+    H2Tuning.widenConnectionWindow(p.context("h2-mux"));
   }
 
   /** The end of an HTTP/2 connection's pipeline: connection errors were answered by the codec (GOAWAY). */

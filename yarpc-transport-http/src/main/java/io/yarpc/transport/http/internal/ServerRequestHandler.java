@@ -2,7 +2,6 @@ package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -53,10 +52,10 @@ import org.slf4j.LoggerFactory;
  * connection, requests answered in order) or on one HTTP/2 stream (one handler per stream, fed by
  * {@code Http2StreamFrameToHttpObjectCodec}).
  *
- * <p><b>Receiving.</b> The content chunks of a request are aggregated into one {@link CompositeByteBuf}
- * that holds the received buffers themselves (no copy); the request {@link Body} offers byte access over
- * them ({@link CompositeByteBuf#nioBuffers()}) and releases the composite, exactly once, when the
- * invocation releases the body. Limits: body size (413), header size (431, decoded by the codec),
+ * <p><b>Receiving.</b> The content chunks of a request are gathered in one buffer ({@link
+ * ReceivedContent}: the received buffers themselves on HTTP/1.1, the stream's own copy on HTTP/2); the
+ * request {@link Body} offers byte access over it ({@link ByteBuf#nioBuffers()}) and releases it, exactly
+ * once, when the invocation releases the body. Limits: body size (413), header size (431, decoded by the codec),
  * malformed input (400), receive time (408).
  *
  * <p><b>Serving</b> follows spec {@code wire-http.md} 3.2: validate and route with {@link Router#choose},
@@ -80,7 +79,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   // receiving
   private HttpRequest head;
-  private CompositeByteBuf content;
+  private ReceivedContent content;
   private boolean discarding; // drop everything until the end of the current request
   private ScheduledFuture<?> readTimer;
   // serving
@@ -181,20 +180,18 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
     h.remove(HttpHeaderNames.EXPECT);
-    content = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    content = new ReceivedContent(ctx.alloc(), http2, declared);
   }
 
   private void onContent(HttpContent chunk) {
     ByteBuf data = chunk.content();
     if (discarding || head == null || content == null) {
       chunk.release();
-    } else if ((long) content.readableBytes() + data.readableBytes() > settings.maxBodySize()) {
+    } else if (content.size() + data.readableBytes() > settings.maxBodySize()) {
       chunk.release();
       tooLarge();
-    } else if (data.isReadable()) {
-      content.addComponent(true, data); // the composite now owns the chunk's buffer
     } else {
-      chunk.release();
+      content.append(chunk);
     }
     if (chunk instanceof LastHttpContent) {
       onLast();
@@ -210,7 +207,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     }
     Exchange ex = newExchange(head);
     ex.head = head;
-    ex.body = content;
+    ex.body = content.take();
     head = null;
     content = null;
     enqueue(ex);

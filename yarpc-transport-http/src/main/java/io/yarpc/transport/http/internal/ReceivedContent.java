@@ -1,0 +1,118 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.handler.codec.http.HttpContent;
+
+/**
+ * A received message's content, gathered chunk by chunk, on the server (requests) and the client
+ * (responses) alike. Owned by the handler receiving the message until {@link #take}; {@link #release}
+ * gives back whatever it still holds.
+ *
+ * <p>On HTTP/1.1 the chunks' own buffers are kept (no copy): a connection carries one message at a time,
+ * so no other message shares them. On HTTP/2 each DATA frame is a slice of the connection's read buffer,
+ * which the frames of other streams share. Keeping the slice would pin that buffer until every stream
+ * with a frame in it has finished, and would make the frame decoder copy its shared cumulation into a new
+ * buffer on every read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request).
+ * So on HTTP/2 each frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one
+ * default-sized DATA frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE} bytes with a {@code
+ * content-length} fits in one piece, which parsers read in place; larger ones are copied once more by
+ * parsers that need contiguous bytes, as for any multi-buffer body. Pieces are small so that the pool
+ * reuses them: measured with 64 streams of 1 MiB, one buffer per message (a quarter of a pool chunk) made
+ * the pool free and allocate chunks as messages came and went, 0.6 MB of heap per request; 64 KiB pieces
+ * 0.25 MB; 16 KiB pieces 0.16 MB.
+ */
+final class ReceivedContent {
+  /** The largest piece an HTTP/2 message is copied into. */
+  static final int PIECE = 16 * 1024;
+
+  private final ByteBufAllocator alloc;
+  private final boolean copyChunks;
+  private CompositeByteBuf received;
+  private ByteBuf piece; // HTTP/2: the piece being filled, not yet in received
+  private long remaining; // HTTP/2: bytes still expected from content-length, or -1
+
+  /**
+   * Content that keeps the chunks' buffers, or (when {@code copyChunks}) copies them into pieces sized
+   * from {@code declaredLength} ({@code -1}: unknown).
+   */
+  ReceivedContent(ByteBufAllocator alloc, boolean copyChunks, long declaredLength) {
+    this.alloc = alloc;
+    this.copyChunks = copyChunks;
+    this.remaining = declaredLength;
+  }
+
+  /** The bytes received so far. */
+  long size() {
+    return (received == null ? 0 : received.readableBytes()) + (piece == null ? 0 : piece.readableBytes());
+  }
+
+  /** Adds {@code chunk}'s bytes and takes over the chunk. */
+  void append(HttpContent chunk) {
+    ByteBuf data = chunk.content();
+    if (!data.isReadable()) {
+      chunk.release();
+      return;
+    }
+    if (!copyChunks) {
+      composite().addComponent(true, data); // the composite owns the chunk's buffer now
+      return;
+    }
+    try {
+      while (data.isReadable()) {
+        if (piece == null || !piece.isWritable()) {
+          addPiece();
+          long expected = remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
+          piece = alloc.buffer((int) Math.min(PIECE, expected));
+        }
+        int n = Math.min(piece.writableBytes(), data.readableBytes());
+        piece.writeBytes(data, n);
+        if (remaining >= n) {
+          remaining -= n;
+        }
+      }
+    } finally {
+      chunk.release();
+    }
+  }
+
+  /** The content as one buffer, which the caller now owns; this holds nothing after. */
+  ByteBuf take() {
+    if (received == null) {
+      ByteBuf only = piece != null ? piece : alloc.buffer(0);
+      piece = null;
+      return only;
+    }
+    addPiece();
+    ByteBuf all = received;
+    received = null;
+    return all;
+  }
+
+  /** Releases what this still holds. */
+  void release() {
+    if (piece != null) {
+      piece.release();
+      piece = null;
+    }
+    if (received != null) {
+      received.release();
+      received = null;
+    }
+  }
+
+  private void addPiece() {
+    if (piece != null) {
+      composite().addComponent(true, piece);
+      piece = null;
+    }
+  }
+
+  private CompositeByteBuf composite() {
+    if (received == null) {
+      received = alloc.compositeBuffer(Integer.MAX_VALUE);
+    }
+    return received;
+  }
+}
