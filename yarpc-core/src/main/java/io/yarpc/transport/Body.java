@@ -5,12 +5,14 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.internal.ByteBuffersInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -24,7 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Heap views expose their backing array ({@link ByteBuffer#hasArray()}), so a parser can read it in place
  * (e.g. {@code CodedInputStream.newInstance(array, offset, length)}); direct views are read-only. Views are
  * for reading only: never write into one. Decoders must ask {@link #hasByteAccess()} first and parse straight from the views; only a body
- * without byte access is read through its stream.
+ * without byte access is read through its stream. Two shortcuts serve parsers that need one array:
+ * {@link #arrayView()} gives the body's own array when the body is exactly one region of one, and
+ * {@link #copyTo(byte[], int)} copies any body into the caller's array without allocating.
  *
  * <h2>Writing</h2>
  *
@@ -131,6 +135,53 @@ public abstract class Body implements Closeable {
   }
 
   /**
+   * The bytes as one heap view exposing its array ({@link ByteBuffer#hasArray()}), positioned at the
+   * first byte, when the body is exactly one region of one array, so that a parser can read it in place;
+   * null for any other body. Asking is cheap: a body whose bytes are split or direct answers null without
+   * collecting views.
+   */
+  public ByteBuffer arrayView() {
+    return null;
+  }
+
+  /**
+   * Copies all {@link #length()} bytes into {@code destination} from {@code offset}, for parsers that
+   * need one array (e.g. a reused scratch array). Byte-access bodies copy without allocating and stay as
+   * they were; other bodies are read through their stream, once.
+   *
+   * @throws IllegalStateException when the length is unknown ({@code -1})
+   * @throws IndexOutOfBoundsException when {@code destination} has no room for the bytes at {@code offset}
+   * @throws IOException when the stream fails or ends before the length
+   */
+  public void copyTo(byte[] destination, int offset) throws IOException {
+    checkNotReleased();
+    int length = knownIntLength();
+    Objects.checkFromIndexSize(offset, length, destination.length);
+    if (hasByteAccess()) {
+      for (ByteBuffer b : byteBuffers()) {
+        int n = b.remaining();
+        b.get(destination, offset, n);
+        offset += n;
+      }
+      return;
+    }
+    try (InputStream in = openStream()) {
+      int n = in.readNBytes(destination, offset, length);
+      if (n != length) {
+        throw new EOFException("body ended after " + n + " of " + length + " bytes");
+      }
+    }
+  }
+
+  private int knownIntLength() {
+    long length = length();
+    if (length < 0) {
+      throw new IllegalStateException("the body's length is not known");
+    }
+    return Math.toIntExact(length);
+  }
+
+  /**
    * A stream over the bytes. Byte-access bodies may open any number of streams; other bodies may be
    * opened once.
    */
@@ -167,14 +218,8 @@ public abstract class Body implements Closeable {
     checkNotReleased();
     try {
       if (hasByteAccess()) {
-        long len = length();
-        byte[] out = new byte[Math.toIntExact(len)];
-        int pos = 0;
-        for (ByteBuffer b : byteBuffers()) {
-          int n = b.remaining();
-          b.get(out, pos, n);
-          pos += n;
-        }
+        byte[] out = new byte[knownIntLength()];
+        copyTo(out, 0);
         return out;
       }
       long len = length();
@@ -247,6 +292,18 @@ public abstract class Body implements Closeable {
     }
 
     @Override
+    public ByteBuffer arrayView() {
+      checkNotReleased();
+      return ByteBuffer.wrap(bytes, offset, length).slice();
+    }
+
+    @Override
+    public void copyTo(byte[] destination, int offset) {
+      checkNotReleased();
+      System.arraycopy(bytes, this.offset, destination, offset, length);
+    }
+
+    @Override
     public InputStream openStream() {
       checkNotReleased();
       return new java.io.ByteArrayInputStream(bytes, offset, length);
@@ -301,6 +358,27 @@ public abstract class Body implements Closeable {
         views[i] = view(buffers.get(i));
       }
       return List.of(views);
+    }
+
+    @Override
+    public ByteBuffer arrayView() {
+      checkNotReleased();
+      if (buffers.size() != 1 || !buffers.get(0).hasArray()) {
+        return null;
+      }
+      return buffers.get(0).duplicate();
+    }
+
+    /** Absolute bulk gets from the buffers themselves: no view objects. */
+    @Override
+    public void copyTo(byte[] destination, int offset) {
+      checkNotReleased();
+      Objects.checkFromIndexSize(offset, Math.toIntExact(length), destination.length);
+      for (ByteBuffer b : buffers) {
+        int n = b.remaining();
+        b.get(b.position(), destination, offset, n);
+        offset += n;
+      }
     }
 
     /** Heap: a duplicate, so the array stays reachable for in-place parsing; direct: read-only. */

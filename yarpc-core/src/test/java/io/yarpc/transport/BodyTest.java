@@ -692,4 +692,82 @@ class BodyTest {
       assertThatThrownBy(body::toByteArray).isInstanceOf(IllegalStateException.class);
     }
   }
+
+  @Nested
+  class ArrayViewAndCopyTo {
+    @Test
+    void aHeapBodyIsItsOwnArrayView() throws IOException {
+      byte[] backing = bytes("xxhelloyy");
+      Body body = Body.of(backing, 2, 5);
+      ByteBuffer view = body.arrayView();
+      assertThat(view.array()).isSameAs(backing);
+      assertThat(view.arrayOffset() + view.position()).isEqualTo(2);
+      assertThat(view.remaining()).isEqualTo(5);
+
+      byte[] dst = new byte[8];
+      body.copyTo(dst, 3);
+      assertThat(Arrays.copyOfRange(dst, 3, 8)).isEqualTo(bytes("hello"));
+      assertThatThrownBy(() -> body.copyTo(new byte[8], 4)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void onlyASingleHeapBufferHasAnArrayView() {
+      ByteBuffer heap = ByteBuffer.wrap(bytes("--abc")).position(2);
+      ByteBuffer view = Body.of(heap).arrayView();
+      assertThat(view.array()).isSameAs(heap.array());
+      assertThat(remaining(view)).isEqualTo(bytes("abc"));
+
+      ByteBuffer direct = ByteBuffer.allocateDirect(3).put(bytes("abc")).flip();
+      assertThat(Body.of(direct).arrayView()).as("direct").isNull();
+      assertThat(Body.of(heap.asReadOnlyBuffer()).arrayView()).as("read-only heap hides its array").isNull();
+      assertThat(Body.ofBuffers(List.of(ByteBuffer.wrap(bytes("a")), ByteBuffer.wrap(bytes("b"))), null)
+          .arrayView()).as("split").isNull();
+      assertThat(Body.of(new ByteArrayInputStream(bytes("abc")), 3).arrayView()).as("stream").isNull();
+    }
+
+    @Test
+    void splitBodiesCopyEveryPieceInOrderAndStayAsTheyWere() throws IOException {
+      ByteBuffer a = ByteBuffer.wrap(bytes("..one")).position(2);
+      ByteBuffer b = ByteBuffer.allocateDirect(8).put(bytes("~~two")).flip().position(2);
+      ByteBuffer c = ByteBuffer.wrap(bytes("three"));
+      Body body = Body.ofBuffers(List.of(a, b, c), null);
+      for (int round = 0; round < 2; round++) {
+        byte[] dst = new byte[13];
+        body.copyTo(dst, 2);
+        assertThat(Arrays.copyOfRange(dst, 2, 13)).isEqualTo(bytes("onetwothree"));
+      }
+      assertThat(a.position()).isEqualTo(2);
+      assertThat(b.position()).isEqualTo(2);
+      assertThat(concat(body.byteBuffers())).isEqualTo(bytes("onetwothree"));
+      assertThatThrownBy(() -> body.copyTo(new byte[10], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void streamBodiesAreReadOnceAndMustHaveTheirLength() throws IOException {
+      byte[] dst = new byte[3];
+      Body.of(new ByteArrayInputStream(bytes("abc")), 3).copyTo(dst, 0);
+      assertThat(dst).isEqualTo(bytes("abc"));
+
+      assertThatThrownBy(() -> Body.of(new ByteArrayInputStream(bytes("abc")), -1).copyTo(new byte[3], 0))
+          .isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(() -> Body.of(new ByteArrayInputStream(bytes("ab")), 3).copyTo(new byte[3], 0))
+          .isInstanceOf(java.io.EOFException.class).hasMessageContaining("2 of 3");
+    }
+
+    @Test
+    void releasedBodiesRefuse() {
+      for (Body body : List.of(Body.of(bytes("abc")), Body.of(ByteBuffer.wrap(bytes("abc"))))) {
+        body.release();
+        assertThatThrownBy(() -> body.copyTo(new byte[3], 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(body::arrayView).isInstanceOf(IllegalStateException.class);
+      }
+    }
+
+    @Test
+    void toByteArrayGivesAFreshCopy() {
+      byte[] backing = bytes("abc");
+      byte[] copy = Body.of(ByteBuffer.wrap(backing)).toByteArray();
+      assertThat(copy).isEqualTo(backing).isNotSameAs(backing);
+    }
+  }
 }

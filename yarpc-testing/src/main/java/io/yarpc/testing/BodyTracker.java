@@ -227,6 +227,18 @@ public final class BodyTracker {
     }
 
     @Override
+    public ByteBuffer arrayView() {
+      check("arrayView()");
+      return inner.arrayView();
+    }
+
+    @Override
+    public void copyTo(byte[] destination, int offset) throws IOException {
+      check("copyTo()");
+      inner.copyTo(destination, offset);
+    }
+
+    @Override
     public InputStream openStream() {
       check("openStream()");
       return inner.openStream();

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * A body over given bytes, in the shape a transport might hand them over, that counts how it is read:
- * {@link #byteBuffersCalls} and {@link #openStreamCalls}. Proves which decode path an encoding took.
+ * {@link #byteBuffersCalls} (reads through byte access: {@link #byteBuffers()}, or {@link #arrayView()}
+ * when it gives the array) and {@link #openStreamCalls}. Proves which decode path an encoding took.
  */
 public final class CountingBody extends Body {
   /** How the bytes are exposed. */
@@ -106,6 +107,16 @@ public final class CountingBody extends Body {
       out.add(v.isDirect() ? v.asReadOnlyBuffer() : v.duplicate());
     }
     return out;
+  }
+
+  @Override
+  public ByteBuffer arrayView() {
+    checkNotReleased();
+    if (shape != Shape.HEAP && shape != Shape.HEAP_OFFSET) {
+      return null;
+    }
+    byteBuffersCalls++;
+    return views.get(0).duplicate();
   }
 
   @Override

@@ -74,6 +74,18 @@ public final class Lease {
     }
 
     @Override
+    public ByteBuffer arrayView() {
+      checkNotReleased();
+      return delegate.arrayView();
+    }
+
+    @Override
+    public void copyTo(byte[] destination, int offset) throws IOException {
+      checkNotReleased();
+      delegate.copyTo(destination, offset);
+    }
+
+    @Override
     public InputStream openStream() {
       checkNotReleased();
       return delegate.openStream();

@@ -12,15 +12,14 @@ import io.yarpc.transport.Body;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * The binary decode paths, byte access first (see the module's package documentation):
  *
  * <ol>
  *   <li>one heap view: parsed in place from its array, no copy ({@link DecodeStats#IN_PLACE});
- *   <li>direct or several views: copied once into the thread's {@link Scratch} array and parsed from
- *       there ({@link DecodeStats#COPIED}) — protobuf-java 4.34+ would copy direct memory itself, and a
+ *   <li>direct or several views: copied once into the thread's {@link Scratch} array ({@link
+ *       Body#copyTo}, which allocates no views) and parsed from there ({@link DecodeStats#COPIED}) — protobuf-java 4.34+ would copy direct memory itself, and a
  *       rope of buffers decodes through a stream that copies again;
  *   <li>no byte access: read through the body's stream into the scratch array ({@link
  *       DecodeStats#STREAMED}).
@@ -42,16 +41,15 @@ public final class ProtoDecoding {
   /** The message in {@code body} (not released); see the class comment for the paths. */
   public static <T> T parse(Parser<T> parser, Body body) throws IOException {
     if (body.hasByteAccess()) {
-      List<ByteBuffer> views = body.byteBuffers();
-      if (views.size() == 1 && views.get(0).hasArray()) {
-        ByteBuffer v = views.get(0);
+      ByteBuffer v = body.arrayView();
+      if (v != null) {
         DecodeStats.IN_PLACE.increment();
         return parse(parser, v.array(), v.arrayOffset() + v.position(), v.remaining(), false);
       }
-      int length = remaining(views);
+      int length = checkedLength(body);
       byte[] scratch = Scratch.take(length);
       try {
-        copy(views, scratch);
+        body.copyTo(scratch, 0);
         DecodeStats.COPIED.increment();
         return parse(parser, scratch, 0, length, false);
       } finally {
@@ -95,10 +93,14 @@ public final class ProtoDecoding {
     byte[] array;
     int n;
     if (body.hasByteAccess()) {
-      List<ByteBuffer> views = body.byteBuffers();
-      n = remaining(views);
+      n = checkedLength(body);
       array = pool.borrow(n);
-      copy(views, array);
+      try {
+        body.copyTo(array, 0);
+      } catch (IOException | RuntimeException e) {
+        pool.giveBack(array);
+        throw e;
+      }
     } else {
       InputStream in = body.openStream();
       long promised = body.length();
@@ -180,24 +182,12 @@ public final class ProtoDecoding {
         .setUnfinishedMessage(message);
   }
 
-  private static int remaining(List<ByteBuffer> views) throws InvalidProtocolBufferException {
-    long total = 0;
-    for (ByteBuffer b : views) {
-      total += b.remaining();
-    }
+  /** The length of a byte-access body, which must fit one array. */
+  private static int checkedLength(Body body) throws InvalidProtocolBufferException {
+    long total = body.length();
     if (total > MAX_ARRAY) {
       throw new InvalidProtocolBufferException("body larger than " + MAX_ARRAY + " bytes");
     }
     return (int) total;
-  }
-
-  /** Copies the views' remaining bytes into {@code dst} from 0; moves only the views' positions. */
-  private static void copy(List<ByteBuffer> views, byte[] dst) {
-    int pos = 0;
-    for (ByteBuffer b : views) {
-      int n = b.remaining();
-      b.get(dst, pos, n);
-      pos += n;
-    }
   }
 }

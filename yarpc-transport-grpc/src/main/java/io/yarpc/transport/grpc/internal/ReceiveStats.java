@@ -32,7 +32,8 @@ public final class ReceiveStats {
 
   /**
    * Bytes copied into heap arrays: whole copied messages, plus the pieces of detached messages that
-   * grpc-java itself had merged into a heap array (runs of tiny network reads).
+   * grpc-java itself had merged into a heap array (runs of tiny network reads), copied when a reader asks
+   * for views.
    */
   public long copiedBytes() {
     return copiedBytes.sum();
@@ -43,9 +44,12 @@ public final class ReceiveStats {
     return detached() - released();
   }
 
-  void onDetached(int bytesCopied) {
+  void onDetached() {
     detached.increment();
-    copiedBytes.add(bytesCopied);
+  }
+
+  void onCopiedPieces(int bytes) {
+    copiedBytes.add(bytes);
   }
 
   void onReleased() {

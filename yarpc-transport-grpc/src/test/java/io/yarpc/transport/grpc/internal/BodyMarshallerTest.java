@@ -270,4 +270,46 @@ class BodyMarshallerTest {
     assertThat(in.readAllBytes()).isEqualTo(bytes);
     in.close();
   }
+
+  @Test
+  void copyToReadsGrpcBuffersWithoutCollectingViewsAndCanBeRepeated() throws Exception {
+    byte[] first = random(20_000, 20);
+    byte[] merged = random(1500, 21);
+    byte[] last = random(30_000, 22);
+    ByteBuf a = direct(first);
+    ByteBuf c = direct(last);
+    CompositeReadableBuffer composite = new CompositeReadableBuffer();
+    composite.addBuffer(NettyReadableBuffers.wrap(a));
+    composite.addBuffer(ReadableBuffers.wrap(merged));
+    composite.addBuffer(NettyReadableBuffers.wrap(c));
+    InputStream message = ReadableBuffers.openStream(composite, true);
+    Body body = marshaller.parse(message);
+    message.close();
+
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    expected.writeBytes(first);
+    expected.writeBytes(merged);
+    expected.writeBytes(last);
+    int length = expected.size();
+    for (int round = 0; round < 2; round++) {
+      byte[] dst = new byte[length + 3];
+      body.copyTo(dst, 3);
+      assertThat(java.util.Arrays.copyOfRange(dst, 3, dst.length)).isEqualTo(expected.toByteArray());
+    }
+    assertThat(stats.copiedBytes()).as("no views collected, so nothing merged was copied").isZero();
+    assertThat(body.arrayView()).isNull();
+    assertThatThrownBy(() -> body.copyTo(new byte[length - 1], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+
+    assertThat(bytesOf(body.byteBuffers())).as("views after copies").isEqualTo(expected.toByteArray());
+    byte[] again = new byte[length];
+    body.copyTo(again, 0);
+    assertThat(again).isEqualTo(expected.toByteArray());
+
+    body.release();
+    body.release();
+    assertThat(a.refCnt()).isZero();
+    assertThat(c.refCnt()).isZero();
+    assertThat(stats.released()).isEqualTo(1);
+    assertThatThrownBy(() -> body.copyTo(new byte[length], 0)).isInstanceOf(IllegalStateException.class);
+  }
 }
