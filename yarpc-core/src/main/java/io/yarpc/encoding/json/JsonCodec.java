@@ -12,18 +12,14 @@ import com.google.gson.stream.JsonToken;
 import io.yarpc.internal.ByteBuffersInputStream;
 import io.yarpc.transport.Body;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.Reader;
 import java.io.StringReader;
-import java.io.Writer;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * Reads and writes JSON bodies with one {@link Gson}. Reading asks for byte access first and parses from
@@ -104,19 +100,20 @@ final class JsonCodec {
   private static Reader reader(Body body) throws IOException {
     long length = body.length();
     if (body.hasByteAccess()) {
-      List<ByteBuffer> views = body.byteBuffers();
-      ByteBuffer first = views.size() == 1 ? views.get(0) : null;
-      if (first != null && first.hasArray()) {
-        byte[] array = first.array();
-        int offset = first.arrayOffset() + first.position();
+      ByteBuffer whole = body.arrayView();
+      if (whole != null) {
+        byte[] array = whole.array();
+        int offset = whole.arrayOffset() + whole.position();
         return length <= DECODE_AT_ONCE_LIMIT
-            ? new StringReader(new String(array, offset, first.remaining(), UTF_8))
-            : new InputStreamReader(new ByteArrayInputStream(array, offset, first.remaining()), UTF_8);
+            ? new StringReader(new String(array, offset, whole.remaining(), UTF_8))
+            : new InputStreamReader(new ByteArrayInputStream(array, offset, whole.remaining()), UTF_8);
       }
-      InputStream in = new ByteBuffersInputStream(views);
-      return length <= GATHER_LIMIT
-          ? new StringReader(new String(in.readNBytes((int) length), UTF_8))
-          : new InputStreamReader(in, UTF_8);
+      if (length <= GATHER_LIMIT) {
+        byte[] gathered = new byte[(int) length];
+        body.copyTo(gathered, 0);
+        return new StringReader(new String(gathered, UTF_8));
+      }
+      return new InputStreamReader(new ByteBuffersInputStream(body.byteBuffers()), UTF_8);
     }
     InputStream in = body.openStream();
     return length >= 0 && length <= GATHER_LIMIT
@@ -149,24 +146,9 @@ final class JsonCodec {
    * @throws JsonIOException or another runtime exception when Gson cannot serialise the value
    */
   Body encode(Object value) {
-    ExposedBytes out = new ExposedBytes();
-    try (Writer w = new OutputStreamWriter(out, UTF_8)) {
-      gson.toJson(value, w);
-      w.write('\n');
-    } catch (IOException e) {
-      throw new JsonIOException(e); // not thrown by in-memory streams
-    }
+    Utf8BodyWriter out = new Utf8BodyWriter();
+    gson.toJson(value, out);
+    out.write('\n');
     return out.toBody();
-  }
-
-  /** A byte array stream whose array becomes a body without a copy. */
-  private static final class ExposedBytes extends ByteArrayOutputStream {
-    ExposedBytes() {
-      super(128);
-    }
-
-    Body toBody() {
-      return Body.of(buf, 0, count);
-    }
   }
 }
