@@ -1,79 +1,97 @@
 package io.yarpc.internal;
 
-import java.util.concurrent.Executors;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One shared daemon timer thread for deadlines, grpc context deadlines and peer-choice timeouts; tasks
- * must be quick.
- *
- * <p>Almost every deadline timer is cancelled long before it fires, so cancelling must be cheap. A
- * cancelled timer stays in the queue until a purge every {@value #PURGE_EVERY} schedules (run on the timer
- * thread) instead of being removed at once. Removing it at once would leave the queue empty between two
- * calls made one after the other, and each schedule into an empty queue wakes the timer thread (measured:
- * two such wake-ups per call were most of YARPC's per-call CPU over gRPC at one call in flight). Left
- * queued, the cancelled timer stays at the head and a later deadline never wakes the thread.
+ * The one shared daemon timer thread ({@code yarpc-timer}) for call deadlines, grpc context deadlines
+ * and peer-choice timeouts; tasks must be quick. See {@link DeadlineTimer} for why it is not a
+ * {@code ScheduledThreadPoolExecutor}.
  */
 public final class Timers {
-  /** Schedules between two purges of cancelled timers: bounds what cancelled timers keep reachable. */
-  static final int PURGE_EVERY = 4096;
-
-  private static final DeadlineScheduler TIMER = new DeadlineScheduler();
+  private static final DeadlineTimer TIMER = new DeadlineTimer("yarpc-timer");
+  private static final ScheduledExecutorService EXECUTOR = new TimerExecutor();
 
   private Timers() {}
 
   /** Runs {@code task} after {@code nanos} nanoseconds (at once when not positive). */
   public static ScheduledFuture<?> schedule(Runnable task, long nanos) {
-    return TIMER.schedule(task, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    return TIMER.schedule(task, nanos);
   }
 
   /**
-   * The timer as an executor, for libraries that take one (grpc's {@code Context.withDeadline}); the same
-   * thread and purge rule as {@link #schedule}. Shutting it down is refused.
+   * The timer as an executor, for libraries that take one (grpc's {@code Context.withDeadline}): one-shot
+   * {@code schedule(Runnable, ...)} and {@code execute}; anything else (periodic tasks, callables,
+   * shutdown) is refused with {@link UnsupportedOperationException}.
    */
   public static ScheduledExecutorService scheduler() {
-    return TIMER;
+    return EXECUTOR;
   }
 
   /** Timers queued, cancelled or not (for tests). */
   static int queued() {
-    return TIMER.getQueue().size();
+    return TIMER.queued();
   }
 
-  /** The shared timer: purges cancelled tasks every {@value #PURGE_EVERY} schedules. */
-  private static final class DeadlineScheduler extends ScheduledThreadPoolExecutor {
-    private final AtomicInteger scheduled = new AtomicInteger();
-
-    DeadlineScheduler() {
-      super(1, r -> {
-        Thread t = Executors.defaultThreadFactory().newThread(r);
-        t.setName("yarpc-timer");
-        t.setDaemon(true);
-        return t;
-      });
+  private static final class TimerExecutor extends AbstractExecutorService implements ScheduledExecutorService {
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      return TIMER.schedule(command, unit.toNanos(delay));
     }
 
     @Override
-    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-      ScheduledFuture<?> future = super.schedule(command, delay, unit);
-      if ((scheduled.incrementAndGet() & (PURGE_EVERY - 1)) == 0) {
-        super.schedule(this::purge, 0, TimeUnit.NANOSECONDS);
-      }
-      return future;
+    public void execute(Runnable command) {
+      TIMER.schedule(command, 0);
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+      throw unsupported();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
+        TimeUnit unit) {
+      throw unsupported();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
+        TimeUnit unit) {
+      throw unsupported();
     }
 
     @Override
     public void shutdown() {
-      throw new UnsupportedOperationException("the shared YARPC timer cannot be shut down");
+      throw unsupported();
     }
 
     @Override
-    public java.util.List<Runnable> shutdownNow() {
-      throw new UnsupportedOperationException("the shared YARPC timer cannot be shut down");
+    public List<Runnable> shutdownNow() {
+      throw unsupported();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return false;
+    }
+
+    private static UnsupportedOperationException unsupported() {
+      return new UnsupportedOperationException("the shared YARPC timer runs one-shot tasks only");
     }
   }
 }

@@ -3,12 +3,14 @@ package io.yarpc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class TimersTest {
@@ -32,34 +34,89 @@ class TimersTest {
   }
 
   @Test
-  void cancelledTasksArePurgedRatherThanKeptUntilTheirDeadline() throws Exception {
-    int count = Timers.PURGE_EVERY * 3;
+  void cancelledTasksArePurgedRatherThanKeptUntilTheirDeadline() {
+    int count = DeadlineTimer.MIN_PURGE * 5;
     for (int i = 0; i < count; i++) {
       Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)).cancel(false);
     }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (Timers.queued() >= Timers.PURGE_EVERY && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
-    assertThat(Timers.queued()).isLessThan(Timers.PURGE_EVERY);
+    assertThat(Timers.queued()).as("purged while cancelling").isLessThanOrEqualTo(2 * DeadlineTimer.MIN_PURGE);
   }
 
   @Test
-  void pendingTasksSurviveAPurge() throws Exception {
-    CountDownLatch ran = new CountDownLatch(1);
-    Timers.schedule(ran::countDown, TimeUnit.MILLISECONDS.toNanos(200));
+  void aCancelledTaskLetsGoOfItsActionAtOnce() throws Exception {
+    AtomicReference<WeakReference<byte[]>> ref = new AtomicReference<>();
+    ScheduledFuture<?> f = scheduleHolding(ref);
+    collectGarbage(ref.get());
+    assertThat(ref.get().get()).as("the scheduled task keeps what its action captured").isNotNull();
+
+    assertThat(f.cancel(false)).isTrue();
+    assertThat(f.isCancelled()).isTrue();
+    assertThat(f.isDone()).isTrue();
+    assertThat(f.cancel(false)).as("once").isFalse();
+    collectGarbage(ref.get());
+    assertThat(ref.get().get()).as("dropped on cancel, though the task is still queued").isNull();
+  }
+
+  /** Schedules a task whose action alone holds a 1 MiB array; {@code ref} sees the array. */
+  private static ScheduledFuture<?> scheduleHolding(AtomicReference<WeakReference<byte[]>> ref) {
+    byte[] big = new byte[1 << 20];
+    ref.set(new WeakReference<>(big));
+    return Timers.schedule(() -> big[0]++, TimeUnit.HOURS.toNanos(1));
+  }
+
+  private static void collectGarbage(WeakReference<?> until) throws InterruptedException {
+    for (int i = 0; i < 20 && until.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+  }
+
+  @Test
+  void pendingTasksSurviveAPurgeAndRunInDeadlineOrder() throws Exception {
+    List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch ran = new CountDownLatch(3);
+    Timers.schedule(() -> { order.add(3); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(300));
+    Timers.schedule(() -> { order.add(1); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(100));
     List<ScheduledFuture<?>> others = new ArrayList<>();
-    for (int i = 0; i < Timers.PURGE_EVERY + 1; i++) {
+    for (int i = 0; i < DeadlineTimer.MIN_PURGE * 3; i++) {
       others.add(Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)));
     }
     others.forEach(f -> f.cancel(false));
+    Timers.schedule(() -> { order.add(2); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(200));
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(order).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void anEarlierTaskWakesTheTimerSleepingUntilALaterOne() throws Exception {
+    ScheduledFuture<?> late = Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
+    Thread.sleep(50); // the timer thread now sleeps until the late task
+    CountDownLatch ran = new CountDownLatch(1);
+    Timers.schedule(ran::countDown, TimeUnit.MILLISECONDS.toNanos(10));
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    late.cancel(false);
+  }
+
+  @Test
+  void aFailingTaskDoesNotStopTheTimer() throws Exception {
+    Timers.schedule(() -> {
+      throw new IllegalStateException("deliberate");
+    }, 0);
+    CountDownLatch ran = new CountDownLatch(1);
+    Timers.schedule(ran::countDown, TimeUnit.MILLISECONDS.toNanos(5));
     assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test
-  void theSharedSchedulerCannotBeShutDown() {
+  void theSharedSchedulerRunsOneShotTasksOnly() throws Exception {
+    CountDownLatch ran = new CountDownLatch(2);
+    Timers.scheduler().schedule(ran::countDown, 5, TimeUnit.MILLISECONDS);
+    Timers.scheduler().execute(ran::countDown);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
     assertThatThrownBy(() -> Timers.scheduler().shutdown()).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> Timers.scheduler().shutdownNow())
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> Timers.scheduler().scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.SECONDS))
         .isInstanceOf(UnsupportedOperationException.class);
     assertThat(Timers.scheduler().isShutdown()).isFalse();
   }
