@@ -103,6 +103,13 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
       fail(error);
       return;
     }
+    // Decoded on the call's executor, as grpc-java's own client does, not on the transport thread that
+    // completed the call: a large message would hold up every other call on that connection.
+    serial.execute(() -> receive(meta, r));
+  }
+
+  /** Decodes the response and hands it to the listener. Serial only; releases the response body. */
+  private void receive(RequestMeta meta, Response r) {
     if (isClosed()) {
       r.body().release();
       return;
@@ -120,14 +127,11 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
     } finally {
       r.body().release();
     }
-    Metadata responseHeaders = HeaderMetadata.toMetadata(r.headers());
-    serial.execute(() -> {
-      withListener(l -> l.onHeaders(responseHeaders));
-      synchronized (this) {
-        response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
-      }
-      deliverResponse();
-    });
+    withListener(l -> l.onHeaders(HeaderMetadata.toMetadata(r.headers())));
+    synchronized (this) {
+      response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
+    }
+    deliverResponse();
   }
 
   /** Delivers the response once requested, then closes with OK. Serial only. */
