@@ -98,28 +98,40 @@ class BodyMarshallerTest {
     assertThatThrownBy(body::byteBuffers).isInstanceOf(IllegalStateException.class);
   }
 
-  @Test
-  void heapPiecesMergedByGrpcAreCopiedAndTheRestStaysViews() throws Exception {
-    byte[] first = random(20_000, 10);
-    byte[] merged = random(1500, 11); // grpc-java merges runs of tiny reads into a heap array
-    byte[] last = random(30_000, 12);
+  /**
+   * A message as grpc-java hands it over: a direct piece, a heap piece grpc-java merged from tiny reads,
+   * another direct piece; {@code a} and {@code c} are the direct buffers, {@code merged} the heap piece.
+   */
+  private record ThreePieces(InputStream message, ByteBuf a, ByteBuf c, byte[] merged, byte[] expected) {}
+
+  private ThreePieces threePieces(long seed) {
+    byte[] first = random(20_000, seed);
+    byte[] merged = random(1500, seed + 1); // grpc-java merges runs of tiny reads into a heap array
+    byte[] last = random(30_000, seed + 2);
     ByteBuf a = direct(first);
     ByteBuf c = direct(last);
     CompositeReadableBuffer composite = new CompositeReadableBuffer();
     composite.addBuffer(NettyReadableBuffers.wrap(a));
     composite.addBuffer(ReadableBuffers.wrap(merged));
     composite.addBuffer(NettyReadableBuffers.wrap(c));
-    InputStream message = ReadableBuffers.openStream(composite, true);
-
-    Body body = marshaller.parse(message);
-    message.close();
-
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
     expected.writeBytes(first);
     expected.writeBytes(merged);
     expected.writeBytes(last);
+    return new ThreePieces(ReadableBuffers.openStream(composite, true), a, c, merged, expected.toByteArray());
+  }
+
+  @Test
+  void heapPiecesMergedByGrpcAreCopiedAndTheRestStaysViews() throws Exception {
+    ThreePieces pieces = threePieces(10);
+    ByteBuf a = pieces.a();
+    ByteBuf c = pieces.c();
+    byte[] merged = pieces.merged();
+    Body body = marshaller.parse(pieces.message());
+    pieces.message().close();
+
     List<ByteBuffer> views = body.byteBuffers();
-    assertThat(bytesOf(views)).isEqualTo(expected.toByteArray());
+    assertThat(bytesOf(views)).isEqualTo(pieces.expected());
     assertThat(views.get(0).isDirect()).isTrue();
     assertThat(views.get(views.size() - 1).isDirect()).as("the rest of the last frame is a view again").isTrue();
     long heap = body.byteBuffers().stream().filter(v -> !v.isDirect()).mapToLong(ByteBuffer::remaining).sum();
@@ -273,37 +285,27 @@ class BodyMarshallerTest {
 
   @Test
   void copyToReadsGrpcBuffersWithoutCollectingViewsAndCanBeRepeated() throws Exception {
-    byte[] first = random(20_000, 20);
-    byte[] merged = random(1500, 21);
-    byte[] last = random(30_000, 22);
-    ByteBuf a = direct(first);
-    ByteBuf c = direct(last);
-    CompositeReadableBuffer composite = new CompositeReadableBuffer();
-    composite.addBuffer(NettyReadableBuffers.wrap(a));
-    composite.addBuffer(ReadableBuffers.wrap(merged));
-    composite.addBuffer(NettyReadableBuffers.wrap(c));
-    InputStream message = ReadableBuffers.openStream(composite, true);
-    Body body = marshaller.parse(message);
-    message.close();
+    ThreePieces pieces = threePieces(20);
+    ByteBuf a = pieces.a();
+    ByteBuf c = pieces.c();
+    byte[] expected = pieces.expected();
+    Body body = marshaller.parse(pieces.message());
+    pieces.message().close();
 
-    ByteArrayOutputStream expected = new ByteArrayOutputStream();
-    expected.writeBytes(first);
-    expected.writeBytes(merged);
-    expected.writeBytes(last);
-    int length = expected.size();
+    int length = expected.length;
     for (int round = 0; round < 2; round++) {
       byte[] dst = new byte[length + 3];
       body.copyTo(dst, 3);
-      assertThat(java.util.Arrays.copyOfRange(dst, 3, dst.length)).isEqualTo(expected.toByteArray());
+      assertThat(java.util.Arrays.copyOfRange(dst, 3, dst.length)).isEqualTo(expected);
     }
     assertThat(stats.copiedBytes()).as("no views collected, so nothing merged was copied").isZero();
     assertThat(body.arrayView()).isNull();
     assertThatThrownBy(() -> body.copyTo(new byte[length - 1], 0)).isInstanceOf(IndexOutOfBoundsException.class);
 
-    assertThat(bytesOf(body.byteBuffers())).as("views after copies").isEqualTo(expected.toByteArray());
+    assertThat(bytesOf(body.byteBuffers())).as("views after copies").isEqualTo(expected);
     byte[] again = new byte[length];
     body.copyTo(again, 0);
-    assertThat(again).isEqualTo(expected.toByteArray());
+    assertThat(again).isEqualTo(expected);
 
     body.release();
     body.release();
