@@ -34,6 +34,9 @@ final class DeadlineTimer {
   /** Cancelled tasks tolerated in the queue before a purge is considered. */
   static final int MIN_PURGE = 1024;
 
+  /** Longer delays are cut to this (about 73 years), so that deadlines never overflow {@code nanoTime}. */
+  private static final long MAX_DELAY_NANOS = Long.MAX_VALUE >> 2;
+
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition due = lock.newCondition();
   private final PriorityQueue<Task> queue = new PriorityQueue<>();
@@ -51,8 +54,8 @@ final class DeadlineTimer {
 
   /** Runs {@code action} on the timer thread after {@code delayNanos} (at once when not positive). */
   Task schedule(Runnable action, long delayNanos) {
-    Task task = new Task(this, action, System.nanoTime() + Math.max(0, delayNanos),
-        sequence.getAndIncrement());
+    long delay = Math.min(Math.max(0, delayNanos), MAX_DELAY_NANOS);
+    Task task = new Task(this, action, System.nanoTime() + delay, sequence.getAndIncrement());
     lock.lock();
     try {
       queue.add(task);

@@ -37,7 +37,8 @@ public final class Timers {
     return TIMER.queued();
   }
 
-  private static final class TimerExecutor extends AbstractExecutorService implements ScheduledExecutorService {
+  private static final class TimerExecutor extends AbstractExecutorService
+      implements ScheduledExecutorService {
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       return TIMER.schedule(command, unit.toNanos(delay));

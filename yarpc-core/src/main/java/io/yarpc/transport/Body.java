@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * for reading only: never write into one. Decoders must ask {@link #hasByteAccess()} first and parse straight from the views; only a body
  * without byte access is read through its stream. Two shortcuts serve parsers that need one array:
  * {@link #arrayView()} gives the body's own array when the body is exactly one region of one, and
- * {@link #copyTo(byte[], int)} copies any body into the caller's array without allocating.
+ * {@link #copyTo(byte[], int)} copies any body into the caller's array.
  *
  * <h2>Writing</h2>
  *
@@ -146,8 +146,9 @@ public abstract class Body implements Closeable {
 
   /**
    * Copies all {@link #length()} bytes into {@code destination} from {@code offset}, for parsers that
-   * need one array (e.g. a reused scratch array). Byte-access bodies copy without allocating and stay as
-   * they were; other bodies are read through their stream, once.
+   * need one array (e.g. a reused scratch array). Byte-access bodies copy from their views and stay as
+   * they were (the built-in ones, and the transports', without allocating anything); other bodies are
+   * read through their stream, once.
    *
    * @throws IllegalStateException when the length is unknown ({@code -1})
    * @throws IndexOutOfBoundsException when {@code destination} has no room for the bytes at {@code offset}

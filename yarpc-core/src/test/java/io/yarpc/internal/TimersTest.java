@@ -23,6 +23,18 @@ class TimersTest {
   }
 
   @Test
+  void anEndlessDelayNeverRunsEarly() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    ScheduledFuture<?> never = Timers.schedule(runs::incrementAndGet, Long.MAX_VALUE);
+    CountDownLatch later = new CountDownLatch(1);
+    Timers.schedule(later::countDown, TimeUnit.MILLISECONDS.toNanos(50));
+    assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(runs).hasValue(0);
+    assertThat(never.getDelay(TimeUnit.DAYS)).isGreaterThan(365L * 50);
+    never.cancel(false);
+  }
+
+  @Test
   void cancelledTasksNeverRun() throws Exception {
     AtomicInteger runs = new AtomicInteger();
     ScheduledFuture<?> cancelled = Timers.schedule(runs::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(20));

@@ -97,7 +97,8 @@ final class Utf8BodyWriter extends Writer {
       if (needed > Integer.MAX_VALUE - 8) {
         throw new OutOfMemoryError("JSON value larger than 2 GiB");
       }
-      bytes = Arrays.copyOf(bytes, (int) Math.max(needed, Math.min(Integer.MAX_VALUE - 8L, 2L * bytes.length)));
+      long doubled = Math.min(Integer.MAX_VALUE - 8L, 2L * bytes.length);
+      bytes = Arrays.copyOf(bytes, (int) Math.max(needed, doubled));
     }
   }
 }

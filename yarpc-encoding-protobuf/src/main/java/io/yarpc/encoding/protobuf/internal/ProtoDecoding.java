@@ -17,10 +17,12 @@ import java.nio.ByteBuffer;
  * The binary decode paths, byte access first (see the module's package documentation):
  *
  * <ol>
- *   <li>one heap view: parsed in place from its array, no copy ({@link DecodeStats#IN_PLACE});
+ *   <li>one heap view ({@link Body#arrayView}): parsed in place from its array, no copy ({@link
+ *       DecodeStats#IN_PLACE});
  *   <li>direct or several views: copied once into the thread's {@link Scratch} array ({@link
- *       Body#copyTo}, which allocates no views) and parsed from there ({@link DecodeStats#COPIED}) — protobuf-java 4.34+ would copy direct memory itself, and a
- *       rope of buffers decodes through a stream that copies again;
+ *       Body#copyTo}, which allocates no views) and parsed from there ({@link DecodeStats#COPIED}) —
+ *       protobuf-java 4.34+ would copy direct memory itself, and a rope of buffers decodes through a
+ *       stream that copies again;
  *   <li>no byte access: read through the body's stream into the scratch array ({@link
  *       DecodeStats#STREAMED}).
  * </ol>

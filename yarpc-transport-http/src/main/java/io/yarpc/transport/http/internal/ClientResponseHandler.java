@@ -23,12 +23,12 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 
 /**
- * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or
- * stream (HTTP/2, one call) and receives its response: gathers the content chunks ({@link
- * ReceivedContent}: the received buffers on HTTP/1.1, a copy on HTTP/2), enforces the response body limit, and settles the call. On HTTP/1.1
- * the connection goes back to its peer's pool when the exchange ended cleanly, before the caller hears of
- * the response. Everything received that nobody takes is released here. Confined to the channel's event
- * loop.
+ * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or stream
+ * (HTTP/2, one call) and receives its response: gathers the content chunks ({@link ReceivedContent}: the
+ * received buffers on HTTP/1.1, a copy on HTTP/2), enforces the response body limit, and settles the call. On
+ * HTTP/1.1 the connection goes back to its peer's pool when the exchange ended cleanly, before the caller
+ * hears of the response. Everything received that nobody takes is released here. Confined to the channel's
+ * event loop.
  *
  * <p>An attempt that provably did not reach the server is retried (see {@link ClientCall}): a write that
  * failed on a reused HTTP/1.1 connection (the server closed it while idle), an HTTP/2 stream reset with

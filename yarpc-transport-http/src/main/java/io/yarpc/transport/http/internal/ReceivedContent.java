@@ -10,17 +10,17 @@ import io.netty.handler.codec.http.HttpContent;
  * (responses) alike. Owned by the handler receiving the message until {@link #take}; {@link #release}
  * gives back whatever it still holds.
  *
- * <p>On HTTP/1.1 the chunks' own buffers are kept (no copy): a connection carries one message at a time,
- * so no other message shares them. On HTTP/2 each DATA frame is a slice of the connection's read buffer,
- * which the frames of other streams share. Keeping the slice would pin that buffer until every stream
- * with a frame in it has finished, and would make the frame decoder copy its shared cumulation into a new
- * buffer on every read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request).
- * So on HTTP/2 each frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one
- * default-sized DATA frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE} bytes with a {@code
- * content-length} fits in one piece, which parsers read in place; larger ones are copied once more by
- * parsers that need contiguous bytes, as for any multi-buffer body. Pieces are small so that the pool
- * reuses them: measured with 64 streams of 1 MiB, one buffer per message (a quarter of a pool chunk) made
- * the pool free and allocate chunks as messages came and went, 0.6 MB of heap per request; 64 KiB pieces
+ * <p>On HTTP/1.1 the chunks' own buffers are kept (no copy): a connection carries one message at a time, so
+ * no other message shares them. On HTTP/2 each DATA frame is a slice of the connection's read buffer, which
+ * the frames of other streams share. Keeping the slice would pin that buffer until every stream with a frame
+ * in it has finished, and would make the frame decoder copy its shared cumulation into a new buffer on every
+ * read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request). So on HTTP/2 each
+ * frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one default-sized DATA
+ * frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE}
+ * bytes with a {@code content-length} fits in one piece, which parsers read in place; larger ones are copied
+ * once more by parsers that need contiguous bytes, as for any multi-buffer body. Pieces are small so that the
+ * pool reuses them: measured with 64 streams of 1 MiB, one buffer per message (a quarter of a pool chunk)
+ * made the pool free and allocate chunks as messages came and went, 0.6 MB of heap per request; 64 KiB pieces
  * 0.25 MB; 16 KiB pieces 0.16 MB.
  */
 final class ReceivedContent {

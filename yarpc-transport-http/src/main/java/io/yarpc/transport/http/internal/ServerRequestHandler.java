@@ -52,11 +52,11 @@ import org.slf4j.LoggerFactory;
  * connection, requests answered in order) or on one HTTP/2 stream (one handler per stream, fed by
  * {@code Http2StreamFrameToHttpObjectCodec}).
  *
- * <p><b>Receiving.</b> The content chunks of a request are gathered in one buffer ({@link
- * ReceivedContent}: the received buffers themselves on HTTP/1.1, the stream's own copy on HTTP/2); the
- * request {@link Body} offers byte access over it ({@link ByteBuf#nioBuffers()}) and releases it, exactly
- * once, when the invocation releases the body. Limits: body size (413), header size (431, decoded by the codec),
- * malformed input (400), receive time (408).
+ * <p><b>Receiving.</b> The content chunks of a request are gathered in one buffer ({@link ReceivedContent}:
+ * the received buffers themselves on HTTP/1.1, the stream's own copy on HTTP/2); the request {@link Body}
+ * offers byte access over it ({@link ByteBuf#nioBuffers()}) and releases it, exactly once, when the
+ * invocation releases the body. Limits: body size (413), header size (431, decoded by the codec), malformed
+ * input (400), receive time (408).
  *
  * <p><b>Serving</b> follows spec {@code wire-http.md} 3.2: validate and route with {@link Router#choose},
  * then report an invalid TTL, then call the handler by type. A unary response is written when the
