@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -131,5 +132,60 @@ class TimersTest {
     assertThatThrownBy(() -> Timers.scheduler().scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.SECONDS))
         .isInstanceOf(UnsupportedOperationException.class);
     assertThat(Timers.scheduler().isShutdown()).isFalse();
+  }
+
+  @Test
+  void underConcurrentScheduleAndCancelEveryKeptTaskRunsOnceAndNoCancelledOneRuns() throws Exception {
+    int threads = 4;
+    int perThread = 5_000;
+    AtomicInteger ranKept = new AtomicInteger();
+    AtomicInteger ranCancelled = new AtomicInteger();
+    AtomicInteger kept = new AtomicInteger();
+    AtomicInteger lostRaces = new AtomicInteger();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long seed = t;
+        done.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          for (int i = 0; i < perThread; i++) {
+            long delay = TimeUnit.MICROSECONDS.toNanos(random.nextInt(20_000));
+            if (random.nextBoolean()) {
+              kept.incrementAndGet();
+              Timers.schedule(ranKept::incrementAndGet, delay);
+            } else {
+              AtomicBoolean cancelled = new AtomicBoolean();
+              ScheduledFuture<?> f = Timers.schedule(() -> {
+                if (cancelled.get()) {
+                  ranCancelled.incrementAndGet();
+                }
+              }, delay);
+              if (f.cancel(false)) {
+                cancelled.set(true);
+              } else {
+                lostRaces.incrementAndGet(); // it ran before the cancel: counts as kept
+                kept.incrementAndGet();
+                ranKept.incrementAndGet();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (ranKept.get() < kept.get() && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
+    Thread.sleep(50);
+    assertThat(ranKept.get()).as("kept tasks ran, each once (%d lost the race to cancel)", lostRaces.get())
+        .isEqualTo(kept.get());
+    assertThat(ranCancelled).as("cancelled tasks never ran").hasValue(0);
   }
 }
