@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
@@ -595,11 +596,7 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
 
     /** How long a choice waits for a peer when the call has no deadline; positive, default 500 ms. */
     public Builder defaultChooseTimeout(Duration timeout) {
-      requireNonNull(timeout, "timeout");
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("defaultChooseTimeout must be positive: " + timeout);
-      }
-      this.defaultChooseTimeout = timeout;
+      this.defaultChooseTimeout = Checks.positive(timeout, "defaultChooseTimeout");
       return this;
     }
 

@@ -10,6 +10,7 @@ import io.grpc.MethodDescriptor;
 import io.yarpc.ClientConfig;
 import io.yarpc.encoding.protobuf.internal.ClientCalls;
 import io.yarpc.encoding.protobuf.internal.SharedExecutors;
+import io.yarpc.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
@@ -132,10 +133,7 @@ public final class YarpcChannel extends Channel {
 
     /** The timeout of calls made with neither a stub deadline nor a context deadline; default: none. */
     public Builder defaultTimeout(Duration timeout) {
-      if (requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-      }
-      this.defaultTimeout = timeout;
+      this.defaultTimeout = Checks.positive(timeout, "timeout");
       return this;
     }
 

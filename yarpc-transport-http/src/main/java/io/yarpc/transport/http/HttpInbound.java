@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.yarpc.internal.Checks;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Router;
@@ -183,7 +184,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
 
     /** How long a connection may stay open with no request in progress; default 5 min. */
     public Builder idleTimeout(Duration timeout) {
-      this.idleTimeout = positive(timeout, "timeout");
+      this.idleTimeout = Checks.positive(timeout, "timeout");
       return this;
     }
 
@@ -192,7 +193,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
      * half-way cannot hold a connection; default 60 s. Past it: 408 and the connection is closed.
      */
     public Builder readTimeout(Duration timeout) {
-      this.readTimeout = positive(timeout, "timeout");
+      this.readTimeout = Checks.positive(timeout, "timeout");
       return this;
     }
 
@@ -224,14 +225,6 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
       }
       this.shutdownTimeout = timeout;
       return this;
-    }
-
-    private static Duration positive(Duration d, String name) {
-      requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + d);
-      }
-      return d;
     }
 
     /** The inbound, not started. */

@@ -6,21 +6,22 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.internal.Checks;
 import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
-import io.netty.channel.PreferHeapByteBufAllocator;
 import io.yarpc.transport.http.internal.HttpPeer;
 import java.time.Duration;
 import java.util.List;
@@ -262,7 +263,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
     /** How long opening an outbound connection may take; default 30 s (yarpc-go's dial timeout). */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive(timeout, "timeout");
+      this.connectTimeout = Checks.positive(timeout, "timeout");
       return this;
     }
 
@@ -277,7 +278,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
     /** How long an unused outbound connection is kept open; default 15 min (yarpc-go's). */
     public Builder idleConnectionTimeout(Duration timeout) {
-      this.idleConnectionTimeout = positive(timeout, "timeout");
+      this.idleConnectionTimeout = Checks.positive(timeout, "timeout");
       return this;
     }
 
@@ -296,18 +297,10 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
      * (full jitter), capped at {@code max} (defaults 10 ms and 1 min, as yarpc-go).
      */
     public Builder peerProbe(Duration timeout, Duration first, Duration max) {
-      this.probeTimeout = positive(timeout, "timeout");
-      this.backoffFirst = positive(first, "first");
-      this.backoffMax = positive(max, "max");
+      this.probeTimeout = Checks.positive(timeout, "timeout");
+      this.backoffFirst = Checks.positive(first, "first");
+      this.backoffMax = Checks.positive(max, "max");
       return this;
-    }
-
-    private static Duration positive(Duration d, String name) {
-      requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + d);
-      }
-      return d;
     }
 
     /** The transport, not started. */

@@ -10,16 +10,18 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
 import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
@@ -30,7 +32,6 @@ import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
 import io.yarpc.transport.tchannel.internal.FrameDecoder;
 import io.yarpc.transport.tchannel.internal.Frames;
-import io.netty.channel.PreferHeapByteBufAllocator;
 import io.yarpc.transport.tchannel.internal.InitFrames;
 import io.yarpc.transport.tchannel.internal.Settings;
 import io.yarpc.transport.tchannel.internal.TChannelPeer;
@@ -421,13 +422,13 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
 
     /** How long a TCP connect to a peer may take; default 2 s. */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive(timeout, "connectTimeout");
+      this.connectTimeout = Checks.positive(timeout, "connectTimeout");
       return this;
     }
 
     /** How long a connection may take to complete the init handshake, in either role; default 5 s. */
     public Builder handshakeTimeout(Duration timeout) {
-      this.handshakeTimeout = positive(timeout, "handshakeTimeout");
+      this.handshakeTimeout = Checks.positive(timeout, "handshakeTimeout");
       return this;
     }
 
@@ -479,14 +480,6 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       }
       this.maxFrameSize = bytes;
       return this;
-    }
-
-    private static Duration positive(Duration d, String name) {
-      requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + d);
-      }
-      return d;
     }
 
     /** The transport, not started. @throws IllegalStateException when no service name was set */
