@@ -108,6 +108,17 @@ public final class YarpcException extends RuntimeException {
     return details;
   }
 
+  /**
+   * Releases the body of the response {@code error} carries (see {@link #response()}), if any: for whoever
+   * drops an error that nobody will take, e.g. one that lost the race with a caller who gave up.
+   */
+  public static void releaseResponse(Throwable error) {
+    Response attached = from(error).response();
+    if (attached != null) {
+      attached.body().release();
+    }
+  }
+
   /** A response that travels with this error, or {@code null}. */
   public Response response() {
     return response;

@@ -171,10 +171,7 @@ public final class HandlerInvoker {
           if (value != null) {
             discard.accept(value);
           } else if (error != null) {
-            YarpcException late = YarpcException.from(error);
-            if (late.response() != null) {
-              late.response().body().release();
-            }
+            YarpcException.releaseResponse(error);
           }
         }
         host.track(-1);

@@ -109,14 +109,11 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
       if (error != null) {
         if (!result.isDone()) {
           YarpcException wire = transport.transmit(error, "in-memory error response of " + what);
-          if (!result.completeExceptionally(wire) && wire.response() != null) {
-            wire.response().body().release();
+          if (!result.completeExceptionally(wire)) {
+            YarpcException.releaseResponse(wire);
           }
         } else {
-          YarpcException e = YarpcException.from(error);
-          if (e.response() != null) {
-            e.response().body().release();
-          }
+          YarpcException.releaseResponse(error);
         }
         return;
       }

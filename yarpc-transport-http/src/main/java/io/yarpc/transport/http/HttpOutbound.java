@@ -221,8 +221,8 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
           value = reader.read(response);
         } catch (RuntimeException e) {
           YarpcException ye = YarpcException.from(e);
-          if (!result.completeExceptionally(ye) && ye.response() != null) {
-            ye.response().body().release();
+          if (!result.completeExceptionally(ye)) {
+            YarpcException.releaseResponse(ye);
           }
           return;
         }

@@ -130,8 +130,9 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
             "peer %s was not retained from this tchannel transport", lease.peer().identifier()));
         return;
       }
+      // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that one caller
+      // giving up cannot cancel it for the others (a cancelled dial would also orphan its connection).
       CompletableFuture<Connection> connecting = ((TChannelPeer) lease.peer()).acquire();
-      stage.set(connecting);
       connecting.whenComplete((connection, connectError) -> {
         if (connectError != null) {
           lease.finish(connectError);
@@ -152,7 +153,9 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
         call.whenComplete((response, callError) -> {
           lease.finish(callError);
           if (callError != null) {
-            result.completeExceptionally(Futures.unwrap(callError));
+            if (!result.completeExceptionally(Futures.unwrap(callError))) {
+              YarpcException.releaseResponse(callError); // the caller gave up: nobody takes its response
+            }
           } else if (!result.complete(response)) {
             response.body().release();
           }

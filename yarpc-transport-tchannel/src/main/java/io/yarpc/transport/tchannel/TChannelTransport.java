@@ -328,7 +328,9 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     });
     connection.handshakeFuture().whenComplete((c, e) -> {
       if (e == null) {
-        result.complete(c);
+        if (!result.complete(c)) {
+          c.close(); // the dial already ended otherwise: nobody would ever use or close this connection
+        }
       } else {
         Throwable cause = Futures.unwrap(e);
         result.completeExceptionally(cause instanceof YarpcException ? cause

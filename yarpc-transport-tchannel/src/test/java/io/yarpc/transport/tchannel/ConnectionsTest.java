@@ -128,6 +128,52 @@ class ConnectionsTest {
     block.countDown();
   }
 
+  /**
+   * The dial to a peer is shared by every call waiting for it: a caller that gives up while the handshake
+   * is still under way must not cancel it for the others (nor orphan the connection it makes). The peer
+   * here is a plain socket that answers the init req only when told to.
+   */
+  @Test
+  void aCallerGivingUpDuringTheHandshakeDoesNotCancelTheSharedDial() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      TChannelTransport clientTransport = started(TChannelTransport.of("client"));
+      TChannelOutbound out = started(clientTransport.singleOutbound("127.0.0.1:" + server.getLocalPort()));
+      RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw")
+          .deadline(Deadline.after(WAIT)).build();
+      CompletableFuture<Response> givesUp = out.call(Request.of(meta, Body.of(new byte[] {1})));
+      CompletableFuture<Response> waits = out.call(Request.of(meta, Body.of(new byte[] {2})));
+
+      try (java.net.Socket peer = server.accept()) {
+        peer.setSoTimeout((int) WAIT.toMillis());
+        java.io.DataInputStream in = new java.io.DataInputStream(peer.getInputStream());
+        int size = in.readUnsignedShort();
+        assertThat(in.readUnsignedByte()).as("init req").isEqualTo(0x01);
+        in.readUnsignedByte();
+        int id = in.readInt();
+        in.skipNBytes(size - 8);
+
+        assertThat(givesUp.cancel(false)).isTrue(); // mid-handshake
+        Thread.sleep(100); // let a wrongly propagated cancellation reach the other call
+        assertThat(waits).as("the other call still waits for the dial").isNotDone();
+
+        java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("host_port", "127.0.0.1:" + server.getLocalPort());
+        headers.put("process_name", "peer[1]");
+        headers.put("tchannel_language", "java");
+        headers.put("tchannel_language_version", "17");
+        headers.put("tchannel_version", "test");
+        peer.getOutputStream().write(Wire.init(0x02, id, 2, headers));
+        peer.getOutputStream().flush();
+
+        in.readUnsignedShort();
+        assertThat(in.readUnsignedByte()).as("the waiting call, sent on the dialled connection").isEqualTo(0x03);
+      }
+      // the peer hung up without answering: the waiting call fails as any call on a dying connection does
+      Throwable t = catchThrowable(() -> waits.get(10, TimeUnit.SECONDS));
+      assertThat(((YarpcException) t.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
+    }
+  }
+
   @Test
   void connectionRefusedFailsWithUnavailable() throws Exception {
     int port;

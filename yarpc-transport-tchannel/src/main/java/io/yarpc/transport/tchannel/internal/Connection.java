@@ -571,7 +571,7 @@ public final class Connection extends ChannelDuplexHandler {
       if (response != null) {
         response.body().release();
       } else if (error != null) {
-        releaseAttached(error);
+        YarpcException.releaseResponse(error);
       }
       return;
     }
@@ -622,13 +622,6 @@ public final class Connection extends ChannelDuplexHandler {
     int code = response.isApplicationError() || error != null ? 1 : 0;
     return CallCodec.encodeResponse(alloc, call.id, call.tracing, call.argScheme(), call.responseChecksum(), code,
         headers, response.body(), settings.maxFrameSize());
-  }
-
-  private static void releaseAttached(Throwable error) {
-    YarpcException e = YarpcException.from(error);
-    if (e.response() != null) {
-      e.response().body().release();
-    }
   }
 
   private void onCancel(int id) {
@@ -813,8 +806,8 @@ public final class Connection extends ChannelDuplexHandler {
     try {
       response = CallCodec.decodeResponse(call.meta, call.code, arg2, body);
     } catch (YarpcException e) {
-      if (!call.result.completeExceptionally(e) && e.response() != null) {
-        e.response().body().release();
+      if (!call.result.completeExceptionally(e)) {
+        YarpcException.releaseResponse(e);
       }
       return;
     }
