@@ -144,6 +144,13 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       result.completeExceptionally(timeout(meta, ttl));
       return;
     }
+    try {
+      WireHeaders.checkApplicationHeaders(meta.headers());
+    } catch (YarpcException e) {
+      request.body().release();
+      result.completeExceptionally(e);
+      return;
+    }
     // The caller's thread serialises the body into a pooled buffer (released after writing or on failure).
     FullHttpRequest[] holder = new FullHttpRequest[1];
     try {

@@ -56,6 +56,8 @@ class LimitsAndBadInputTest {
             }
           })));
         }).build(),
+        Procedure.builder("badHeader").unary(r -> CompletableFuture.completedFuture(Response.builder()
+            .body(Body.of(new byte[] {5})).headers(Headers.of("bad key", "x", "good", "y")).build())).build(),
         Procedure.builder("block").unary(r -> {
           Call call = Call.current();
           CompletableFuture<Response> never = new CompletableFuture<>();
@@ -310,6 +312,57 @@ class LimitsAndBadInputTest {
       assertThat(res.body()).isEqualTo("hi");
       assertThat(c.closedByServer()).isTrue();
     }
+  }
+
+  @Test
+  void requestHeaderNamesHttpCannotCarryAreRefusedBeforeSending() throws Exception {
+    start(b -> { });
+    for (boolean h2 : new boolean[] {false, true}) {
+      HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
+      out.start();
+      try {
+        for (String name : new String[] {"bad key", "colon:name", "caf\u00e9"}) {
+          RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
+              .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10)))
+              .headers(Headers.of(name, "v")).build();
+          Body body = Body.of(new byte[] {1});
+          YarpcException e = failure(out.call(Request.of(meta, body)));
+          assertThat(e.code()).as("h2 %s, %s", h2, name).isEqualTo(Code.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).isEqualTo("invalid HTTP header name \"" + name + "\"");
+          assertThat(body.isReleased()).as("the outbound owned and released the body").isTrue();
+        }
+        RequestMeta ok = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
+            .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+        Response r = out.call(Request.of(ok, Body.of(new byte[] {7}))).get(10, TimeUnit.SECONDS);
+        assertThat(r.body().toByteArray()).containsExactly(7);
+        r.body().release();
+      } finally {
+        out.stop();
+      }
+    }
+  }
+
+  @Test
+  void responseHeaderNamesHttpCannotCarryAreDroppedAndTheConnectionKeepsServing() throws Exception {
+    start(b -> { });
+    for (boolean h2 : new boolean[] {false, true}) {
+      HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
+      out.start();
+      try {
+        for (int i = 0; i < 2; i++) { // the second call proves the connection still serves
+          RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME)
+              .procedure("badHeader").encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+          Response r = out.call(Request.of(meta, Body.empty())).get(10, TimeUnit.SECONDS);
+          assertThat(r.body().toByteArray()).as("h2 %s", h2).containsExactly(5);
+          assertThat(r.headers().get("good")).isEqualTo("y");
+          assertThat(r.headers().get("bad key")).isNull();
+          r.body().release();
+        }
+      } finally {
+        out.stop();
+      }
+    }
+    awaitNoActiveRequests();
   }
 
   private void awaitNoActiveRequests() throws InterruptedException {

@@ -1,6 +1,9 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.handler.codec.http.HttpHeaders;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Headers;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
@@ -133,8 +136,8 @@ public final class WireHeaders {
    */
   public static void writeApplicationHeaders(Headers headers, HttpHeaders to) {
     headers.forEach((key, value) -> {
-      if (key.startsWith(":")) {
-        return;
+      if (key.startsWith(":") || !isToken(key)) {
+        return; // requests were checked up front (checkApplicationHeaders); a response cannot report it
       }
       String name = isTracingHeader(key) || isRoutingHeader(key) || isProxyHeader(key)
           ? key : APPLICATION_HEADER_PREFIX + key;
@@ -165,6 +168,32 @@ public final class WireHeaders {
       upper = c == '-';
     }
     return new String(chars);
+  }
+
+  /**
+   * Fails when an application header name cannot be an HTTP header name (RFC 9110 token characters), as
+   * Go's HTTP client refuses it; outbounds check before they build the request.
+   *
+   * @throws YarpcException {@code invalid-argument} {@code invalid HTTP header name "..."}
+   */
+  public static void checkApplicationHeaders(Headers headers) {
+    headers.forEach((key, value) -> {
+      if (!key.startsWith(":") && !isToken(key)) {
+        throw YarpcException.of(Code.INVALID_ARGUMENT, "invalid HTTP header name %s", GoStrings.quote(key));
+      }
+    });
+  }
+
+  private static boolean isToken(String name) {
+    if (name.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      if (!isTokenChar(name.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean isTokenChar(char c) {
