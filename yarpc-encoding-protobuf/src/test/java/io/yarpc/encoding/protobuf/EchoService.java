@@ -32,6 +32,8 @@ class EchoService extends EchoGrpc.EchoImplBase {
 
   final AtomicInteger cancellations = new AtomicInteger();
   final CountDownLatch cancelled = new CountDownLatch(1);
+  /** The thread that ran the last {@code setOnCancelHandler} handler of an {@code await-cancel} call. */
+  volatile String cancelHandlerThread;
 
   @Override
   public void unary(EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
@@ -183,6 +185,13 @@ class EchoService extends EchoGrpc.EchoImplBase {
         throw new IllegalStateException("boom");
       case "on-error":
         out.onError(new IllegalArgumentException("bad echo"));
+        return true;
+      case "await-cancel":
+        // Never answers; the handler's onCancel runs once the call's deadline passes.
+        ((ServerCallStreamObserver<EchoResponse>) out).setOnCancelHandler(() -> {
+          cancelHandlerThread = Thread.currentThread().getName();
+          onCancel();
+        });
         return true;
       case "sleep":
         // Blocks like slow user code; the grpc context is cancelled when the call's deadline passes.

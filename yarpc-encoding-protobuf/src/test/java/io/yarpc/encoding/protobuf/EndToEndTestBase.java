@@ -305,6 +305,15 @@ abstract class EndToEndTestBase {
   }
 
   @Test
+  void aHandlersOnCancelRunsOnTheCallbackPoolNotOnATransportOrTimerThread() throws Exception {
+    StatusRuntimeException e = catchStatus(() -> EchoGrpc.newBlockingStub(channel("proto"))
+        .withDeadlineAfter(300, MILLISECONDS).unary(failing("await-cancel")));
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(service.cancelled.await(5, SECONDS)).as("the handler's onCancel ran").isTrue();
+    assertThat(service.cancelHandlerThread).startsWith("yarpc-protobuf-callback-");
+  }
+
+  @Test
   void deadlineExceeded() throws Exception {
     StatusRuntimeException e = catchStatus(() -> EchoGrpc.newBlockingStub(channel("proto"))
         .withDeadlineAfter(300, MILLISECONDS).unary(failing("sleep")));

@@ -58,6 +58,11 @@ final class MethodBinding<Q, R> {
     return types;
   }
 
+  /** The executor for listener callbacks that must not run on a transport or timer thread. */
+  Executor callbacks() {
+    return callbacks;
+  }
+
   /** The response message as a body in {@code encoding}. */
   Body encodeResponse(R response, String encoding) throws IOException {
     return responseCodec.encode(response, encoding);

@@ -16,6 +16,7 @@ import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -72,17 +73,19 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
    * cancellation. Called once the subclass is fully constructed.
    */
   final void begin() {
+    // Cancellation arrives on a transport's event loop (the caller went away) or the timer thread (the
+    // deadline); onCancelled may run the handler's own onCancel, so it hops to the callback executor.
     context.addListener(c -> {
       if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
         onCancelled(YarpcException.of(Code.DEADLINE_EXCEEDED,
             "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
             meta.procedure(), meta.service(), meta.caller()));
       }
-    }, Runnable::run);
+    }, this::offTransportThread);
     cancelRegistration = call.onCancel(() -> {
       YarpcException reason = call.cancellation();
       context.cancel(reason); // at once: a handler blocked in a callback sees its context cancelled
-      onCancelled(reason);
+      offTransportThread(() -> onCancelled(reason));
     });
     Metadata headers = requestHeaders;
     callback(l -> {
@@ -92,6 +95,15 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
       }
     }, false);
     started();
+  }
+
+  /** Runs {@code task} on the method's callback executor; here when that executor refuses it. */
+  private void offTransportThread(Runnable task) {
+    try {
+      method.callbacks().execute(task);
+    } catch (RejectedExecutionException e) {
+      task.run();
+    }
   }
 
   /** Runs after {@code startCall} was scheduled; streams announce readiness here. */

@@ -99,13 +99,16 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   }
 
   private void completed(RequestMeta meta, Response r, Throwable error) {
-    if (error != null) {
-      fail(error);
-      return;
-    }
-    // Decoded on the call's executor, as grpc-java's own client does, not on the transport thread that
-    // completed the call: a large message would hold up every other call on that connection.
-    serial.execute(() -> receive(meta, r));
+    // Decoded (the response, or an error's details) on the call's executor, as grpc-java's own client
+    // does, not on the transport thread that completed the call: a large message would hold up every
+    // other call on that connection.
+    serial.execute(() -> {
+      if (error != null) {
+        fail(error);
+      } else {
+        receive(meta, r);
+      }
+    });
   }
 
   /** Decodes the response and hands it to the listener. Serial only; releases the response body. */

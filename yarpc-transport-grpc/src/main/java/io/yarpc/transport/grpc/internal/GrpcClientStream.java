@@ -95,13 +95,12 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       try {
         GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
         call = peer.channel().newCall(calls.method(fullMethodName, true), calls.options(meta.deadline()));
-      } catch (RuntimeException e) {
+        call.start(this, md);
+      } catch (RuntimeException e) { // nothing was sent: no onClose will follow
         YarpcException error = YarpcException.from(e);
         chosen.finish(error);
         established.completeExceptionally(error);
-        return;
       }
-      call.start(this, md);
     }
   }
 

@@ -102,13 +102,13 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         try {
           GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
           call = peer.channel().newCall(calls.method(fullMethodName, false), calls.options(meta.deadline()));
-        } catch (RuntimeException e) {
+          call.start(this, headers);
+        } catch (RuntimeException e) { // nothing was sent: no onClose will follow
           YarpcException error = YarpcException.from(e);
           chosen.finish(error);
           result.completeExceptionally(error);
           return;
         }
-        call.start(this, headers);
         try {
           call.request(2); // the response, and one more to detect a server that sends too many
           call.sendMessage(requestBody);
