@@ -211,7 +211,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
         result.completeExceptionally(YarpcException.withCause(Code.INTERNAL, e.getMessage(), e));
         return;
       }
-      OutboundCodec.writeHeaders(httpRequest, meta, peer.authority(), headers);
+      OutboundCodec.writeHeaders(httpRequest, meta, peer.identifier(), headers);
       ClientCall call = peer.send(httpRequest, http2, maxResponseBodySize);
       callRef.set(call);
       if (result.isDone()) {

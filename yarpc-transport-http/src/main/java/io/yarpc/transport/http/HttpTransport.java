@@ -9,7 +9,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -127,7 +126,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     EventLoopGroup g = new MultiThreadIoEventLoopGroup(config.eventLoopThreads,
         new DefaultThreadFactory("yarpc-http", true), NioIoHandler.newFactory());
     group = g;
-    clientContext = new ClientContext(g, NioSocketChannel.class, receiveAllocator, writeAllocator,
+    clientContext = new ClientContext(g, NioSocketChannel.class, receiveAllocator,
         (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()), config.maxIdleConnectionsPerPeer,
         config.idleConnectionTimeout.toNanos(), config.maxResponseHeaderSize,
         (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()), config.backoffFirst.toNanos(),
@@ -174,11 +173,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   }
 
   private ClientContext clientContext() {
-    return isRunningUnlocked() ? clientContext : null;
-  }
-
-  private boolean isRunningUnlocked() {
-    return running;
+    return running ? clientContext : null;
   }
 
   HttpPeer runningPeer(Peer peer) {
@@ -198,10 +193,6 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
   Class<? extends ServerSocketChannel> serverChannelClass() {
     return NioServerSocketChannel.class;
-  }
-
-  Class<? extends SocketChannel> channelClass() {
-    return NioSocketChannel.class;
   }
 
   ByteBufAllocator receiveAllocator() {

@@ -52,11 +52,6 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
     this.stats = stats;
   }
 
-  /** The counters of this marshaller. */
-  public ReceiveStats stats() {
-    return stats;
-  }
-
   @Override
   public InputStream stream(Body body) {
     return new BodyInputStream(body);

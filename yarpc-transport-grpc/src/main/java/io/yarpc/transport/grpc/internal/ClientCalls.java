@@ -61,11 +61,6 @@ public final class ClientCalls {
     return chooser;
   }
 
-  /** The marshaller of requests and responses. */
-  public BodyMarshaller marshaller() {
-    return marshaller;
-  }
-
   /** The largest message this outbound sends. */
   public long maxSendMessageSize() {
     return maxSendMessageSize;

@@ -11,7 +11,6 @@ import io.netty.channel.socket.SocketChannel;
  * @param group the event loops connections run on
  * @param channelClass the socket channel implementation
  * @param receiveAllocator allocator of the connections (heap when the transport receives into heap)
- * @param writeAllocator pooled allocator for request bodies
  * @param connectTimeoutMillis how long opening a connection may take
  * @param maxIdleConnectionsPerPeer how many idle HTTP/1.1 connections a peer keeps
  * @param idleConnectionTimeoutNanos how long an idle connection is kept
@@ -21,6 +20,6 @@ import io.netty.channel.socket.SocketChannel;
  * @param backoffMaxNanos longest retry delay of a failing probe
  */
 public record ClientContext(EventLoopGroup group, Class<? extends SocketChannel> channelClass,
-    ByteBufAllocator receiveAllocator, ByteBufAllocator writeAllocator, int connectTimeoutMillis,
+    ByteBufAllocator receiveAllocator, int connectTimeoutMillis,
     int maxIdleConnectionsPerPeer, long idleConnectionTimeoutNanos, int maxResponseHeaderSize,
     int probeTimeoutMillis, long backoffFirstNanos, long backoffMaxNanos) {}

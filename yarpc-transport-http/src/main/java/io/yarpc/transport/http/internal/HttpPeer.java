@@ -16,7 +16,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
@@ -105,11 +104,6 @@ public final class HttpPeer extends AbstractPeer {
   @Override
   public ConnectionStatus status() {
     return status;
-  }
-
-  /** {@code host:port} for the {@code Host} header. */
-  public String authority() {
-    return identifier();
   }
 
   private void setStatus(ConnectionStatus next) {
@@ -305,15 +299,9 @@ public final class HttpPeer extends AbstractPeer {
           idle.remove(ch);
         }
       });
-      callSucceededConnecting();
+      callSucceeded();
       h1Handler(ch).start(call, false);
     });
-  }
-
-  private void callSucceededConnecting() {
-    if (status != ConnectionStatus.AVAILABLE) {
-      setStatus(ConnectionStatus.AVAILABLE);
-    }
   }
 
   private static ClientResponseHandler h1Handler(Channel ch) {
@@ -390,7 +378,7 @@ public final class HttpPeer extends AbstractPeer {
         disconnected();
         return;
       }
-      callSucceededConnecting();
+      callSucceeded();
       openStream(parent, call);
     });
   }

@@ -91,7 +91,6 @@ public final class Connection extends ChannelDuplexHandler {
   private volatile Channel channel;
   private volatile State state;
   private volatile String remoteHostPort = "";
-  private volatile String remoteProcessName = "";
   private io.netty.util.concurrent.ScheduledFuture<?> handshakeTimer;
   private boolean closeNotified; // event loop only
 
@@ -132,19 +131,9 @@ public final class Connection extends ChannelDuplexHandler {
     return remoteHostPort;
   }
 
-  /** The peer's {@code process_name}. */
-  public String remoteProcessName() {
-    return remoteProcessName;
-  }
-
   /** Whether this side dialled the connection. */
   public boolean isInitiator() {
     return initiator;
-  }
-
-  /** Calls sent and not finished. */
-  public int pendingClientCalls() {
-    return clientCalls.size();
   }
 
   /**
@@ -395,7 +384,6 @@ public final class Connection extends ChannelDuplexHandler {
       }
     }
     remoteHostPort = init.headers().get(InitFrames.HOST_PORT);
-    remoteProcessName = init.headers().get(InitFrames.PROCESS_NAME);
     ctx.writeAndFlush(InitFrames.encode(alloc, Frames.INIT_RES, id, initHeaders()));
     activate();
   }
@@ -406,7 +394,6 @@ public final class Connection extends ChannelDuplexHandler {
       throw ProtocolException.fatal("unsupported protocol version " + init.version());
     }
     remoteHostPort = init.headers().getOrDefault(InitFrames.HOST_PORT, "");
-    remoteProcessName = init.headers().getOrDefault(InitFrames.PROCESS_NAME, "");
     activate();
   }
 

@@ -59,11 +59,6 @@ public final class MessageAssembler {
     return checksumType;
   }
 
-  /** Whether the last frame has been added. */
-  public boolean isComplete() {
-    return complete;
-  }
-
   /**
    * Adds the next frame of the message (the first call is the call req or res, later ones continuations).
    * Retains slices of its chunks; the caller keeps ownership of the frame.
@@ -139,14 +134,6 @@ public final class MessageAssembler {
     return out;
   }
 
-  /** The length of arg {@code index}. */
-  public long argLength(int index) {
-    long length = 0;
-    for (ByteBuf b : args[index]) {
-      length += b.readableBytes();
-    }
-    return length;
-  }
 
   /**
    * arg3 as a body with byte access over the received buffers (no copy); the body owns them from now on

@@ -224,9 +224,4 @@ public final class TChannelPeer extends AbstractPeer {
     }
     notifySubscribers();
   }
-
-  @Override
-  public String toString() {
-    return "TChannelPeer{" + identifier() + ", " + status() + "}";
-  }
 }
