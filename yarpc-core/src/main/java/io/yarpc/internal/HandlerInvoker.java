@@ -137,8 +137,12 @@ public final class HandlerInvoker {
       }, ttl.toNanos());
     }
     ScheduledFuture<?> deadlineTimer = timer;
-    // The transport cancels the returned future when its caller goes away.
+    // The transport cancels the returned future when its caller goes away. However the call ends, its
+    // deadline timer has nothing left to do (and would keep the call reachable until it was due).
     result.whenComplete((v, e) -> {
+      if (deadlineTimer != null) {
+        deadlineTimer.cancel(false);
+      }
       if (result.isCancelled()) {
         call.cancel();
       }

@@ -172,6 +172,9 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
         tooLarge(call);
         return;
       }
+      if (content != null) {
+        content.release(); // a second head for one call: nothing keeps what came with the first
+      }
       content = new ReceivedContent(ctx.alloc(), stream, declared);
     }
     if (msg instanceof HttpContent) {

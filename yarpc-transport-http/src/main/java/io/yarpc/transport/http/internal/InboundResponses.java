@@ -15,6 +15,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Response;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -156,7 +157,13 @@ final class InboundResponses {
       ByteBuf buf = alloc.directBuffer(length < 0 ? UNKNOWN_LENGTH_GUESS : (int) length);
       boolean ok = false;
       try {
-        body.writeTo(new ByteBufOutputStream(buf));
+        if (body.hasByteAccess()) {
+          for (ByteBuffer view : body.byteBuffers()) {
+            buf.writeBytes(view); // straight from the views, heap or direct, with no array in between
+          }
+        } else {
+          body.writeTo(new ByteBufOutputStream(buf));
+        }
         ok = true;
         return buf;
       } finally {

@@ -3,6 +3,7 @@ package io.yarpc.transport.http.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpContent;
 
 /**
@@ -80,7 +81,7 @@ final class ReceivedContent {
   /** The content as one buffer, which the caller now owns; this holds nothing after. */
   ByteBuf take() {
     if (received == null) {
-      ByteBuf only = piece != null ? piece : alloc.buffer(0);
+      ByteBuf only = piece != null ? piece : Unpooled.EMPTY_BUFFER;
       piece = null;
       return only;
     }
