@@ -379,6 +379,22 @@ class BadInputTest {
     expectEcho(p, 2);
   }
 
+  /**
+   * A duplicate id while the first message is still arriving: their fragments could no longer be told
+   * apart, so both end with the error and the first one's remaining fragments are ignored.
+   */
+  @Test
+  void duplicateMessageIdWhileTheFirstIsStillArriving() throws Exception {
+    SocketPeer p = peer();
+    p.write(callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), bytes("first-")));
+    p.write(echoCall(2));
+    p.expectError(2, 0x06, "message id 2 is already in use");
+    p.write(callReqContinue(2, 0, 3, 0, bytes("rest"))); // the first message's last fragment
+    p.assertOpen(9); // nothing was answered for it: the next frame is the ping's
+    p.write(echoCall(3));
+    expectEcho(p, 3);
+  }
+
   @Test
   void cancelFrameCancelsTheHandlersCall() throws Exception {
     SocketPeer p = peer();

@@ -202,9 +202,20 @@ final class StreamFlow {
         f = null;
       }
     }
-    if (f == null || !f.complete(StreamMessage.of(body))) {
-      body.release();
+    if (f != null && f.complete(StreamMessage.of(body))) {
+      return;
     }
+    if (f != null) {
+      synchronized (lock) {
+        if (!cancelled && !closed) {
+          // abandoned between taking it and completing it: keep the message first in line, as above
+          // (grpc-java delivers messages one at a time, so nothing arrived behind it meanwhile)
+          unclaimed.addFirst(body);
+          return;
+        }
+      }
+    }
+    body.release();
   }
 
   /** grpc-java reports the call ready: completes the pending send if the call still takes messages. */

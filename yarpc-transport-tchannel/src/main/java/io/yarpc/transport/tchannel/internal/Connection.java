@@ -447,8 +447,16 @@ public final class Connection extends ChannelDuplexHandler {
 
   private void onCallReq(ByteBuf frame, int id) throws ProtocolException {
     discarding.remove(id);
-    if (serverCalls.containsKey(id)) {
-      sendError(id, ErrorCodes.BAD_REQUEST, null, "message id " + Frames.idString(id) + " is already in use");
+    ServerCall existing = serverCalls.get(id);
+    if (existing != null) {
+      String message = "message id " + Frames.idString(id) + " is already in use";
+      if (existing.future == null) {
+        // the first message is still arriving: its fragments and the duplicate's can no longer be told
+        // apart, so it ends too (one error frame answers both) and later fragments of the id are ignored
+        endServerMessage(id, moreFragments(frame), ErrorCodes.BAD_REQUEST, message);
+      } else {
+        sendError(id, ErrorCodes.BAD_REQUEST, null, message);
+      }
       return;
     }
     CallFrame f = CallFrame.parse(frame);
