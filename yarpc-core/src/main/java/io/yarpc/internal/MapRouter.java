@@ -68,8 +68,8 @@ public final class MapRouter implements Router {
 
   @Override
   public HandlerSpec choose(RequestMeta meta) {
-    validate(meta);
-    String service = meta.service().isEmpty() ? defaultService : meta.service();
+    validate(meta); // so the service is set
+    String service = meta.service();
     Map<String, Entry> byEncoding = table.get(new Key(service, meta.procedure()));
     if (byEncoding == null || byEncoding.isEmpty()) {
       if (!knownServices().contains(service)) {
