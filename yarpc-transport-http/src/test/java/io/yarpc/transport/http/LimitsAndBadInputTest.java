@@ -365,6 +365,57 @@ class LimitsAndBadInputTest {
     awaitNoActiveRequests();
   }
 
+  /**
+   * A handler (behind a router of its own, without the dispatcher) whose future is cancelled while the
+   * client is still there gets a {@code cancelled} answer, in turn, and the connection keeps serving.
+   */
+  @Test
+  void aHandlersOwnCancelledFutureIsAnsweredOnALiveConnection() throws Exception {
+    transport = HttpTransport.builder().eventLoopThreads(2).build();
+    inbound = transport.inbound();
+    io.yarpc.transport.Router router = new io.yarpc.transport.Router() {
+      @Override
+      public java.util.List<Procedure> procedures() {
+        return java.util.List.of();
+      }
+
+      @Override
+      public io.yarpc.transport.HandlerSpec choose(RequestMeta meta) {
+        return io.yarpc.transport.HandlerSpec.unary(r -> {
+          r.body().release();
+          if (meta.procedure().equals("cancelled")) {
+            CompletableFuture<Response> f = new CompletableFuture<>();
+            f.cancel(false);
+            return f;
+          }
+          return CompletableFuture.completedFuture(Response.of(Body.of(new byte[] {9})));
+        });
+      }
+    };
+    inbound.setRouter(router);
+    inbound.start();
+    HttpOutbound out = transport.singleOutbound(inbound.hostPort());
+    out.start();
+    try {
+      for (String procedure : new String[] {"cancelled", "fine"}) {
+        RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure(procedure)
+            .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+        CompletableFuture<Response> f = out.call(Request.of(meta, Body.empty()));
+        if (procedure.equals("cancelled")) {
+          YarpcException e = failure(f);
+          assertThat(e.code()).isEqualTo(Code.CANCELLED);
+        } else {
+          Response r = f.get(10, TimeUnit.SECONDS);
+          assertThat(r.body().toByteArray()).containsExactly(9);
+          r.body().release();
+        }
+      }
+    } finally {
+      out.stop();
+      inbound.stop();
+    }
+  }
+
   private void awaitNoActiveRequests() throws InterruptedException {
     for (int i = 0; i < 1000 && inbound.activeRequests() > 0; i++) {
       Thread.sleep(10);

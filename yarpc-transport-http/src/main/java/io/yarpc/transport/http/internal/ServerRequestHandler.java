@@ -438,8 +438,10 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
 
   /** Called on whatever thread completed the handler: serialises there, then writes on the event loop. */
   private void completed(Exchange ex, Response response, Throwable error) {
-    if (error != null && io.yarpc.internal.Futures.unwrap(error) instanceof CancellationException) {
-      // the client went away and we cancelled the call; nothing is written
+    if (error != null && io.yarpc.internal.Futures.unwrap(error) instanceof CancellationException
+        && !ctx.channel().isActive()) {
+      // the client went away and we cancelled the call; nothing is written (a handler that cancelled its
+      // own future on a live connection is answered below with cancelled, so answers stay in order)
       try {
         ctx.executor().execute(() -> finish(ex));
       } catch (RejectedExecutionException e) {
