@@ -58,6 +58,11 @@ public final class MapRouter implements Router {
   }
 
   @Override
+  public String defaultService() {
+    return defaultService;
+  }
+
+  @Override
   public List<Procedure> procedures() {
     List<Procedure> all = new ArrayList<>();
     table.values().forEach(m -> m.values().forEach(e -> all.add(e.procedure())));

@@ -8,6 +8,12 @@ import java.util.List;
  * mapping and request-body release are already wrapped around them.
  */
 public interface Router {
+  /**
+   * The service of procedures registered without one: the dispatcher's name. Inbounds give it to calls
+   * that name no service (a plain gRPC client sends no {@code rpc-service}).
+   */
+  String defaultService();
+
   /** Every registered procedure, sorted by (service, name, encoding). */
   List<Procedure> procedures();
 

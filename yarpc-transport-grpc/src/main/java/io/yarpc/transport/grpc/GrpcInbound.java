@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
@@ -24,6 +25,16 @@ import java.util.concurrent.TimeUnit;
  * (client, server and bidirectional) are served; oneway procedures are refused with
  * {@code unimplemented}.
  *
+ * <p><b>Plain gRPC clients</b> (generated stubs, grpcurl, grpcio: no {@code rpc-*} metadata, often no
+ * deadline) are served by default: a call without {@code rpc-service} is for the {@linkplain
+ * Builder#defaultService default service}; without {@code rpc-caller}, its caller is the product of its
+ * {@code user-agent} ({@code grpc-java-netty}, {@code grpc-python}...) or {@code unknown}; without {@code
+ * rpc-encoding}, its encoding comes from the content-type ({@code application/grpc} and {@code
+ * application/grpc+proto}: {@code proto}; {@code application/grpc+json}: {@code json}). A unary call without
+ * {@code grpc-timeout} gets the {@linkplain Builder#deadlinePolicy deadline policy}'s default timeout
+ * ({@value #DEFAULT_TIMEOUT_SECONDS} s unless configured); {@link DeadlinePolicy#strict()} keeps yarpc-go's
+ * {@code missing TTL} instead. YARPC peers send all of these, so nothing changes for them.
+ *
  * <p>Ownership: a request body reaches the handler as byte access over grpc-java's received buffers,
  * without a copy; the dispatcher releases it when the handler's result completes, and stream messages are
  * released by whoever receives them. The inbound releases every response body it writes, and the body of
@@ -35,11 +46,18 @@ import java.util.concurrent.TimeUnit;
  * {@link GrpcTransport#inboundBuilder}.
  */
 public final class GrpcInbound extends AbstractLifecycle implements Inbound {
+  /** The timeout of unary calls that arrive without a deadline, unless the builder says otherwise. */
+  public static final int DEFAULT_TIMEOUT_SECONDS = 60;
+
+  private static final DeadlinePolicy DEFAULT_DEADLINE_POLICY =
+      DeadlinePolicy.withDefaultTimeout(Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS));
+
   private final GrpcTransport transport;
   private final InetSocketAddress requestedAddress;
   private final int maxReceiveMessageSize;
   private final Duration gracePeriod;
   private final Executor executor;
+  private final DeadlinePolicy deadlinePolicy;
   private final InboundHandler handler;
   private volatile Server server;
 
@@ -49,7 +67,9 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     this.maxReceiveMessageSize = b.maxReceiveMessageSize;
     this.gracePeriod = b.gracePeriod;
     this.executor = b.executor;
-    this.handler = new InboundHandler(transport.marshaller(), b.maxSendMessageSize);
+    this.deadlinePolicy = b.deadlinePolicy;
+    this.handler = new InboundHandler(transport.marshaller(), b.maxSendMessageSize, b.defaultService,
+        b.deadlinePolicy);
   }
 
   /**
@@ -91,6 +111,11 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       }
     }
     throw new IllegalStateException("grpc inbound listens on no internet address");
+  }
+
+  /** The deadline policy applied to every call. */
+  public DeadlinePolicy deadlinePolicy() {
+    return deadlinePolicy;
   }
 
   /** Whether the server has begun shutting down (tests). */
@@ -148,6 +173,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     private int maxSendMessageSize;
     private Duration gracePeriod;
     private Executor executor;
+    private String defaultService;
+    private DeadlinePolicy deadlinePolicy = DEFAULT_DEADLINE_POLICY;
 
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
@@ -183,6 +210,30 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     /** The executor grpc-java runs this server's call events on (default: the transport's, else direct). */
     public Builder executor(Executor executor) {
       this.executor = requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * The service of calls that name none (no {@code rpc-service}, as from a plain gRPC client); default:
+     * the dispatcher's name.
+     */
+    public Builder defaultService(String service) {
+      requireNonNull(service, "service");
+      if (service.isEmpty()) {
+        throw new IllegalArgumentException("defaultService must not be empty");
+      }
+      this.defaultService = service;
+      return this;
+    }
+
+    /**
+     * What calls without a deadline, or with a very distant one, are handled with; default: unary calls
+     * without {@code grpc-timeout} get {@value GrpcInbound#DEFAULT_TIMEOUT_SECONDS} s, no cap (grpc-java
+     * clients send no deadline unless told to). {@link DeadlinePolicy#strict()} refuses unary calls without
+     * a deadline with {@code missing TTL}, as yarpc-go does.
+     */
+    public Builder deadlinePolicy(DeadlinePolicy policy) {
+      this.deadlinePolicy = requireNonNull(policy, "policy");
       return this;
     }
 

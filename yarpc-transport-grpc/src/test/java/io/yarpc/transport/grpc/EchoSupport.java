@@ -68,15 +68,18 @@ final class EchoSupport {
   }
 
   /** A plain channel whose calls carry rpc-caller, rpc-service and rpc-encoding, as yarpc expects. */
-  static ManagedChannel plainChannel(int port, String service) {
+  /** A stock grpc-java channel: no interceptor, so no {@code rpc-*} metadata and no deadline. */
+  static ManagedChannel plainChannel(int port) {
+    return NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+  }
+
+  /** The metadata a YARPC peer sends ahead of every call. */
+  static Metadata yarpcHeaders(String caller, String service) {
     Metadata md = new Metadata();
-    md.put(Metadata.Key.of("rpc-caller", Metadata.ASCII_STRING_MARSHALLER), "plain-client");
+    md.put(Metadata.Key.of("rpc-caller", Metadata.ASCII_STRING_MARSHALLER), caller);
     md.put(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER), service);
     md.put(Metadata.Key.of("rpc-encoding", Metadata.ASCII_STRING_MARSHALLER), "proto");
-    return NettyChannelBuilder.forAddress("127.0.0.1", port)
-        .usePlaintext()
-        .intercept(MetadataUtils.newAttachHeadersInterceptor(md))
-        .build();
+    return md;
   }
 
   static void shutdown(ManagedChannel channel) throws InterruptedException {

@@ -23,6 +23,7 @@ import io.grpc.stub.StreamObserver;
 import io.yarpc.Dispatcher;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.RequestMeta;
@@ -34,6 +35,7 @@ import io.yarpc.transport.grpc.testing.echo.EchoGrpc;
 import io.yarpc.transport.grpc.testing.echo.EchoRequest;
 import io.yarpc.transport.grpc.testing.echo.EchoResponse;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,10 +46,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Interop, direction 1: a stock grpc-java generated stub (no YARPC on its side; {@code rpc-caller},
- * {@code rpc-service} and {@code rpc-encoding} added by a client interceptor) calls procedures served by
- * the YARPC gRPC inbound, in all four shapes. The YARPC side parses and writes the protobuf messages by
- * hand, from the bodies' byte access.
+ * Interop, direction 1: a stock grpc-java generated stub (no YARPC on its side: no {@code rpc-*} metadata,
+ * and no deadline unless a test sets one) calls procedures served by the YARPC gRPC inbound, in all four
+ * shapes. The YARPC side parses and writes the protobuf messages by hand, from the bodies' byte access.
  */
 class PlainClientInteropTest {
   private static final String SERVER = "echo";
@@ -65,7 +66,7 @@ class PlainClientInteropTest {
     dispatcher = Dispatcher.builder(SERVER).inbound(inbound).build();
     dispatcher.register(procedures());
     dispatcher.start();
-    channel = EchoSupport.plainChannel(inbound.port(), SERVER);
+    channel = EchoSupport.plainChannel(inbound.port());
   }
 
   @AfterEach
@@ -95,10 +96,10 @@ class PlainClientInteropTest {
 
     assertThat(response.getMessage()).isEqualTo("unary: hi");
     RequestMeta meta = seen.get();
-    assertThat(meta.caller()).isEqualTo("plain-client");
-    assertThat(meta.service()).isEqualTo(SERVER);
+    assertThat(meta.caller()).as("the product of grpc-java's user-agent").isEqualTo("grpc-java-netty");
+    assertThat(meta.service()).as("the dispatcher's name").isEqualTo(SERVER);
     assertThat(meta.procedure()).isEqualTo(UNARY);
-    assertThat(meta.encoding()).isEqualTo("proto");
+    assertThat(meta.encoding()).as("from content-type application/grpc").isEqualTo("proto");
     assertThat(meta.transport()).isEqualTo("grpc");
     assertThat(meta.deadline()).isNotNull();
     assertThat(meta.headers().asMap()).containsEntry("x-echo", "Hello-Header")
@@ -178,11 +179,65 @@ class PlainClientInteropTest {
   }
 
   @Test
-  void missingDeadlineIsRefusedForUnary() {
+  void unaryWithoutDeadlineGetsTheDefaultTimeout() {
+    EchoResponse response = EchoGrpc.newBlockingStub(channel).unary(req("no deadline"));
+    assertThat(response.getMessage()).isEqualTo("unary: no deadline");
+    long left = seen.get().deadline().remainingNanos();
+    assertThat(left).isPositive()
+        .isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(GrpcInbound.DEFAULT_TIMEOUT_SECONDS));
+  }
+
+  @Test
+  void yarpcMetadataStillWins() {
+    EchoResponse response = blocking()
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(EchoSupport.yarpcHeaders("me", SERVER)))
+        .unary(req("hi"));
+    assertThat(response.getMessage()).isEqualTo("unary: hi");
+    assertThat(seen.get().caller()).isEqualTo("me");
+    assertThat(seen.get().service()).isEqualTo(SERVER);
+  }
+
+  @Test
+  void anotherServiceIsStillRefusedByName() {
+    Metadata md = new Metadata();
+    md.put(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER), "elsewhere");
     StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> EchoGrpc.newBlockingStub(channel).unary(req("hi")));
-    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-    assertThat(e.getStatus().getDescription()).isEqualTo("missing TTL");
+        () -> blocking().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).unary(req("hi")));
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+    assertThat(e.getStatus().getDescription()).startsWith("unrecognized service name \"elsewhere\"");
+  }
+
+  @Test
+  void strictPolicyKeepsMissingTtlAndTheCapShortensDeadlines() throws Exception {
+    GrpcInbound strict = transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
+        .deadlinePolicy(DeadlinePolicy.strict()).defaultService(SERVER).build();
+    GrpcInbound capped = transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
+        .deadlinePolicy(DeadlinePolicy.builder().maxTimeout(Duration.ofSeconds(2)).build()).build();
+    Dispatcher second = Dispatcher.builder(SERVER).inbound(strict, capped).build();
+    second.register(procedures());
+    second.start();
+    ManagedChannel strictChannel = EchoSupport.plainChannel(strict.port());
+    ManagedChannel cappedChannel = EchoSupport.plainChannel(capped.port());
+    try {
+      StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
+          () -> EchoGrpc.newBlockingStub(strictChannel).unary(req("hi")));
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(e.getStatus().getDescription()).isEqualTo("missing TTL");
+
+      assertThat(EchoGrpc.newBlockingStub(cappedChannel).withDeadlineAfter(1, TimeUnit.HOURS)
+          .unary(req("far")).getMessage()).isEqualTo("unary: far");
+      assertThat(seen.get().deadline().remainingNanos()).isPositive()
+          .isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
+      Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(cappedChannel).serverStream(req("1"));
+      assertThat(it.next()).isEqualTo(resp("1#0"));
+      assertThat(it.hasNext()).isFalse();
+      assertThat(seen.get().deadline()).as("a stream without a deadline gets the cap").isNotNull();
+      assertThat(seen.get().deadline().remainingNanos()).isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
+    } finally {
+      EchoSupport.shutdown(strictChannel);
+      EchoSupport.shutdown(cappedChannel);
+      second.stop();
+    }
   }
 
   @Test
@@ -190,6 +245,7 @@ class PlainClientInteropTest {
     Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(channel).serverStream(req("1"));
     assertThat(it.next()).isEqualTo(resp("1#0"));
     assertThat(it.hasNext()).isFalse();
+    assertThat(seen.get().deadline()).as("no default for streams, no cap by default").isNull();
   }
 
   @Test

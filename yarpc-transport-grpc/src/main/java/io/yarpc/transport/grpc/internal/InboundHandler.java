@@ -12,6 +12,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
@@ -22,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The inbound's one gRPC handler: registered as the server's fallback registry, it accepts every
  * {@code /Service/Method} path, turns the call's metadata into a {@link RequestMeta}, asks the router for
- * the procedure and serves the call as a unary call ({@link UnaryServerCall}) or a stream
- * ({@link GrpcServerStream}). Oneway procedures are refused with {@code unimplemented}.
+ * the procedure, applies the inbound's {@link DeadlinePolicy} and serves the call as a unary call ({@link
+ * UnaryServerCall}) or a stream ({@link GrpcServerStream}). Oneway procedures are refused with {@code
+ * unimplemented}.
  */
 public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
   private static final int METHOD_CACHE_LIMIT = 1024;
@@ -31,13 +33,22 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
 
   private final BodyMarshaller marshaller;
   private final long maxSendMessageSize;
+  private final String defaultService;
+  private final DeadlinePolicy deadlinePolicy;
   private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
   private volatile Router router;
 
-  /** A handler that receives with {@code marshaller} and refuses to send more than {@code maxSend}. */
-  public InboundHandler(BodyMarshaller marshaller, long maxSendMessageSize) {
+  /**
+   * A handler that receives with {@code marshaller}, refuses to send more than {@code maxSendMessageSize},
+   * gives calls that name no service {@code defaultService} (null: the router's) and applies {@code
+   * deadlinePolicy} to every call.
+   */
+  public InboundHandler(BodyMarshaller marshaller, long maxSendMessageSize, String defaultService,
+      DeadlinePolicy deadlinePolicy) {
     this.marshaller = marshaller;
     this.maxSendMessageSize = maxSendMessageSize;
+    this.defaultService = defaultService;
+    this.deadlinePolicy = deadlinePolicy;
   }
 
   /** Sets the router calls are served from. */
@@ -78,8 +89,10 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
       io.grpc.Deadline grpcDeadline = Context.current().getDeadline();
       Deadline deadline = grpcDeadline == null ? null
           : Deadline.after(grpcDeadline.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
-      meta = Metadatas.toRequestMeta(headers, procedure, deadline);
+      meta = Metadatas.toRequestMeta(headers, procedure, deadline,
+          defaultService != null ? defaultService : r.defaultService());
       spec = r.choose(meta);
+      meta = deadlinePolicy.apply(meta, spec.type());
     } catch (RuntimeException e) {
       call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());
       return NOOP;

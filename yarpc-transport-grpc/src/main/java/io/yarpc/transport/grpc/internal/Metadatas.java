@@ -57,6 +57,8 @@ public final class Metadatas {
   static final String ROUTING_REGION = "x-uber-rpc-routing-region";
 
   private static final String CONTENT_TYPE = "content-type";
+  private static final String USER_AGENT = "user-agent";
+  private static final String PROTO_ENCODING = "proto";
   private static final String BASE_CONTENT_TYPE = "application/grpc";
   private static final int MAX_APPLICATION_ERROR_DETAILS = 256;
   private static final int KEY_CACHE_LIMIT = 4096;
@@ -88,7 +90,7 @@ public final class Metadatas {
 
   /** Keys most requests or responses carry, matched by their bytes in {@link #name}. */
   private static final String[] KNOWN_NAMES = {
-      CONTENT_TYPE, "te", "user-agent", "grpc-accept-encoding", "grpc-timeout", "grpc-encoding", "grpc-status",
+      CONTENT_TYPE, "te", USER_AGENT, "grpc-accept-encoding", "grpc-timeout", "grpc-encoding", "grpc-status",
       "grpc-message", CALLER, SERVICE, ENCODING, CALLER_PROCEDURE, SHARD_KEY, ROUTING_KEY, ROUTING_DELEGATE,
       ROUTING_ZONE, ROUTING_REGION, APPLICATION_ERROR, APPLICATION_ERROR_NAME, APPLICATION_ERROR_DETAILS,
       ERROR_NAME};
@@ -235,14 +237,24 @@ public final class Metadatas {
    * except gRPC's own ({@code grpc-*}, {@code te}, {@code content-type}, {@code user-agent}) and the
    * cross-zone routing keys.
    *
+   * <p>A plain gRPC client sends none of the {@code rpc-*} keys; its call is served anyway, with: the
+   * service {@code defaultService}; the caller named by the product of its {@code user-agent} (the text
+   * before the first {@code /} or space: {@code grpc-java-netty}, {@code grpc-python}, {@code grpc-go}),
+   * else {@value #UNKNOWN_CALLER}; the encoding of its content-type ({@code application/grpc} is gRPC's
+   * default codec, protobuf: {@code proto}).
+   *
    * @throws YarpcException {@code invalid-argument} {@code header has more than one value: ...}
    */
-  public static RequestMeta toRequestMeta(Metadata md, String procedure, Deadline deadline) {
+  public static RequestMeta toRequestMeta(Metadata md, String procedure, Deadline deadline,
+      String defaultService) {
     RequestMeta.Builder b = RequestMeta.builder().procedure(procedure).transport("grpc")
         .deadline(deadline);
     Headers.Builder headers = null;
     String encoding = null;
     String contentType = null;
+    String caller = null;
+    String service = null;
+    String userAgent = null;
     byte[][] raw = InternalMetadata.serialize(md);
     int count = InternalMetadata.headerCount(md);
     Map<String, Integer> seen = count > 8 ? new HashMap<>(count * 2) : null;
@@ -251,15 +263,16 @@ public final class Metadatas {
       checkSingle(name, seen, raw, i);
       byte[] value = raw[2 * i + 1];
       switch (name) {
-        case CALLER -> b.caller(decode(name, value));
-        case SERVICE -> b.service(decode(name, value));
+        case CALLER -> caller = decode(name, value);
+        case SERVICE -> service = decode(name, value);
         case SHARD_KEY -> b.shardKey(decode(name, value));
         case ROUTING_KEY -> b.routingKey(decode(name, value));
         case ROUTING_DELEGATE -> b.routingDelegate(decode(name, value));
         case ENCODING -> encoding = decode(name, value);
         case CALLER_PROCEDURE -> b.callerProcedure(decode(name, value));
         case CONTENT_TYPE -> contentType = decode(name, value);
-        case ROUTING_ZONE, ROUTING_REGION, "te", "user-agent" -> { }
+        case USER_AGENT -> userAgent = decode(name, value);
+        case ROUTING_ZONE, ROUTING_REGION, "te" -> { }
         default -> {
           if (!name.startsWith("grpc-")) {
             if (headers == null) {
@@ -272,8 +285,13 @@ public final class Metadatas {
     }
     if ((encoding == null || encoding.isEmpty()) && contentType != null) {
       encoding = contentSubtype(contentType);
+      if (encoding.isEmpty() && contentType.equals(BASE_CONTENT_TYPE)) {
+        encoding = PROTO_ENCODING; // plain application/grpc: the protobuf codec
+      }
     }
     b.encoding(encoding);
+    b.service(service == null || service.isEmpty() ? defaultService : service);
+    b.caller(caller == null || caller.isEmpty() ? callerOf(userAgent) : caller);
     if (headers != null) {
       b.headers(headers.build());
     }
@@ -324,6 +342,22 @@ public final class Metadatas {
   private static String decode(String name, byte[] value) {
     return new String(value, name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
         ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+  }
+
+  /** The caller a call without {@code rpc-caller} gets: the product of its user agent, else this. */
+  public static final String UNKNOWN_CALLER = "unknown";
+
+  /** The product token of a user agent ({@code grpc-java-netty/1.85.1} gives {@code grpc-java-netty}). */
+  static String callerOf(String userAgent) {
+    if (userAgent == null) {
+      return UNKNOWN_CALLER;
+    }
+    int end = 0;
+    while (end < userAgent.length() && userAgent.charAt(end) != '/' && userAgent.charAt(end) > ' '
+        && userAgent.charAt(end) < 0x7f) {
+      end++;
+    }
+    return end == 0 ? UNKNOWN_CALLER : userAgent.substring(0, end);
   }
 
   /** {@code X} of {@code application/grpc+X} or {@code application/grpc;X}; empty otherwise. */

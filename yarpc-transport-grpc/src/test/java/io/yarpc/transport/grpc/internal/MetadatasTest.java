@@ -52,7 +52,7 @@ class MetadatasTest {
     md.put(key("x-uber-rpc-routing-region"), "r");
     md.put(key("Rpc-Procedure"), "survives as an application header");
     md.put(key("x-app"), "v");
-    RequestMeta meta = Metadatas.toRequestMeta(md, "proc", null);
+    RequestMeta meta = Metadatas.toRequestMeta(md, "proc", null, "svc");
     assertThat(meta.caller()).isEqualTo("c");
     assertThat(meta.service()).isEqualTo("s");
     assertThat(meta.encoding()).as("rpc-encoding wins over content-type").isEqualTo("raw");
@@ -67,11 +67,37 @@ class MetadatasTest {
   @Test
   void encodingFromContentTypeWhenAbsent() {
     for (String[] c : new String[][] {{"application/grpc+proto", "proto"}, {"application/grpc;json", "json"},
-        {"application/grpc", ""}, {"application/grpcx", ""}, {"text/plain", ""}}) {
+        {"application/grpc", "proto"}, {"application/grpcx", ""}, {"text/plain", ""}}) {
       Metadata md = new Metadata();
       md.put(key("content-type"), c[0]);
-      assertThat(Metadatas.toRequestMeta(md, "p", null).encoding()).as(c[0]).isEqualTo(c[1]);
+      assertThat(Metadatas.toRequestMeta(md, "p", null, "svc").encoding()).as(c[0]).isEqualTo(c[1]);
     }
+  }
+
+  @Test
+  void plainClientGetsDefaultServiceAndCallerFromItsUserAgent() {
+    String[][] cases = {{"grpc-java-netty/1.85.1", "grpc-java-netty"},
+        {"grpc-python/1.51.1 grpc-c/29.0.0 (linux; chttp2)", "grpc-python"}, {"curl/8.5", "curl"},
+        {"/1.0", "unknown"}, {" x", "unknown"}, {null, "unknown"}};
+    for (String[] c : cases) {
+      Metadata md = new Metadata();
+      md.put(key("content-type"), "application/grpc");
+      if (c[0] != null) {
+        md.put(key("user-agent"), c[0]);
+      }
+      RequestMeta meta = Metadatas.toRequestMeta(md, "p", null, "dflt");
+      assertThat(meta.caller()).as("%s", c[0]).isEqualTo(c[1]);
+      assertThat(meta.service()).isEqualTo("dflt");
+      assertThat(meta.encoding()).isEqualTo("proto");
+      assertThat(meta.headers().asMap()).as("user-agent is not an application header").isEmpty();
+    }
+    Metadata yarpc = new Metadata();
+    yarpc.put(key("rpc-caller"), "c");
+    yarpc.put(key("rpc-service"), "s");
+    yarpc.put(key("user-agent"), "yarpc-java");
+    RequestMeta meta = Metadatas.toRequestMeta(yarpc, "p", null, "dflt");
+    assertThat(meta.caller()).as("a YARPC peer's names win").isEqualTo("c");
+    assertThat(meta.service()).isEqualTo("s");
   }
 
   @Test
@@ -79,7 +105,7 @@ class MetadatasTest {
     Metadata md = new Metadata();
     md.put(key("x-a"), "1");
     md.put(key("x-a"), "2");
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null));
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage()).isEqualTo("header has more than one value: x-a:[1 2]");
   }
@@ -89,13 +115,13 @@ class MetadatasTest {
     Metadata known = new Metadata();
     known.put(key("rpc-caller"), "a");
     known.put(key("rpc-caller"), "b");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(known, "p", null))
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(known, "p", null, "svc"))
         .getMessage()).isEqualTo("header has more than one value: rpc-caller:[a b]");
 
     Metadata ignored = new Metadata();
     ignored.put(key("te"), "trailers");
     ignored.put(key("te"), "gzip");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(ignored, "p", null))
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(ignored, "p", null, "svc"))
         .getMessage()).isEqualTo("header has more than one value: te:[trailers gzip]");
 
     Metadata many = new Metadata();
@@ -103,7 +129,7 @@ class MetadatasTest {
       many.put(key("x-h" + i), "v" + i);
     }
     many.put(key("x-h3"), "again");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(many, "p", null))
+    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(many, "p", null, "svc"))
         .getMessage()).isEqualTo("header has more than one value: x-h3:[v3 again]");
   }
 
@@ -114,7 +140,7 @@ class MetadatasTest {
       md.put(key("x-" + i), "v");
     }
     md.put(key("x-7"), "again");
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null));
+    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
   }
 
@@ -134,7 +160,7 @@ class MetadatasTest {
       }
     }), "héllo ✓");
     Metadatas.putHeader(md, "x-raw-bin", "\u00ff\u0000\u0080");
-    RequestMeta meta = Metadatas.toRequestMeta(md, "p", null);
+    RequestMeta meta = Metadatas.toRequestMeta(md, "p", null, "svc");
     assertThat(meta.headers().get("x-text")).isEqualTo("héllo ✓");
     assertThat(meta.headers().get("x-raw-bin")).isEqualTo("\u00ff\u0000\u0080");
   }
