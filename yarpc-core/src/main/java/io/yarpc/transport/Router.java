@@ -10,9 +10,12 @@ import java.util.List;
 public interface Router {
   /**
    * The service of procedures registered without one: the dispatcher's name. Inbounds give it to calls
-   * that name no service (a plain gRPC client sends no {@code rpc-service}).
+   * that name no service (a plain gRPC client sends no {@code rpc-service}). Default: empty, so such calls
+   * fail validation ({@code missing service name}).
    */
-  String defaultService();
+  default String defaultService() {
+    return "";
+  }
 
   /** Every registered procedure, sorted by (service, name, encoding). */
   List<Procedure> procedures();

@@ -93,7 +93,8 @@ abstract class EndToEndTestBase {
   void startDispatchers() {
     service = new EchoService();
     server = Dispatcher.builder("echo").inbound(serverInbounds().toArray(new Inbound[0])).build();
-    server.register(ProtobufProcedures.of(service));
+    server.register(ProtobufProcedures.of(io.grpc.ServerInterceptors.intercept(service,
+        new MetadataEchoInterceptor())));
     server.start();
     client = Dispatcher.builder("client")
         .outbound("echo", clientOutbounds())
@@ -172,6 +173,32 @@ abstract class EndToEndTestBase {
     assertThat(Long.parseLong(r.getHeadersMap().get("context:deadline-ms"))).isBetween(0L, 5000L);
     assertThat(responseHeaders.get().get(ECHOED_BY)).isEqualTo("echo-service");
     assertThat(unaryMiddlewareCalls).hasValue(1);
+  }
+
+  /** Binary bytes that are not text: every byte value a base64 round trip could get wrong. */
+  static final byte[] BINARY = {0, 1, (byte) 0x80, (byte) 0xff, '\n', '=', 0x7f, (byte) 0xfe, 42};
+
+  @ParameterizedTest
+  @ValueSource(strings = {"proto", "json"})
+  void serverInterceptorHeadersAndTrailersReachTheStub(String encoding) {
+    Metadata headers = new Metadata();
+    headers.put(MetadataEchoInterceptor.ASCII, "Hello-Echo");
+    headers.put(MetadataEchoInterceptor.BIN, BINARY);
+    AtomicReference<Metadata> responseHeaders = new AtomicReference<>();
+    AtomicReference<Metadata> trailers = new AtomicReference<>();
+    EchoResponse r = blocking(encoding)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
+            MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+        .unary(request("echo metadata"));
+
+    assertThat(r.getMessage()).isEqualTo("echo metadata");
+    assertThat(r.getHeadersMap()).as("the handler sees the binary header as base64")
+        .containsEntry("x-echo-bin", java.util.Base64.getEncoder().withoutPadding().encodeToString(BINARY));
+    assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Hello-Echo");
+    assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
+    assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
+    assertThat(trailers.get().get(ECHOED_BY)).as("YARPC response headers are trailers")
+        .isEqualTo("echo-service");
   }
 
   @Test

@@ -38,6 +38,49 @@ class PlainGrpcInteropTest {
     return EchoRequest.newBuilder().setFail(how).build();
   }
 
+  /**
+   * A stock grpc-java stub (no YARPC metadata, no deadline) calls a grpc-java service hosted through
+   * {@link ProtobufProcedures} behind a {@code ServerInterceptor}: what the interceptor sends as headers and
+   * trailers arrives as headers and trailers, binary values intact, and the service's {@code
+   * setCompression("gzip")} is honoured.
+   */
+  @Test
+  void interceptorMetadataAndCompressionReachAPlainStub() throws Exception {
+    GrpcTransport transport = GrpcTransport.create();
+    GrpcInbound inbound = transport.inbound(new InetSocketAddress("127.0.0.1", 0));
+    Dispatcher server = Dispatcher.builder("echo").inbound(inbound).build();
+    server.register(ProtobufProcedures.of(io.grpc.ServerInterceptors.intercept(new EchoService(),
+        new MetadataEchoInterceptor())));
+    server.start();
+    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
+    try {
+      Metadata headers = new Metadata();
+      headers.put(MetadataEchoInterceptor.ASCII, "Plain-Echo");
+      headers.put(MetadataEchoInterceptor.BIN, EndToEndTestBase.BINARY);
+      headers.put(MetadataEchoInterceptor.COMPRESS, "gzip");
+      java.util.concurrent.atomic.AtomicReference<Metadata> responseHeaders =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.atomic.AtomicReference<Metadata> trailers =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      EchoResponse r = EchoGrpc.newBlockingStub(channel)
+          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
+              MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+          .unary(EndToEndTestBase.request("plain"));
+
+      assertThat(r.getMessage()).isEqualTo("plain");
+      assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Plain-Echo");
+      assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
+      assertThat(responseHeaders.get().get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
+          .as("the response was gzip-compressed").isEqualTo("gzip");
+      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
+      assertThat(trailers.get().get(MetadataEchoInterceptor.ASCII)).as("only in the headers").isNull();
+      assertThat(trailers.get().get(EndToEndTestBase.ECHOED_BY)).isEqualTo("echo-service");
+    } finally {
+      channel.shutdownNow().awaitTermination(5, SECONDS);
+      server.stop();
+    }
+  }
+
   @Test
   void plainGrpcClientCallsTheYarpcServedService() throws Exception {
     GrpcTransport transport = GrpcTransport.create();

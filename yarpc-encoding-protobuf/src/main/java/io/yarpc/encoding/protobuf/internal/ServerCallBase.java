@@ -50,6 +50,8 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
   private final Metadata requestHeaders;
   private volatile AutoCloseable cancelRegistration;
   private ServerCall.Listener<Q> listener;
+  private String compressor; // guarded by this
+  private boolean messageCompression = true; // guarded by this
   /** Set once the listener was told the call was cancelled or completed; only touched serially. */
   private boolean listenerDone;
 
@@ -190,15 +192,14 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
   /** The YARPC call was cancelled, or the deadline passed. */
   abstract void onCancelled(YarpcException reason);
 
-  /** The headers of a successful unary response: the call's plus those the handler sent. */
-  final Headers responseHeaders(Metadata sentHeaders, Metadata trailers) {
+  /**
+   * The headers of a unary response other than the initial ones: the YARPC call's response headers, then
+   * the trailers the handler closed with (null for none).
+   */
+  final Headers responseHeaders(Metadata trailers) {
     Headers h = call.responseHeaders();
-    Headers sent = HeaderMetadata.toHeaders(sentHeaders);
     Headers trailing = HeaderMetadata.toHeaders(trailers);
-    if (sent.isEmpty() && trailing.isEmpty()) {
-      return h;
-    }
-    return h.toBuilder().addAll(sent).addAll(trailing).build();
+    return trailing.isEmpty() ? h : h.isEmpty() ? trailing : h.toBuilder().addAll(trailing).build();
   }
 
   @Override
@@ -216,13 +217,21 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     return meta.service();
   }
 
-  @Override
-  public void setMessageCompression(boolean enabled) {
-    // compression is the transport's business
+  /**
+   * The compressor to send the response with, as the handler asked ({@link #setCompression}), unless it
+   * turned message compression off ({@link #setMessageCompression}); null for the transport's default.
+   */
+  final synchronized String compression() {
+    return messageCompression ? compressor : null;
   }
 
   @Override
-  public void setCompression(String compressor) {
-    // compression is the transport's business
+  public synchronized void setMessageCompression(boolean enabled) {
+    messageCompression = enabled;
+  }
+
+  @Override
+  public synchronized void setCompression(String compressor) {
+    this.compressor = java.util.Objects.requireNonNull(compressor, "compressor");
   }
 }

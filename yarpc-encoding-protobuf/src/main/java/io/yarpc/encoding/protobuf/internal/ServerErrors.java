@@ -46,14 +46,16 @@ public final class ServerErrors {
    * The error for a handler that closed its call with a non-OK {@code status}.
    *
    * @param trailers the trailers it closed with (may be null)
-   * @param responseHeaders headers for the attached response
+   * @param initialHeaders initial headers for the attached response (those the handler sent)
+   * @param responseHeaders the other headers for the attached response (the trailers' are added)
    * @param responseBody the message the handler sent before failing, or {@code null}; ownership moves to
    *     the returned exception's response
    * @param attachResponse whether to attach the application-error response (unary calls); streams end
    *     with the error alone
    */
   public static YarpcException fromStatus(Status status, Metadata trailers, RequestMeta meta, String encoding,
-      TypeRegistry types, Headers responseHeaders, Body responseBody, boolean attachResponse) {
+      TypeRegistry types, Headers initialHeaders, Headers responseHeaders, Body responseBody,
+      boolean attachResponse) {
     Throwable cause = status.getCause();
     YarpcException thrown = findYarpc(cause);
     com.google.rpc.Status detail = null;
@@ -105,6 +107,7 @@ public final class ServerErrors {
     Body body = responseBody != null ? responseBody
         : detailBytes != null ? Body.of(detailBytes) : Body.empty();
     return error.withResponse(Response.builder()
+        .initialHeaders(initialHeaders)
         .headers(headers)
         .body(body)
         .applicationError(new ApplicationErrorMeta(error.code(), appName, appDetails))

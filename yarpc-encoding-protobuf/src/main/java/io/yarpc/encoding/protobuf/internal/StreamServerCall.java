@@ -199,7 +199,7 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
   @Override
   public void close(Status status, Metadata trailers) {
     YarpcException error = status.isOk() ? null : ServerErrors.fromStatus(status, trailers, meta, encoding,
-        method.types(), Headers.empty(), null, false);
+        method.types(), Headers.empty(), Headers.empty(), null, false);
     synchronized (lock) {
       if (closeRequested || finished) {
         return;

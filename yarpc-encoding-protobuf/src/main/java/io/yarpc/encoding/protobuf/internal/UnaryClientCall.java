@@ -16,8 +16,10 @@ import java.util.concurrent.CompletableFuture;
  * A unary grpc call over {@link io.yarpc.ClientConfig#call}: the one request message is sent when the
  * stub half-closes (on the stub's thread, so a current YARPC call's deadline and cancellation are
  * inherited); the response is decoded (byte access first) and its body released, then delivered as
- * {@code onHeaders}, {@code onMessage} (when requested) and {@code onClose(OK)}. Failures become {@code
- * onClose} with the mapped status ({@link ClientErrors}). {@link #cancel} cancels the YARPC call.
+ * {@code onHeaders} (its initial headers where the transport keeps them apart, else all its headers),
+ * {@code onMessage} (when requested) and {@code onClose(OK)} with its {@linkplain Response#trailers()
+ * trailers}. Failures become {@code onClose} with the mapped status ({@link ClientErrors}) and the
+ * response headers that came with the error as trailers. {@link #cancel} cancels the YARPC call.
  */
 final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   private Metadata headers;
@@ -26,6 +28,7 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   private boolean halfClosed;
   private int demand;
   private R response;
+  private Metadata trailers;
   private boolean responseDelivered;
   private CompletableFuture<Response> sent;
 
@@ -130,16 +133,26 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
     } finally {
       r.body().release();
     }
-    withListener(l -> l.onHeaders(HeaderMetadata.toMetadata(r.headers())));
+    withListener(l -> l.onHeaders(HeaderMetadata.toMetadata(initialHeaders(r))));
     synchronized (this) {
+      trailers = HeaderMetadata.toMetadata(r.trailers());
       response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
     }
     deliverResponse();
   }
 
-  /** Delivers the response once requested, then closes with OK. Serial only. */
+  /**
+   * The headers {@code onHeaders} gets: the response's initial headers where the transport kept them apart
+   * (gRPC), else — HTTP and TChannel have one set of headers — all of them, which are also the trailers.
+   */
+  private static io.yarpc.transport.Headers initialHeaders(Response r) {
+    return r.initialHeaders().isEmpty() ? r.headers() : r.initialHeaders();
+  }
+
+  /** Delivers the response once requested, then closes with OK and the trailers. Serial only. */
   private void deliverResponse() {
     R r;
+    Metadata t;
     synchronized (this) {
       if (response == null || responseDelivered || demand <= 0) {
         return;
@@ -147,9 +160,10 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
       responseDelivered = true;
       demand--;
       r = response;
+      t = trailers;
     }
     withListener(l -> l.onMessage(r));
-    closeWith(Status.OK, new Metadata());
+    closeWith(Status.OK, t);
   }
 
   private void fail(Throwable error) {

@@ -112,7 +112,9 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
     if (status.isOk()) {
       try {
         result.complete(Response.builder()
-            .headers(responseHeaders(headers, trailers))
+            .initialHeaders(HeaderMetadata.toHeaders(headers))
+            .headers(responseHeaders(trailers))
+            .compression(compression())
             .body(responseBody(message))
             .build());
       } catch (IOException | RuntimeException e) {
@@ -128,7 +130,7 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
         }
       }
       result.completeExceptionally(ServerErrors.fromStatus(status, trailers, meta, encoding, method.types(),
-          responseHeaders(headers, null), partial, true));
+          HeaderMetadata.toHeaders(headers), responseHeaders(null), partial, true));
     }
     endListener(true);
   }

@@ -11,6 +11,7 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,8 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Values sent must be printable ASCII (gRPC's rule: grpc-java drops other values, grpc-go fails the
  * call); the outbound refuses others with {@code invalid-argument}. Values received are decoded as UTF-8
  * from the raw bytes ({@link InternalMetadata#serialize(Metadata)}), so a peer that sends UTF-8 anyway is
- * read faithfully rather than through grpc-java's ASCII decoder. Values of {@code -bin} keys are raw bytes
- * on the wire; they map to strings byte for byte (ISO-8859-1), so they round-trip unchanged.
+ * read faithfully rather than through grpc-java's ASCII decoder. Values of {@code -bin} keys are bytes;
+ * as application headers they are the base64 of those bytes (what gRPC puts on the wire, without padding
+ * when received; padding optional when sent), so a binary header crosses HTTP and TChannel as text and
+ * comes back to gRPC as the same bytes. A {@code -bin} header whose value is not base64 cannot be sent.
  */
 public final class Metadatas {
   /** Request: calling service (required). */
@@ -76,15 +79,19 @@ public final class Metadatas {
         }
       };
 
-  private static final Metadata.BinaryMarshaller<String> LATIN1_BINARY = new Metadata.BinaryMarshaller<>() {
+  /**
+   * Binary ({@code -bin}) keys: the application header's value is the base64 of the bytes, as gRPC writes
+   * them on the wire (and as HTTP and TChannel carry them); on gRPC metadata they are the bytes.
+   */
+  private static final Metadata.BinaryMarshaller<String> BASE64_BINARY = new Metadata.BinaryMarshaller<>() {
     @Override
     public byte[] toBytes(String value) {
-      return value.getBytes(StandardCharsets.ISO_8859_1);
+      return Base64.getDecoder().decode(value);
     }
 
     @Override
     public String parseBytes(byte[] serialized) {
-      return new String(serialized, StandardCharsets.ISO_8859_1);
+      return base64(serialized);
     }
   };
 
@@ -119,7 +126,7 @@ public final class Metadatas {
     Metadata.Key<String> key = KEYS.get(name);
     if (key == null) {
       key = name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
-          ? Metadata.Key.of(name, LATIN1_BINARY)
+          ? Metadata.Key.of(name, BASE64_BINARY)
           : InternalMetadata.keyOf(name, UTF8);
       if (KEYS.size() < KEY_CACHE_LIMIT) {
         KEYS.put(name, key);
@@ -200,11 +207,18 @@ public final class Metadatas {
   }
 
   /**
-   * gRPC metadata values (of keys not ending in {@code -bin}) are printable ASCII: grpc-java drops other
-   * values with a warning and grpc-go fails the call, so they are refused up front.
+   * gRPC metadata values of keys not ending in {@code -bin} are printable ASCII: grpc-java drops other
+   * values with a warning and grpc-go fails the call, so they are refused up front. Values of {@code -bin}
+   * keys must be base64.
    */
   private static void checkValue(String key, String value) {
     if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+      try {
+        Base64.getDecoder().decode(value);
+      } catch (IllegalArgumentException e) {
+        throw YarpcException.of(Code.INVALID_ARGUMENT,
+            "grpc binary header \"%s\" must hold base64, as gRPC writes binary values", key);
+      }
       return;
     }
     for (int i = 0; i < value.length(); i++) {
@@ -340,8 +354,13 @@ public final class Metadatas {
   }
 
   private static String decode(String name, byte[] value) {
-    return new String(value, name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
-        ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+    return name.endsWith(Metadata.BINARY_HEADER_SUFFIX) ? base64(value)
+        : new String(value, StandardCharsets.UTF_8);
+  }
+
+  /** Base64 without padding, as grpc-java writes binary values on the wire. */
+  private static String base64(byte[] bytes) {
+    return Base64.getEncoder().withoutPadding().encodeToString(bytes);
   }
 
   /** The caller a call without {@code rpc-caller} gets: the product of its user agent, else this. */
@@ -373,21 +392,14 @@ public final class Metadatas {
   // Responses
 
   /**
-   * Writes a unary response's metadata into {@code trailers}: its application headers (reserved names and
+   * Writes a unary response's metadata into {@code trailers}: its application headers that are not
+   * {@linkplain Response#initialHeaders() initial headers} (reserved names and
    * headers gRPC cannot carry are skipped: a response has no way to report them) and the application-error
    * flag, name and details (truncated to 256 characters, characters gRPC cannot carry replaced by
    * {@code ?}).
    */
   public static void putResponse(Metadata trailers, Response response) {
-    response.headers().forEach((k, v) -> {
-      if (!isReserved(k)) {
-        try {
-          putHeader(trailers, k, v);
-        } catch (YarpcException skipped) {
-          // a header gRPC cannot carry is dropped, as yarpc-go drops reserved response headers
-        }
-      }
-    });
+    putResponseHeaders(trailers, response.trailers());
     if (response.isApplicationError()) {
       trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
       ApplicationErrorMeta meta = response.applicationErrorMeta();
@@ -402,6 +414,28 @@ public final class Metadatas {
         trailers.put(key(APPLICATION_ERROR_DETAILS), printable(details));
       }
     }
+  }
+
+  /**
+   * The initial metadata of a unary response: its {@linkplain Response#initialHeaders() initial headers},
+   * skipping those gRPC cannot carry.
+   */
+  public static Metadata initialMetadata(Response response) {
+    Metadata md = new Metadata();
+    putResponseHeaders(md, response.initialHeaders());
+    return md;
+  }
+
+  private static void putResponseHeaders(Metadata md, Headers headers) {
+    headers.forEach((k, v) -> {
+      if (!isReserved(k)) {
+        try {
+          putHeader(md, k, v);
+        } catch (YarpcException skipped) {
+          // a header gRPC cannot carry is dropped, as yarpc-go drops reserved response headers
+        }
+      }
+    });
   }
 
   /**

@@ -158,8 +158,9 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         throw YarpcException.of(Code.INTERNAL, "too many response messages for unary procedure \"%s\"",
             meta.procedure());
       }
-      Headers headers = Metadatas.responseHeaders(responseHeaders, trailers);
-      Response response = body == null ? null : response(headers, body, trailers);
+      Headers initial = Metadatas.responseHeaders(responseHeaders, null);
+      Headers trailing = Metadatas.responseHeaders(trailers, null);
+      Response response = body == null ? null : response(initial, trailing, body, trailers);
       if (status.isOk()) {
         if (response == null) {
           throw YarpcException.of(Code.INTERNAL, "no response message for unary procedure \"%s\"",
@@ -175,6 +176,9 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         }
       } else {
         failure = GrpcErrors.fromStatus(status, trailers);
+        if (response == null && !(initial.isEmpty() && trailing.isEmpty())) {
+          response = response(initial, trailing, Body.empty(), trailers); // the error's headers
+        }
         if (response != null) {
           failure = failure.withResponse(response);
         }
@@ -196,8 +200,8 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
     }
   }
 
-  private static Response response(Headers headers, Body body, Metadata trailers) {
-    Response.Builder b = Response.builder().headers(headers).body(body);
+  private static Response response(Headers initial, Headers trailing, Body body, Metadata trailers) {
+    Response.Builder b = Response.builder().initialHeaders(initial).headers(trailing).body(body);
     if (Metadatas.isApplicationError(trailers)) {
       io.yarpc.errors.ApplicationErrorMeta meta = Metadatas.applicationErrorMeta(trailers);
       if (meta == io.yarpc.errors.ApplicationErrorMeta.EMPTY) {

@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
  * client half-closes, then always send a response message — the handler's body, the body of a response
  * attached to its error, or an empty one — followed by the status, with the response metadata in the
  * trailers ({@code rpc-service}, application headers, application-error keys, {@code rpc-error-name}).
+ * A response's {@linkplain Response#initialHeaders() initial headers} go in the initial metadata, and its
+ * {@linkplain Response#compression() compression} is asked of grpc-java.
  *
  * <p>Ownership: the received body is this call's until the handler is invoked, then the invocation's
  * (the dispatcher's handler releases it when the handler completes); a body received when none is wanted
@@ -142,28 +144,28 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
         if (!meta.service().isEmpty()) {
           trailers.put(Metadatas.key(Metadatas.SERVICE), meta.service());
         }
-        Status status;
-        if (error == null) {
-          body = response.body();
-          Metadatas.putResponse(trailers, response);
-          status = Status.OK;
+        YarpcException failure = error == null ? null : YarpcException.from(error);
+        Response sent = failure == null ? response : failure.response();
+        Metadata initial;
+        if (sent != null) {
+          body = sent.body();
+          Metadatas.putResponse(trailers, sent);
+          initial = Metadatas.initialMetadata(sent);
         } else {
-          YarpcException e = YarpcException.from(error);
-          Response partial = e.response();
-          if (partial != null) {
-            body = partial.body();
-            Metadatas.putResponse(trailers, partial);
-          }
-          status = GrpcErrors.toStatus(e, trailers, true);
+          initial = new Metadata();
         }
+        Status status = failure == null ? Status.OK : GrpcErrors.toStatus(failure, trailers, true);
         if (body != null && body.length() > maxSendMessageSize) {
           closeLocked(Status.RESOURCE_EXHAUSTED.withDescription(String.format(
               "response message of %d bytes is larger than the maximum send size of %d bytes",
               body.length(), maxSendMessageSize)), trailers);
           return;
         }
+        if (sent != null && sent.compression() != null) {
+          compress(sent.compression());
+        }
         // yarpc-go always sends the response message, also with an error status.
-        call.sendHeaders(new Metadata());
+        call.sendHeaders(initial);
         Body message = body == null ? Body.empty() : body;
         body = null; // grpc-java owns it now: it closes the message stream, releasing the body
         try {
@@ -185,6 +187,15 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
       if (body != null) {
         body.release();
       }
+    }
+  }
+
+  /** Asks grpc-java to compress the response; a compressor it does not know is refused, and ignored. */
+  private void compress(String compressor) {
+    try {
+      call.setCompression(compressor);
+    } catch (IllegalArgumentException unknown) {
+      // the response goes out uncompressed: compression is a wish, not a contract
     }
   }
 

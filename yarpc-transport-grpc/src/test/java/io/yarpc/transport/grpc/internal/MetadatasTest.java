@@ -159,10 +159,27 @@ class MetadatasTest {
         return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
       }
     }), "héllo ✓");
-    Metadatas.putHeader(md, "x-raw-bin", "\u00ff\u0000\u0080");
+    md.put(Metadata.Key.of("x-raw-bin", Metadata.BINARY_BYTE_MARSHALLER), new byte[] {(byte) 0xff, 0, (byte) 0x80});
     RequestMeta meta = Metadatas.toRequestMeta(md, "p", null, "svc");
     assertThat(meta.headers().get("x-text")).isEqualTo("héllo ✓");
-    assertThat(meta.headers().get("x-raw-bin")).isEqualTo("\u00ff\u0000\u0080");
+    assertThat(meta.headers().get("x-raw-bin")).as("binary values are base64, unpadded, as on gRPC's wire")
+        .isEqualTo("/wCA");
+  }
+
+  @Test
+  void binaryHeadersSentAreBase64AndCarriedAsBytes() {
+    Metadata md = new Metadata();
+    Metadatas.putHeader(md, "x-padded-bin", "/wCAAQ==");
+    Metadatas.putHeader(md, "x-unpadded-bin", "/wCAAQ");
+    Metadata.Key<byte[]> padded = Metadata.Key.of("x-padded-bin", Metadata.BINARY_BYTE_MARSHALLER);
+    Metadata.Key<byte[]> unpadded = Metadata.Key.of("x-unpadded-bin", Metadata.BINARY_BYTE_MARSHALLER);
+    assertThat(md.get(padded)).containsExactly(0xff, 0, 0x80, 1);
+    assertThat(md.get(unpadded)).containsExactly(0xff, 0, 0x80, 1);
+    YarpcException e = catchThrowableOfType(YarpcException.class,
+        () -> Metadatas.putHeader(new Metadata(), "x-text-bin", "not base64!"));
+    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage()).isEqualTo(
+        "grpc binary header \"x-text-bin\" must hold base64, as gRPC writes binary values");
   }
 
   @Test
