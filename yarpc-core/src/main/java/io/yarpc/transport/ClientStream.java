@@ -10,6 +10,15 @@ public interface ClientStream extends MessageStream {
   /** The server's stream headers; completes when they arrive (empty if the server sent none). */
   CompletableFuture<Headers> headers();
 
+  /**
+   * The server's stream trailers: completes when the stream has ended, normally or not, before the receive
+   * that reports the end completes; empty when the server sent none or the transport has no trailers (the
+   * default).
+   */
+  default CompletableFuture<Headers> trailers() {
+    return CompletableFuture.completedFuture(Headers.empty());
+  }
+
   /** Tells the server no more messages will be sent; receiving goes on. Idempotent. */
   void halfClose();
 

@@ -14,4 +14,14 @@ public interface ServerStream extends MessageStream {
    * @throws IllegalStateException when headers or a message were already sent
    */
   void sendHeaders(Headers headers);
+
+  /**
+   * Sets the headers sent when the stream ends (gRPC trailers), replacing any set before; call it before
+   * completing the handler's future. Transports that cannot send trailers throw a {@link
+   * io.yarpc.errors.YarpcException} with code {@code unimplemented} (the default).
+   */
+  default void setTrailers(Headers trailers) {
+    throw io.yarpc.errors.YarpcException.of(io.yarpc.errors.Code.UNIMPLEMENTED,
+        "this transport cannot send stream trailers");
+  }
 }

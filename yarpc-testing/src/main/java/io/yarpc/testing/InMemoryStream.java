@@ -37,6 +37,8 @@ final class InMemoryStream {
   private final Pipe toServer;
   private final Pipe toClient;
   private final CompletableFuture<Headers> headers = new CompletableFuture<>();
+  private final CompletableFuture<Headers> trailers = new CompletableFuture<>();
+  private volatile Headers serverTrailers = Headers.empty();
   private final ClientEnd client = new ClientEnd();
   private final ServerEnd server = new ServerEnd();
   private final Runnable onClientDone;
@@ -90,6 +92,7 @@ final class InMemoryStream {
   /** Fails everything on both sides with {@code error}, e.g. when an inbound or outbound stops. */
   void abort(YarpcException error) {
     cancelled = true;
+    trailers.complete(Headers.empty());
     toServer.abort(error);
     toClient.abort(error);
     fail(headers, error);
@@ -101,6 +104,7 @@ final class InMemoryStream {
   }
 
   private void serverEnded(Throwable error) {
+    trailers.complete(InMemoryTransport.copy(serverTrailers)); // before the end reaches the client
     if (error == null) {
       toClient.finishSending(null, new IllegalStateException(
           "the stream has ended: the handler's future already completed"));
@@ -398,6 +402,11 @@ final class InMemoryStream {
     }
 
     @Override
+    public void setTrailers(Headers t) {
+      serverTrailers = requireNonNull(t, "trailers");
+    }
+
+    @Override
     public String toString() {
       return "InMemoryServerStream{" + what + "}";
     }
@@ -423,6 +432,11 @@ final class InMemoryStream {
     @Override
     public CompletableFuture<Headers> headers() {
       return headers.copy();
+    }
+
+    @Override
+    public CompletableFuture<Headers> trailers() {
+      return trailers.copy();
     }
 
     @Override

@@ -47,6 +47,11 @@ class EchoService extends EchoGrpc.EchoImplBase {
     responseObserver.onCompleted();
   }
 
+  /** Server-stream messages handed to grpc (all calls). */
+  final AtomicInteger serverStreamSent = new AtomicInteger();
+  /** How often a server stream stopped because {@code isReady()} turned false. */
+  final AtomicInteger serverStreamPauses = new AtomicInteger();
+
   @Override
   public void serverStream(EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
     if (fail(request, responseObserver)) {
@@ -64,6 +69,10 @@ class EchoService extends EchoGrpc.EchoImplBase {
         while (!done && out.isReady() && next.get() < request.getCount()) {
           int i = next.getAndIncrement();
           out.onNext(first.toBuilder().setIndex(i).build());
+          serverStreamSent.incrementAndGet();
+        }
+        if (!done && next.get() < request.getCount()) {
+          serverStreamPauses.incrementAndGet(); // isReady turned false: wait for onReady
         }
         if (!done && next.get() >= request.getCount()) {
           done = true;

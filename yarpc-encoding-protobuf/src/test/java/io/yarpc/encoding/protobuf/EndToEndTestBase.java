@@ -202,6 +202,64 @@ abstract class EndToEndTestBase {
   }
 
   @Test
+  void serverInterceptorHeadersAndTrailersReachStreamingStubs() {
+    assumeTrue(supportsStreaming(), "transport does not stream");
+    Metadata headers = new Metadata();
+    headers.put(MetadataEchoInterceptor.ASCII, "Stream-Echo");
+    headers.put(MetadataEchoInterceptor.BIN, BINARY);
+    AtomicReference<Metadata> responseHeaders = new AtomicReference<>();
+    AtomicReference<Metadata> trailers = new AtomicReference<>();
+    Iterator<EchoResponse> it = blocking("proto")
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
+            MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+        .serverStream(request("s").toBuilder().setCount(3).build());
+    List<EchoResponse> all = new ArrayList<>();
+    it.forEachRemaining(all::add);
+    assertThat(all).hasSize(3);
+    assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Stream-Echo");
+    assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
+    assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
+  }
+
+  @Test
+  void callWhoseDeadlineHasPassedFailsAtOnceAndSendsNothing() {
+    io.grpc.Deadline passed = io.grpc.Deadline.after(-1, SECONDS);
+    StatusRuntimeException unary = org.assertj.core.api.Assertions.catchThrowableOfType(
+        StatusRuntimeException.class,
+        () -> EchoGrpc.newBlockingStub(channel("proto")).withDeadline(passed).unary(request("late")));
+    assertThat(unary.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(unaryMiddlewareCalls).as("nothing reached the outbound").hasValue(0);
+    if (supportsStreaming()) {
+      Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(channel("proto")).withDeadline(passed)
+          .serverStream(request("late").toBuilder().setCount(1).build());
+      StatusRuntimeException stream = org.assertj.core.api.Assertions.catchThrowableOfType(
+          StatusRuntimeException.class, it::hasNext);
+      assertThat(stream.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+      assertThat(streamMiddlewareCalls).hasValue(0);
+    }
+    assertThat(service.serverStreamSent).hasValue(0);
+  }
+
+  @Test
+  void clientStreamTracersInCallOptionsAreDriven() {
+    RecordingTracer.Factory factory = new RecordingTracer.Factory();
+    EchoResponse r = blocking("proto").withInterceptors(factory.interceptor()).unary(request("traced"));
+    assertThat(r.getMessage()).isEqualTo("traced");
+    StatusRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(StatusRuntimeException.class,
+        () -> blocking("proto").withInterceptors(factory.interceptor())
+            .unary(request("x").toBuilder().setFail("plain-status").build()));
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(factory.tracers).hasSize(2);
+    assertThat(factory.tracers.get(0).events).containsExactly("streamCreated", "outboundHeaders",
+        "outboundMessage(0)", "outboundMessageSent(0)", "inboundHeaders", "inboundMessage(0)",
+        "inboundMessageRead(0)", "inboundTrailers", "streamClosed(OK)");
+    assertThat(factory.tracers.get(0).outboundBytes).isEqualTo(request("traced").getSerializedSize());
+    assertThat(factory.tracers.get(0).inboundBytes).isEqualTo(r.getSerializedSize());
+    assertThat(factory.tracers.get(1).events).startsWith("streamCreated", "outboundHeaders", "outboundMessage(0)")
+        .endsWith("inboundTrailers", "streamClosed(NOT_FOUND)");
+  }
+
+  @Test
   void futureAndAsyncStubsWork() throws Exception {
     EchoResponse viaFuture = EchoGrpc.newFutureStub(channel("proto")).withDeadlineAfter(5, SECONDS)
         .unary(request("future")).get(5, SECONDS);

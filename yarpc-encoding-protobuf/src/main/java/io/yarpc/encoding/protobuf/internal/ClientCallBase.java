@@ -38,6 +38,8 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
   final SerialExecutor serial;
   final Context context;
   ClientCall.Listener<R> listener;
+  /** The stub's stream tracers; set by {@link #begin}. */
+  CallTracers tracers;
   /** Set once onClose was scheduled; guarded by this. */
   private boolean closed;
   private Context.CancellationListener contextListener;
@@ -56,21 +58,31 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
   }
 
   /**
-   * Common checks of {@code start}: remembers the listener, fails at once when the encoding does not fit
-   * the method or the caller's context is already cancelled, and cancels the call with the context.
+   * Common checks of {@code start}: remembers the listener, creates the stub's stream tracers, fails at
+   * once (sending nothing) when the encoding does not fit the method, the deadline has already passed or
+   * the caller's context is already cancelled, and cancels the call with the context.
    *
    * @return false when the call was closed here
    */
-  final boolean begin(ClientCall.Listener<R> listener) {
+  final boolean begin(ClientCall.Listener<R> listener, Metadata headers) {
     synchronized (this) {
       if (this.listener != null) {
         throw new IllegalStateException("call already started");
       }
       this.listener = java.util.Objects.requireNonNull(listener, "listener");
+      this.tracers = CallTracers.create(options, headers);
     }
     if (!requestCodec.encodings().contains(encoding) || !responseCodec.encodings().contains(encoding)) {
       closeWith(Status.UNIMPLEMENTED.withDescription("method " + method.getFullMethodName()
           + " has no \"" + encoding + "\" encoding"), new Metadata());
+      return false;
+    }
+    io.grpc.Deadline deadline = effectiveDeadline();
+    if (deadline != null && deadline.isExpired()) {
+      // as grpc-java's own channel does: nothing is sent for a call that has no time left
+      closeWith(Status.DEADLINE_EXCEEDED.withDescription(String.format(
+          "ClientCall started after the deadline was exceeded: %d ms ago",
+          -deadline.timeRemaining(TimeUnit.MILLISECONDS))), new Metadata());
       return false;
     }
     if (context.isCancelled()) {
@@ -106,14 +118,19 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
 
   /** The earlier of the stub's and the context's deadline, else the channel's default timeout, else none. */
   private Deadline deadline() {
-    io.grpc.Deadline stub = options.getDeadline();
-    io.grpc.Deadline inherited = context.getDeadline();
-    io.grpc.Deadline effective = stub == null ? inherited : inherited == null ? stub : stub.minimum(inherited);
+    io.grpc.Deadline effective = effectiveDeadline();
     if (effective != null) {
       return Deadline.after(effective.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
     }
     Duration fallback = settings.defaultTimeout();
     return fallback == null ? null : Deadline.after(fallback);
+  }
+
+  /** The earlier of the stub's and the context's deadline, or null. */
+  private io.grpc.Deadline effectiveDeadline() {
+    io.grpc.Deadline stub = options.getDeadline();
+    io.grpc.Deadline inherited = context.getDeadline();
+    return stub == null ? inherited : inherited == null ? stub : stub.minimum(inherited);
   }
 
   /** Runs {@code action} with the listener, serially, in the caller's context; a throw cancels the call. */
@@ -141,15 +158,20 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
 
   /** Closes the call once: {@code onClose} is scheduled after every callback already scheduled. */
   final boolean closeWith(Status status, Metadata trailers) {
+    CallTracers callTracers;
     synchronized (this) {
       if (closed) {
         return false;
       }
       closed = true;
+      callTracers = tracers;
     }
     Context.CancellationListener l = contextListener;
     if (l != null) {
       context.removeListener(l);
+    }
+    if (callTracers != null) { // null when cancelled before start
+      callTracers.closed(status, trailers);
     }
     serial.execute(() -> {
       Context previous = context.attach();

@@ -26,8 +26,8 @@ import java.util.concurrent.CompletableFuture;
  *       follows when it turns true again. {@link #halfClose()} takes effect after the waiting messages.
  *   <li>Receiving: each message the listener {@linkplain #request asks for} is one {@link
  *       ClientStream#receive()}; decoded, released, delivered. The server's stream headers come first
- *       ({@code onHeaders}); end of stream is {@code onClose(OK)}, a failure {@code onClose} with the mapped
- *       status.
+ *       ({@code onHeaders}); end of stream is {@code onClose(OK)} with the server's trailers, a failure
+ *       {@code onClose} with the mapped status (and the trailers).
  *   <li>{@link #cancel} cancels the stream.
  * </ul>
  */
@@ -88,10 +88,11 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
 
   @Override
   public void start(Listener<R> responseListener, Metadata headers) {
-    if (!begin(responseListener)) {
+    if (!begin(responseListener, headers)) {
       return;
     }
     RequestMeta m = requestMeta(headers);
+    tracers.started(headers);
     CompletableFuture<ClientStream> f;
     try {
       f = settings.config().callStream(m);
@@ -161,6 +162,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
     Headers h = s.headers().isCompletedExceptionally() ? null : s.headers().getNow(null);
     if (h != null) {
       Metadata md = HeaderMetadata.toMetadata(h);
+      tracers.headers(md);
       withListener(l -> l.onHeaders(md));
     }
   }
@@ -179,7 +181,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       return;
     }
     if (message == null) {
-      closeWith(Status.OK, new Metadata());
+      closeWith(Status.OK, trailers(s));
       return;
     }
     R decoded;
@@ -187,6 +189,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       if (isClosed()) {
         return;
       }
+      tracers.received(message.body().length());
       decoded = responseCodec.decode(message.body(), encoding);
     } catch (IOException | RuntimeException e) {
       RequestMeta m;
@@ -228,6 +231,7 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
       cancelStream();
       return;
     }
+    tracers.sent(body.length());
     synchronized (lock) {
       outbox.addLocked(body);
     }
@@ -256,8 +260,22 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
 
   private void fail(Throwable error) {
     ClientErrors.Failure f = ClientErrors.toGrpc(error, encoding, responseCodec.types());
-    closeWith(f.status(), f.trailers());
+    ClientStream s;
+    synchronized (lock) {
+      s = stream;
+    }
+    Metadata trailers = f.trailers();
+    if (s != null) {
+      trailers.merge(trailers(s));
+    }
+    closeWith(f.status(), trailers);
     outbox.dropAll();
+  }
+
+  /** The server's trailers, as the stream reported them on ending (empty if it has not). */
+  private static Metadata trailers(ClientStream s) {
+    Headers h = s.trailers().getNow(null);
+    return h == null ? new Metadata() : HeaderMetadata.toMetadata(h);
   }
 
   @Override

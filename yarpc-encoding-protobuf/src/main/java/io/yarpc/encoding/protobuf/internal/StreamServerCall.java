@@ -207,6 +207,14 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
       closeRequested = true;
       outcome = error;
     }
+    Headers sendTrailers = responseHeaders(trailers);
+    if (!sendTrailers.isEmpty()) {
+      try {
+        stream.setTrailers(sendTrailers);
+      } catch (YarpcException unsupported) {
+        // a transport without stream trailers: they are dropped, as HTTP has no streams at all
+      }
+    }
     outbox.drain(false);
   }
 

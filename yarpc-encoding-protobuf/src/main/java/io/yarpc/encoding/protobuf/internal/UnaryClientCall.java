@@ -40,7 +40,7 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   @Override
   public void start(Listener<R> responseListener, Metadata headers) {
     this.headers = headers;
-    begin(responseListener);
+    begin(responseListener, headers);
   }
 
   @Override
@@ -89,6 +89,8 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
       fail(EncodingErrors.requestBodyEncodeError(meta, encoding, e));
       return;
     }
+    tracers.started(headers);
+    tracers.sent(body.length());
     CompletableFuture<Response> future;
     try {
       future = settings.config().call(Request.of(meta, body));
@@ -124,8 +126,11 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
       fail(EncodingErrors.applicationError(r));
       return;
     }
+    Metadata initial = HeaderMetadata.toMetadata(initialHeaders(r));
+    tracers.headers(initial);
     R decoded;
     try {
+      tracers.received(r.body().length());
       decoded = responseCodec.decode(r.body(), encoding);
     } catch (IOException | RuntimeException e) {
       fail(EncodingErrors.responseBodyDecodeError(meta, encoding, e));
@@ -133,7 +138,7 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
     } finally {
       r.body().release();
     }
-    withListener(l -> l.onHeaders(HeaderMetadata.toMetadata(initialHeaders(r))));
+    withListener(l -> l.onHeaders(initial));
     synchronized (this) {
       trailers = HeaderMetadata.toMetadata(r.trailers());
       response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders

@@ -41,6 +41,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   private final RequestMeta meta;
   private final CompletableFuture<ClientStream> established = new CompletableFuture<>();
   private final CompletableFuture<Headers> headers = new CompletableFuture<>();
+  private final CompletableFuture<Headers> trailers = new CompletableFuture<>();
 
   private final StreamFlow flow; // cancelled: by cancel(); closed: grpc-java closed the call
 
@@ -99,6 +100,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       } catch (RuntimeException e) { // nothing was sent: no onClose will follow
         YarpcException error = YarpcException.from(e);
         chosen.finish(error);
+        trailers.complete(Headers.empty());
         established.completeExceptionally(error);
       }
     }
@@ -112,6 +114,11 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   @Override
   public CompletableFuture<Headers> headers() {
     return headers;
+  }
+
+  @Override
+  public CompletableFuture<Headers> trailers() {
+    return trailers;
   }
 
   @Override
@@ -209,6 +216,13 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
 
   @Override
   public void onClose(Status status, Metadata trailers) {
+    Headers received;
+    try {
+      received = Metadatas.responseHeaders(trailers, null);
+    } catch (YarpcException e) {
+      received = Headers.empty(); // a repeated key: the status still matters more
+    }
+    this.trailers.complete(received); // before the receive that reports the end
     YarpcException error;
     StreamFlow.Detached detached;
     synchronized (this) {

@@ -30,8 +30,8 @@ import java.util.concurrent.CompletableFuture;
  * message is handed to grpc-java, which releases it once written (or dropped); one that cannot be sent
  * is released at once.
  *
- * <p>The stream ends when the handler's future completes: normally with status OK, exceptionally with the
- * error's status (its name prefixed to the message, details in {@code grpc-status-details-bin}). If the
+ * <p>The stream ends when the handler's future completes, with the {@linkplain #setTrailers trailers} set:
+ * normally with status OK, exceptionally with the error's status (its name prefixed to the message, details in {@code grpc-status-details-bin}). If the
  * client cancels, pending and later operations fail with {@code cancelled} and the handler's future is
  * cancelled.
  *
@@ -44,6 +44,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   private final StreamFlow flow; // cancelled: the client went away; closed: the handler ended the stream
 
   private boolean headersSent; // guarded by this
+  private Headers trailers = Headers.empty(); // guarded by this
   private boolean halfClosed; // guarded by this: the client sends no more
   private CompletableFuture<Void> result; // guarded by this
 
@@ -138,6 +139,11 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
     }
   }
 
+  @Override
+  public synchronized void setTrailers(Headers trailers) {
+    this.trailers = requireNonNull(trailers, "trailers");
+  }
+
   // ---------------------------------------------------------------------------------------------------
   // grpc-java call events
 
@@ -189,11 +195,12 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
       }
       detached = flow.closeLocked(true); // the handler is done receiving
       if (!flow.cancelledLocked()) {
-        Metadata trailers = new Metadata();
+        Metadata md = new Metadata();
+        Metadatas.putResponseHeaders(md, trailers);
         Status status = error == null ? Status.OK
-            : GrpcErrors.toStatus(YarpcException.from(error), trailers, false);
+            : GrpcErrors.toStatus(YarpcException.from(error), md, false);
         try {
-          call.close(status, trailers);
+          call.close(status, md);
         } catch (RuntimeException e) {
           // the transport already failed the stream: nothing left to tell the client
         }

@@ -426,7 +426,8 @@ public final class Metadatas {
     return md;
   }
 
-  private static void putResponseHeaders(Metadata md, Headers headers) {
+  /** Adds response headers to {@code md}, skipping reserved ones and those gRPC cannot carry. */
+  public static void putResponseHeaders(Metadata md, Headers headers) {
     headers.forEach((k, v) -> {
       if (!isReserved(k)) {
         try {
