@@ -16,6 +16,13 @@ public interface ServerStream extends MessageStream {
   void sendHeaders(Headers headers);
 
   /**
+   * Asks for the stream's messages to be compressed with {@code compressor} (gRPC: a registered compressor
+   * name such as {@code gzip}); call it before the headers or the first message. Transports that do not
+   * compress, or do not know the compressor, ignore it (the default).
+   */
+  default void setCompression(String compressor) {}
+
+  /**
    * Sets the headers sent when the stream ends (gRPC trailers), replacing any set before; call it before
    * completing the handler's future. Transports that cannot send trailers throw a {@link
    * io.yarpc.errors.YarpcException} with code {@code unimplemented} (the default).

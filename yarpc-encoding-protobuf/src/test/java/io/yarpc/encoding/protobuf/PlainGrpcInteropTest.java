@@ -75,6 +75,21 @@ class PlainGrpcInteropTest {
       assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
       assertThat(trailers.get().get(MetadataEchoInterceptor.ASCII)).as("only in the headers").isNull();
       assertThat(trailers.get().get(EndToEndTestBase.ECHOED_BY)).isEqualTo("echo-service");
+
+      // the same on a stream: headers, trailers and compression
+      responseHeaders.set(null);
+      trailers.set(null);
+      java.util.Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(channel)
+          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
+              MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+          .serverStream(EndToEndTestBase.request("s").toBuilder().setCount(2).build());
+      List<EchoResponse> all = new ArrayList<>();
+      it.forEachRemaining(all::add);
+      assertThat(all).hasSize(2);
+      assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Plain-Echo");
+      assertThat(responseHeaders.get().get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
+          .isEqualTo("gzip");
+      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
     } finally {
       channel.shutdownNow().awaitTermination(5, SECONDS);
       server.stop();

@@ -161,6 +161,10 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
 
   @Override
   public void sendHeaders(Metadata headers) {
+    String compressor = compression();
+    if (compressor != null) {
+      stream.setCompression(compressor); // before the headers: they announce it
+    }
     Headers h = HeaderMetadata.toHeaders(headers);
     if (h.isEmpty()) {
       return; // nothing to say; the transport sends its own headers with the first message

@@ -140,6 +140,21 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   }
 
   @Override
+  public void setCompression(String compressor) {
+    requireNonNull(compressor, "compressor");
+    synchronized (this) {
+      if (headersSent || flow.closedLocked() || flow.cancelledLocked()) {
+        return; // too late: grpc-java decides compression with the headers
+      }
+      try {
+        call.setCompression(compressor);
+      } catch (IllegalArgumentException unknown) {
+        // a compressor grpc-java does not know: the stream goes out uncompressed
+      }
+    }
+  }
+
+  @Override
   public synchronized void setTrailers(Headers trailers) {
     this.trailers = requireNonNull(trailers, "trailers");
   }
