@@ -7,6 +7,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
@@ -15,7 +16,9 @@ import io.yarpc.transport.Deadline;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +27,11 @@ import java.util.concurrent.TimeUnit;
  * {@code /Service/Method} path, turns the call's metadata into a {@link RequestMeta}, asks the router for
  * the procedure and serves the call as a unary call ({@link UnaryServerCall}) or a stream
  * ({@link GrpcServerStream}). Oneway procedures are refused with {@code unimplemented}.
+ *
+ * <p>Its {@link #getServices()} — which grpc-java's server reports as its mutable services, and its
+ * reflection service indexes — are the router's protobuf services ({@link RegisteredServices}), so
+ * reflection lists and describes what the dispatcher serves; {@link #serviceNames()} feeds the health
+ * service.
  */
 public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
   private static final int METHOD_CACHE_LIMIT = 1024;
@@ -32,17 +40,34 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
   private final BodyMarshaller marshaller;
   private final long maxSendMessageSize;
   private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
+  private final RegisteredServices registered;
   private volatile Router router;
 
   /** A handler that receives with {@code marshaller} and refuses to send more than {@code maxSend}. */
   public InboundHandler(BodyMarshaller marshaller, long maxSendMessageSize) {
     this.marshaller = marshaller;
     this.maxSendMessageSize = maxSendMessageSize;
+    this.registered = new RegisteredServices(marshaller, this);
   }
 
   /** Sets the router calls are served from. */
   public void setRouter(Router router) {
     this.router = router;
+  }
+
+  /**
+   * The protobuf services the router serves, for reflection: grpc-java's {@code Server.getMutableServices()}
+   * returns the fallback registry's services, and its reflection service reads them at the start of each
+   * reflection stream, so services registered after start are listed too.
+   */
+  @Override
+  public List<ServerServiceDefinition> getServices() {
+    return registered.definitions(router);
+  }
+
+  /** The service names health checks answer for (see {@link RegisteredServices}). */
+  public Set<String> serviceNames() {
+    return registered.names(router);
   }
 
   @Override
