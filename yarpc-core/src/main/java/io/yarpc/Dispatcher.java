@@ -53,9 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts every transport, then every outbound, then every inbound
  * (each shared component once); if one fails, what was started is stopped in reverse order. {@link
- * #stop()} first refuses new calls with {@code unavailable} and waits for in-flight calls to finish (at
- * most the {@linkplain Builder#shutdownGracePeriod grace period}), then stops inbounds, outbounds and
- * transports. Both are idempotent.
+ * #stop()} first refuses new calls with {@code unavailable} and tells every inbound that the drain begins
+ * ({@link Inbound#beginDrain()}: health checks report not-serving from then on), waits for in-flight calls
+ * to finish (at most the {@linkplain Builder#shutdownGracePeriod grace period}), then stops inbounds,
+ * outbounds and transports. Both are idempotent.
  *
  * <p><b>Middleware</b> is applied when procedures are registered and when client configs are built, in
  * list order (the first is outermost).
@@ -278,8 +279,9 @@ public final class Dispatcher implements Lifecycle {
   }
 
   /**
-   * Refuses new calls, waits for in-flight calls (at most the grace period), then stops inbounds,
-   * outbounds and transports. Errors from components are collected and thrown together at the end.
+   * Refuses new calls, tells every inbound the drain begins ({@link Inbound#beginDrain()}), waits for
+   * in-flight calls (at most the grace period), then stops inbounds, outbounds and transports. Errors from
+   * components are collected and thrown together at the end.
    */
   @Override
   public void stop() {
@@ -295,10 +297,21 @@ public final class Dispatcher implements Lifecycle {
       }
       draining = true;
     }
+    RuntimeException failure = null;
+    for (Inbound in : inbounds) {
+      try {
+        in.beginDrain();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
     awaitDrained(config.shutdownGracePeriod);
     List<Lifecycle> order = startOrder();
     Collections.reverse(order);
-    RuntimeException failure = null;
     for (Lifecycle c : order) {
       try {
         c.stop();

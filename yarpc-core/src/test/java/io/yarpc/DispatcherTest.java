@@ -140,6 +140,11 @@ class DispatcherTest {
     public void setRouter(Router router) {}
 
     @Override
+    public void beginDrain() {
+      log.add("drain " + name);
+    }
+
+    @Override
     public CompletableFuture<Response> call(Request request) {
       return CompletableFuture.failedFuture(new UnsupportedOperationException());
     }
@@ -160,7 +165,46 @@ class DispatcherTest {
     d.stop();
     assertThat(d.isRunning()).isFalse();
     assertThat(log).containsExactly("start transport", "start outbound", "start inbound",
-        "stop inbound", "stop outbound", "stop transport");
+        "drain inbound", "stop inbound", "stop outbound", "stop transport");
+  }
+
+  @Test
+  void stopTellsEveryInboundTheDrainBeginsBeforeWaitingForCallsInFlight() throws Exception {
+    List<String> log = Collections.synchronizedList(new ArrayList<>());
+    Recorded a = new Recorded("a", log, false);
+    Recorded b = new Recorded("b", log, false);
+    CompletableFuture<Response> gate = new CompletableFuture<>();
+    CountDownLatch entered = new CountDownLatch(1);
+    Dispatcher d = Dispatcher.builder("svc").inbound(a, b).shutdownGracePeriod(Duration.ofSeconds(20)).build();
+    d.register(Procedure.builder("gated").unary(req -> {
+      entered.countDown();
+      return gate;
+    }).build());
+    d.start();
+    RequestMeta meta = RequestMeta.builder().caller("c").service("svc").procedure("gated").encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(30))).build();
+    CompletableFuture<Response> inFlight = d.router().choose(meta).unary().handle(Request.of(meta, Body.empty()));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Void> stopping = CompletableFuture.runAsync(d::stop);
+    for (int i = 0; i < 1000 && !log.contains("drain b"); i++) {
+      Thread.sleep(5);
+    }
+    // both inbounds heard of the drain while the call is still in flight, and neither was stopped yet
+    assertThat(log).containsExactly("start a", "start b", "drain a", "drain b");
+    assertThat(stopping).isNotDone();
+    gate.complete(Response.of(body("done")));
+    assertThat(text(inFlight.get(10, TimeUnit.SECONDS))).isEqualTo("done");
+    stopping.get(10, TimeUnit.SECONDS);
+    assertThat(log).containsExactly("start a", "start b", "drain a", "drain b", "stop b", "stop a");
+  }
+
+  @Test
+  void aDispatcherThatNeverStartedDoesNotDrainItsInbounds() {
+    List<String> log = Collections.synchronizedList(new ArrayList<>());
+    Dispatcher d = Dispatcher.builder("svc").inbound(new Recorded("in", log, false)).build();
+    d.stop();
+    assertThat(log).isEmpty();
   }
 
   @Test

@@ -31,7 +31,10 @@ import java.util.concurrent.CountDownLatch;
  *   <li>the echo service ({@link EchoService}, protobuf: {@code yarpc.examples.echo.Echo::Echo}).
  * </ul>
  *
- * {@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
+ * Every inbound also answers health checks (HTTP {@code GET /health}; gRPC {@code grpc.health.v1.Health})
+ * and the gRPC inbound serves server reflection, all on by default.
+ *
+ * <p>{@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
  * (SIGINT, SIGTERM): a shutdown hook stops the dispatcher, which drains calls in flight. {@link #start}
  * starts one in-process (tests); {@link #close()} stops it.
  */
@@ -153,6 +156,9 @@ final class Serve implements AutoCloseable {
     out.println("  java -jar examples/target/yarpc-examples.jar call --peer " + hostPort(grpcAddress())
         + " --transport grpc --service " + SERVICE
         + " --procedure yarpc.examples.keyvalue.KeyValue::GetValue --encoding proto '{\"key\":\"greeting\"}'");
+    out.println("health (200 SERVING; 503 NOT_SERVING once stopping begins):");
+    out.println("  curl -sS http://" + httpPeer + "/health");
+    out.println("  grpc.health.v1.Health and server reflection (v1, v1alpha) on " + hostPort(grpcAddress()));
     out.println("Ctrl-C stops it.");
   }
 

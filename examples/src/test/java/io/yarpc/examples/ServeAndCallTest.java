@@ -193,6 +193,7 @@ class ServeAndCallTest {
     serve.printBanner(new PrintStream(printed, true, StandardCharsets.UTF_8));
     String banner = printed.toString(StandardCharsets.UTF_8);
     assertThat(banner).contains(serve.peers().get("http"), serve.peers().get("grpc"), serve.peers().get("tchannel"))
-        .contains("curl -sS", "Rpc-Service: yarpc-test", "yarpc.examples.keyvalue.KeyValue::Watch");
+        .contains("curl -sS", "Rpc-Service: yarpc-test", "yarpc.examples.keyvalue.KeyValue::Watch")
+        .contains("http://" + serve.peers().get("http") + "/health", "grpc.health.v1.Health");
   }
 }

@@ -16,6 +16,7 @@ public final class Procedure {
   private final HandlerSpec handlerSpec;
   private final String signature;
   private final boolean nonBlocking;
+  private final Object schema;
 
   private Procedure(Builder b) {
     this.name = b.name;
@@ -24,6 +25,7 @@ public final class Procedure {
     this.handlerSpec = requireNonNull(b.handlerSpec, "handlerSpec");
     this.signature = b.signature;
     this.nonBlocking = b.nonBlocking;
+    this.schema = b.schema;
   }
 
   /** A builder for the procedure called {@code name}. */
@@ -39,6 +41,7 @@ public final class Procedure {
     b.handlerSpec = handlerSpec;
     b.signature = signature;
     b.nonBlocking = nonBlocking;
+    b.schema = schema;
     return b;
   }
 
@@ -75,6 +78,17 @@ public final class Procedure {
     return nonBlocking;
   }
 
+  /**
+   * A description of the procedure's messages for introspection, e.g. reflection, or {@code null} (the
+   * default). Core never looks inside: the object's type is an agreement between an encoding and the
+   * transports or tools that read it. The protobuf encoding sets the grpc {@code ServiceDescriptor}'s schema
+   * descriptor (an {@code io.grpc.protobuf.ProtoFileDescriptorSupplier}), which the gRPC inbound's
+   * reflection service reads.
+   */
+  public Object schema() {
+    return schema;
+  }
+
   @Override
   public String toString() {
     return "Procedure{" + service + "/" + name + (encoding.isEmpty() ? "" : " (" + encoding + ")") + ", "
@@ -89,6 +103,7 @@ public final class Procedure {
     private HandlerSpec handlerSpec;
     private String signature = "";
     private boolean nonBlocking;
+    private Object schema;
 
     private Builder(String name) {
       requireNonNull(name, "name");
@@ -140,6 +155,15 @@ public final class Procedure {
     /** Marks the handler as non-blocking: it runs on the transport's thread. */
     public Builder nonBlocking(boolean nonBlocking) {
       this.nonBlocking = nonBlocking;
+      return this;
+    }
+
+    /**
+     * Sets the introspection schema, see {@link Procedure#schema()}; {@code null} (the default) means none.
+     * It should be immutable and safe to share between threads.
+     */
+    public Builder schema(Object schema) {
+      this.schema = schema;
       return this;
     }
 

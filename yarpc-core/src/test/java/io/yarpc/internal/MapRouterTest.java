@@ -101,4 +101,12 @@ class MapRouterTest {
     assertThat(router.procedures()).extracting(p -> p.service() + "/" + p.name() + "/" + p.encoding())
         .containsExactly("other/a/", "svc/a/json", "svc/b/");
   }
+
+  @Test
+  void proceduresKeepTheirSchema() {
+    Object schema = new Object();
+    router.register(Procedure.builder("s").schema(schema).handler(spec()).build(), spec());
+    router.register(Procedure.builder("t").handler(spec()).build(), spec());
+    assertThat(router.procedures()).extracting(Procedure::schema).containsExactly(schema, null);
+  }
 }

@@ -29,7 +29,10 @@ import java.util.concurrent.Executor;
  * the same one. Unary methods are unary procedures (any transport); client, server and bidirectional
  * streaming methods are streaming procedures (transports that stream, e.g. gRPC). A request in another
  * encoding fails with {@code invalid-argument} {@code failed to decode [proto json] request body ...
- * expected one of encodings [proto json] but got "thrift"} (yarpc-go's message).
+ * expected one of encodings [proto json] but got "thrift"} (yarpc-go's message). Each procedure's {@link
+ * Procedure#schema() schema} is the service's schema descriptor (for generated services an {@code
+ * io.grpc.protobuf.ProtoFileDescriptorSupplier}), so the gRPC inbound's reflection service can list and
+ * describe the service.
  *
  * <p><b>Inside the handler</b> the service's code runs unchanged on grpc-java's {@code ServerCalls}
  * machinery: {@code StreamObserver}s, {@code ServerCallStreamObserver} flow control ({@code isReady},

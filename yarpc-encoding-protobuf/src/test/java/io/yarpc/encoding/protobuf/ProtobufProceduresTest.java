@@ -11,8 +11,12 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.protobuf.ProtoFileDescriptorSupplier;
 import io.grpc.stub.StreamObserver;
 import io.yarpc.encoding.protobuf.CountingBody.Shape;
+import io.yarpc.encoding.protobuf.testing.EchoGrpc;
+import io.yarpc.encoding.protobuf.testing.EchoProto;
 import io.yarpc.encoding.protobuf.testing.EchoRequest;
 import io.yarpc.encoding.protobuf.testing.EchoResponse;
 import io.yarpc.encoding.protobuf.testing.strict.Strict;
@@ -101,6 +105,21 @@ class ProtobufProceduresTest {
         .isEqualTo("Bidi(stream yarpc.test.protobuf.EchoRequest) returns (stream yarpc.test.protobuf.EchoResponse)");
     assertThat(ProtobufProcedures.builder(new EchoService()).service("other").build())
         .allSatisfy(p -> assertThat(p.service()).isEqualTo("other"));
+  }
+
+  @Test
+  void everyProcedureCarriesTheServiceFileDescriptorAsItsSchema() {
+    assertThat(procedures).allSatisfy(p -> {
+      assertThat(p.schema()).isInstanceOf(ProtoFileDescriptorSupplier.class);
+      assertThat(((ProtoFileDescriptorSupplier) p.schema()).getFileDescriptor())
+          .isSameAs(EchoProto.getDescriptor());
+    });
+    // a hand-built descriptor without a schema gives procedures without one
+    ServerServiceDefinition bare = ServerServiceDefinition.builder("bare.Svc")
+        .addMethod(EchoGrpc.getUnaryMethod().toBuilder().setFullMethodName("bare.Svc/Unary")
+            .setSchemaDescriptor(null).build(), (call, headers) -> new ServerCall.Listener<>() {})
+        .build();
+    assertThat(ProtobufProcedures.of(bare)).isNotEmpty().allSatisfy(p -> assertThat(p.schema()).isNull());
   }
 
   @ParameterizedTest

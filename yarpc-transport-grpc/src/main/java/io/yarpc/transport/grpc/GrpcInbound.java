@@ -3,12 +3,16 @@ package io.yarpc.transport.grpc;
 import static java.util.Objects.requireNonNull;
 
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.ProtoReflectionService;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.HealthService;
 import io.yarpc.transport.grpc.internal.InboundHandler;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -40,9 +44,33 @@ import java.util.concurrent.TimeUnit;
  * released by whoever receives them. The inbound releases every response body it writes, and the body of
  * a response attached to an error.
  *
+ * <p><b>Health and reflection</b> (both on by default, see {@link Builder#healthService} and {@link
+ * Builder#reflection}) are served next to the router by grpc-java's own machinery, not as YARPC
+ * procedures: they need no {@code rpc-*} metadata and no deadline, and no middleware sees them. They take
+ * precedence over procedures of the same path ({@code /grpc.health.v1.Health/...}, {@code
+ * /grpc.reflection.v1.ServerReflection/...}, {@code /grpc.reflection.v1alpha.ServerReflection/...}); turn
+ * them off to serve your own.
+ * <ul>
+ *   <li>{@code grpc.health.v1.Health}: {@code Check} answers {@code SERVING} from start until the dispatcher
+ *       begins to stop ({@link #beginDrain()}) or the inbound stops, {@code NOT_SERVING} after, for the empty
+ *       name and for every registered service name: each procedure's YARPC service and the gRPC service
+ *       part {@code pkg.Svc} of every {@code pkg.Svc::Method} procedure. Other names: {@code NOT_FOUND}.
+ *       {@code Watch} sends the current status, then each change ({@code SERVICE_UNKNOWN} for an unknown
+ *       name; a service registered after the watch began is reported with the next change); when the
+ *       inbound stops, open watches get {@code NOT_SERVING} and then end with {@code UNAVAILABLE}, so they
+ *       do not hold up the graceful stop.
+ *   <li>Server reflection, {@code grpc.reflection.v1} and {@code v1alpha} (grpc-java's {@code
+ *       ProtoReflectionServiceV1} and {@code ProtoReflectionService}): lists the protobuf services
+ *       registered on the router (procedures whose {@linkplain io.yarpc.transport.Procedure#schema()
+ *       schema} is an {@code io.grpc.protobuf.ProtoFileDescriptorSupplier}, as {@code ProtobufProcedures}
+ *       sets) and the health and reflection services, and returns their files, so grpcurl-style tools can
+ *       list, describe and call them. Services registered after start are listed on the next reflection
+ *       stream.
+ * </ul>
+ *
  * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
- * with port 0); {@link #stop()} stops accepting calls, lets calls in flight finish for at most the grace
- * period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or
+ * with port 0); {@link #stop()} reports not-serving, stops accepting calls, lets calls in flight finish for
+ * at most the grace period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or
  * {@link GrpcTransport#inboundBuilder}.
  */
 public final class GrpcInbound extends AbstractLifecycle implements Inbound {
@@ -59,6 +87,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final Executor executor;
   private final DeadlinePolicy deadlinePolicy;
   private final InboundHandler handler;
+  private final HealthService health; // null when turned off
+  private final boolean reflection;
   private volatile Server server;
 
   private GrpcInbound(Builder b) {
@@ -70,6 +100,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     this.deadlinePolicy = b.deadlinePolicy;
     this.handler = new InboundHandler(transport.marshaller(), b.maxSendMessageSize, b.defaultService,
         b.deadlinePolicy);
+    this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
+    this.reflection = b.reflection;
   }
 
   /**
@@ -83,6 +115,17 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   @Override
   public void setRouter(Router router) {
     handler.setRouter(requireNonNull(router, "router"));
+  }
+
+  /**
+   * From now on the health service reports {@code NOT_SERVING} (watchers are told at once); calls keep being
+   * served. Called by the dispatcher when its stop begins; idempotent.
+   */
+  @Override
+  public void beginDrain() {
+    if (health != null) {
+      health.setServing(false);
+    }
   }
 
   @Override
@@ -130,29 +173,47 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   }
 
   @Override
+  @SuppressWarnings("deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
     NettyServerBuilder b = NettyServerBuilder.forAddress(requestedAddress)
         .fallbackHandlerRegistry(handler)
         .maxInboundMessageSize(maxReceiveMessageSize);
+    if (health != null) {
+      b.addService(health);
+    }
+    if (reflection) {
+      b.addService(ProtoReflectionServiceV1.newInstance());
+      b.addService(ProtoReflectionService.newInstance());
+    }
     if (executor != null) {
       b.executor(executor);
     } else {
       b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's executor
     }
     server = b.build().start();
+    if (health != null) {
+      health.setServing(true);
+    }
   }
 
   /**
-   * Stops accepting calls, waits for calls in flight at most the grace period, then cancels the rest (whose
-   * handlers see their calls cancelled) and closes the connections.
+   * Reports not-serving, stops accepting calls, ends open health watches, waits for calls in flight at most
+   * the grace period, then cancels the rest (whose handlers see their calls cancelled) and closes the
+   * connections.
    */
   @Override
   protected void doStop() throws InterruptedException {
+    if (health != null) {
+      health.setServing(false);
+    }
     Server s = server;
     if (s == null) {
       return;
     }
     s.shutdown();
+    if (health != null) {
+      health.closeWatches(Status.UNAVAILABLE.withDescription("the server is stopping"));
+    }
     if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
       s.shutdownNow();
       s.awaitTermination(5, TimeUnit.SECONDS);
@@ -175,6 +236,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     private Executor executor;
     private String defaultService;
     private DeadlinePolicy deadlinePolicy = DEFAULT_DEADLINE_POLICY;
+    private boolean healthService = true;
+    private boolean reflection = true;
 
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
@@ -227,6 +290,16 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     }
 
     /**
+     * Whether the inbound serves {@code grpc.health.v1.Health} ({@code Check} and {@code Watch}; see the
+     * class comment); default true. Turned off, health calls are routed like any other path (to a procedure
+     * {@code grpc.health.v1.Health::Check} if one is registered).
+     */
+    public Builder healthService(boolean enabled) {
+      this.healthService = enabled;
+      return this;
+    }
+
+    /**
      * What calls without a deadline, or with a very distant one, are handled with; default: unary calls
      * without {@code grpc-timeout} get {@value GrpcInbound#DEFAULT_TIMEOUT_SECONDS} s, no cap (grpc-java
      * clients send no deadline unless told to). {@link DeadlinePolicy#strict()} refuses unary calls without
@@ -234,6 +307,15 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Whether the inbound serves gRPC server reflection ({@code grpc.reflection.v1} and {@code v1alpha};
+     * see the class comment); default true. Turned off, reflection calls are routed like any other path.
+     */
+    public Builder reflection(boolean enabled) {
+      this.reflection = enabled;
       return this;
     }
 

@@ -39,7 +39,17 @@ import java.util.List;
  * header limit is announced as {@code SETTINGS_MAX_HEADER_LIST_SIZE}; a client that ignores it gets
  * Netty's own 431 (without YARPC headers) up to 25% over the limit and a GOAWAY beyond. Connections with
  * no request for {@link Builder#idleTimeout} are closed. A client that disconnects cancels its call.
- * Non-{@code POST} methods get 404 {@code request method was GET but only POST is allowed}.
+ * Non-{@code POST} methods get 404 {@code request method was GET but only POST is allowed}, except the
+ * health check below.
+ *
+ * <p><b>Health check</b> (for load balancers and Kubernetes probes; on by default, see {@link
+ * Builder#healthPath} and {@link Builder#disableHealth}): a {@code GET} or {@code HEAD} whose path (the
+ * request target up to any {@code ?}) is exactly the health path, default {@code /health}, is answered
+ * without any {@code Rpc-*} headers, on HTTP/1.1 and h2c alike: {@code 200} with the body {@code SERVING}
+ * from start until the dispatcher begins to stop ({@link #beginDrain()}) or the inbound stops, then {@code
+ * 503} with {@code NOT_SERVING} (a {@code HEAD} gets the same status and headers, no body). It is not a
+ * procedure: no middleware sees it. Other methods on that path (a {@code POST} is a YARPC call as on any
+ * path) and {@code GET}s of other paths are answered as before.
  *
  * <p><b>Threads.</b> Requests are parsed on the transport's event loops; handlers run wherever the
  * dispatcher runs them (its handler executor), and response bodies are serialised on the thread that
@@ -64,12 +74,21 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     this.host = b.host;
     this.port = b.port;
     this.settings = new InboundSettings(b.maxBodySize, b.maxHeaderSize, b.idleTimeout.toNanos(),
-        b.readTimeout.toNanos(), b.http2, b.maxConcurrentStreams, b.shutdownTimeout.toNanos());
+        b.readTimeout.toNanos(), b.http2, b.maxConcurrentStreams, b.shutdownTimeout.toNanos(), b.healthPath);
   }
 
   @Override
   public void setRouter(Router router) {
     state.router(requireNonNull(router, "router"));
+  }
+
+  /**
+   * From now on the health path answers 503; calls keep being served and connections stay open. Called by
+   * the dispatcher when its stop begins; idempotent.
+   */
+  @Override
+  public void beginDrain() {
+    state.serving(false);
   }
 
   @Override
@@ -117,10 +136,12 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     Channel ch = b.bind(host, port).sync().channel();
     server = ch;
     bound = (InetSocketAddress) ch.localAddress();
+    state.serving(true);
   }
 
   @Override
   protected void doStop() {
+    state.serving(false);
     Channel ch = server;
     if (ch != null) {
       ch.close().awaitUninterruptibly();
@@ -146,6 +167,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     private boolean http2 = true;
     private long maxConcurrentStreams = 1000;
     private Duration shutdownTimeout = Duration.ofSeconds(6);
+    private String healthPath = "/health";
 
     Builder(HttpTransport transport) {
       this.transport = transport;
@@ -224,6 +246,35 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
         throw new IllegalArgumentException("timeout must not be negative: " + timeout);
       }
       this.shutdownTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * The path of the health check (see the class comment), and turns it on; default {@code /health}. It
+     * must start with {@code /} and hold no {@code ?}, {@code #}, space or control character.
+     */
+    public Builder healthPath(String path) {
+      requireNonNull(path, "path");
+      if (!path.startsWith("/")) {
+        throw new IllegalArgumentException("health path must start with '/': \"" + path + "\"");
+      }
+      for (int i = 0; i < path.length(); i++) {
+        char c = path.charAt(i);
+        if (c == '?' || c == '#' || c <= ' ' || c == 0x7f) {
+          throw new IllegalArgumentException("health path must not contain '?', '#', spaces or control "
+              + "characters: \"" + path + "\"");
+        }
+      }
+      this.healthPath = path;
+      return this;
+    }
+
+    /**
+     * Turns the health check off: a {@code GET} of the health path is then answered like any other
+     * {@code GET} (404). {@link #healthPath} turns it on again.
+     */
+    public Builder disableHealth() {
+      this.healthPath = null;
       return this;
     }
 

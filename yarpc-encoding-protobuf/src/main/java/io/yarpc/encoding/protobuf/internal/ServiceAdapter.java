@@ -15,7 +15,9 @@ import java.util.concurrent.Executor;
 /**
  * Turns a grpc {@link ServerServiceDefinition} into YARPC procedures: one per method and encoding, named
  * {@code pkg.Service::Method}; unary methods as unary handlers, the three stream shapes as stream
- * handlers.
+ * handlers. Every procedure's {@link Procedure#schema() schema} is the service descriptor's schema
+ * descriptor (for generated services an {@code io.grpc.protobuf.ProtoFileDescriptorSupplier}; {@code null}
+ * for a hand-built descriptor without one).
  */
 public final class ServiceAdapter {
   private ServiceAdapter() {}
@@ -40,8 +42,9 @@ public final class ServiceAdapter {
     List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>(definition.getMethods());
     methods.sort((a, b) -> a.getMethodDescriptor().getFullMethodName()
         .compareTo(b.getMethodDescriptor().getFullMethodName()));
+    Object schema = definition.getServiceDescriptor().getSchemaDescriptor();
     for (ServerMethodDefinition<?, ?> m : methods) {
-      add(procedures, m, types, service, aliasing, callbacks, nonBlocking);
+      add(procedures, m, types, schema, service, aliasing, callbacks, nonBlocking);
     }
     return List.copyOf(procedures);
   }
@@ -53,7 +56,8 @@ public final class ServiceAdapter {
   }
 
   private static <Q, R> void add(List<Procedure> into, ServerMethodDefinition<Q, R> definition,
-      TypeRegistry types, String service, ArrayPool aliasing, Executor callbacks, boolean nonBlocking) {
+      TypeRegistry types, Object schema, String service, ArrayPool aliasing, Executor callbacks,
+      boolean nonBlocking) {
     MethodDescriptor<Q, R> md = definition.getMethodDescriptor();
     MessageCodec<Q> requestCodec = MessageCodec.of(md.getRequestMarshaller(), types);
     MessageCodec<R> responseCodec = MessageCodec.of(md.getResponseMarshaller(), types);
@@ -73,6 +77,7 @@ public final class ServiceAdapter {
           .handler(spec)
           .signature(signature)
           .nonBlocking(nonBlocking)
+          .schema(schema)
           .build());
     }
   }

@@ -7,6 +7,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
@@ -16,7 +17,9 @@ import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * the procedure, applies the inbound's {@link DeadlinePolicy} and serves the call as a unary call ({@link
  * UnaryServerCall}) or a stream ({@link GrpcServerStream}). Oneway procedures are refused with {@code
  * unimplemented}.
+ *
+ * <p>Its {@link #getServices()} — which grpc-java's server reports as its mutable services, and its
+ * reflection service indexes — are the router's protobuf services ({@link RegisteredServices}), so
+ * reflection lists and describes what the dispatcher serves; {@link #serviceNames()} feeds the health
+ * service.
  */
 public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
   private static final int METHOD_CACHE_LIMIT = 1024;
@@ -36,6 +44,7 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
   private final String defaultService;
   private final DeadlinePolicy deadlinePolicy;
   private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
+  private final RegisteredServices registered;
   private volatile Router router;
 
   /**
@@ -49,11 +58,27 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
     this.maxSendMessageSize = maxSendMessageSize;
     this.defaultService = defaultService;
     this.deadlinePolicy = deadlinePolicy;
+    this.registered = new RegisteredServices(marshaller, this);
   }
 
   /** Sets the router calls are served from. */
   public void setRouter(Router router) {
     this.router = router;
+  }
+
+  /**
+   * The protobuf services the router serves, for reflection: grpc-java's {@code Server.getMutableServices()}
+   * returns the fallback registry's services, and its reflection service reads them at the start of each
+   * reflection stream, so services registered after start are listed too.
+   */
+  @Override
+  public List<ServerServiceDefinition> getServices() {
+    return registered.definitions(router);
+  }
+
+  /** The service names health checks answer for (see {@link RegisteredServices}). */
+  public Set<String> serviceNames() {
+    return registered.names(router);
   }
 
   @Override

@@ -5,6 +5,9 @@
  * io.yarpc.transport.grpc.internal.Metadatas} and {@link io.yarpc.transport.grpc.internal.GrpcErrors} (the
  * wire metadata and status mapping), {@link io.yarpc.transport.grpc.internal.InboundHandler} (server calls)
  * and {@link io.yarpc.transport.grpc.internal.ClientCalls} (client calls), {@link
- * io.yarpc.transport.grpc.internal.GrpcPeer} (a peer and its channel).
+ * io.yarpc.transport.grpc.internal.GrpcPeer} (a peer and its channel), {@link
+ * io.yarpc.transport.grpc.internal.HealthService} (gRPC health) and {@link
+ * io.yarpc.transport.grpc.internal.RegisteredServices} (the router's services as health names and as
+ * definitions for reflection).
  */
 package io.yarpc.transport.grpc.internal;

@@ -10,6 +10,8 @@ package io.yarpc.transport.http.internal;
  * @param http2 whether h2c (prior knowledge) is served next to HTTP/1.1
  * @param maxConcurrentStreams the HTTP/2 {@code SETTINGS_MAX_CONCURRENT_STREAMS} announced to clients
  * @param shutdownTimeoutNanos how long stop waits for in-flight requests
+ * @param healthPath the path a {@code GET} or {@code HEAD} asks for the health status on, or {@code null}
+ *     when the health check is off
  */
 public record InboundSettings(int maxBodySize, int maxHeaderSize, long idleTimeoutNanos, long readTimeoutNanos,
-    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos) {}
+    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos, String healthPath) {}

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the connections of one inbound share: the router, the set of open connections, the number of
- * requests between "fully received" and "response written", and whether the inbound is draining.
- * Thread-safe.
+ * requests between "fully received" and "response written", whether the inbound is draining (closing its
+ * connections), and whether it reports itself serving to health checks (false from the moment its
+ * dispatcher begins to stop, before the inbound itself drains). Thread-safe.
  */
 public final class InboundState {
   /** Fired on every connection's pipeline when the inbound starts draining. */
@@ -26,6 +27,7 @@ public final class InboundState {
   private final Object lock = new Object();
   private volatile Router router;
   private volatile boolean draining;
+  private volatile boolean serving;
   private int active; // guarded by lock
 
   public void router(Router router) {
@@ -38,6 +40,16 @@ public final class InboundState {
 
   public boolean isDraining() {
     return draining;
+  }
+
+  /** Sets what the health check reports. */
+  public void serving(boolean serving) {
+    this.serving = serving;
+  }
+
+  /** Whether the health check reports serving: started, and neither stopping nor asked to drain. */
+  public boolean isServing() {
+    return serving;
   }
 
   /** Tracks a new connection (closed with the inbound). */

@@ -2,6 +2,7 @@ package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -36,6 +37,7 @@ import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -59,9 +61,10 @@ import org.slf4j.LoggerFactory;
  * input (400), receive time (408).
  *
  * <p><b>Serving</b> follows spec {@code wire-http.md} 3.2: validate and route with {@link Router#choose},
- * then report an invalid TTL, then call the handler by type. A unary response is written when the
- * handler's future completes; a oneway request is answered as soon as it is accepted. When the client
- * goes away the handler's future is cancelled.
+ * then report an invalid TTL, then call the handler by type. A {@code GET} or {@code HEAD} of the health
+ * path (when on) is answered first, in turn, from {@link InboundState#isServing()}. A unary response is
+ * written when the handler's future completes; a oneway request is answered as soon as it is accepted.
+ * When the client goes away the handler's future is cancelled.
  *
  * <p>All state is confined to the channel's event loop; handler completions hop onto it.
  */
@@ -70,6 +73,8 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   private static final String TRANSPORT_HTTP = "http";
   private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
   private static final String TRANSPORT_HTTP2 = "http2";
+  private static final byte[] SERVING = "SERVING\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] NOT_SERVING = "NOT_SERVING\n".getBytes(StandardCharsets.US_ASCII);
 
   private final InboundState state;
   private final InboundSettings settings;
@@ -308,6 +313,11 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     HttpRequest req = ex.head;
     ex.head = null;
     InboundResponses.Context rc = ex.context;
+    if (isHealthCheck(req)) {
+      releaseBody(ex);
+      write(ex, healthResponse(rc.version(), HttpMethod.HEAD.equals(req.method())), false);
+      return;
+    }
     if (!HttpMethod.POST.equals(req.method())) {
       fail(ex, YarpcException.of(Code.NOT_FOUND, "request method was %s but only POST is allowed",
           req.method().name()));
@@ -378,6 +388,31 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
         body.release();
         fail(ex, YarpcException.of(Code.UNIMPLEMENTED, "transport http does not handle %s handlers", spec.type()));
     }
+  }
+
+  /** A {@code GET} or {@code HEAD} of exactly the health path (query ignored), when the check is on. */
+  private boolean isHealthCheck(HttpRequest req) {
+    String path = settings.healthPath();
+    if (path == null || !(HttpMethod.GET.equals(req.method()) || HttpMethod.HEAD.equals(req.method()))) {
+      return false;
+    }
+    String uri = req.uri();
+    int query = uri.indexOf('?');
+    return query < 0 ? uri.equals(path) : query == path.length() && uri.startsWith(path);
+  }
+
+  /** 200 {@code SERVING} or 503 {@code NOT_SERVING}, no {@code Rpc-*} headers; no body for {@code HEAD}. */
+  private FullHttpResponse healthResponse(HttpVersion version, boolean head) {
+    boolean serving = state.isServing();
+    byte[] text = serving ? SERVING : NOT_SERVING;
+    FullHttpResponse res = new DefaultFullHttpResponse(version,
+        serving ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+        head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(text));
+    res.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+        .set(HttpHeaderNames.CONTENT_LENGTH, text.length)
+        .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    return res;
   }
 
   private void serveUnary(Exchange ex, HandlerSpec spec, Request request) {
