@@ -67,7 +67,9 @@ class HealthAndReflectionTest {
     dispatcher.register(procedures);
     dispatcher.start();
     plain = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
-    yarpc = EchoSupport.plainChannel(inbound.port(), NAME);
+    yarpc = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext()
+        .intercept(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(EchoSupport.yarpcHeaders("health-test", NAME)))
+        .build();
   }
 
   private void start() {
