@@ -1,13 +1,16 @@
 package io.yarpc.testing;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.yarpc.internal.GoStrings;
 import java.util.List;
 
 /**
  * The texts the conformance kit sends through every text field a transport carries (error messages and
  * names, application-error names and details, request and response header values): control characters,
- * characters outside ASCII and the BMP, and a long one — what some wires cannot carry as they are.
+ * characters outside ASCII and the BMP, and a long one — what some wires cannot carry as they are; and
+ * how the suite checks what arrives.
  */
 final class TextTable {
   private TextTable() {}
@@ -41,7 +44,11 @@ final class TextTable {
       new Row("long (10 KiB)", "long message " + "0123456789abcdef".repeat(640)),
       new Row("mixed", "tab\there, CR\rLF\n, NUL\u0000, é, €, 😀 and %41 %zz"));
 
-  /** Texts longer than this many UTF-8 bytes are "long": a transport may cut them. */
+  /**
+   * Texts longer than this many UTF-8 bytes are "long": a transport may cut them. The rows are either
+   * short (under 128 bytes, which every wire's budget holds) or 10 KiB (more than any cutting wire's
+   * budget), so where a cut falls never depends on a budget the suite does not know.
+   */
   static final int LONG_BYTES = 1024;
 
   /** The rows, for {@code @MethodSource}. */
@@ -83,5 +90,52 @@ final class TextTable {
       end += Character.charCount(cp);
     }
     return details.substring(0, end) + TRUNCATED;
+  }
+
+  /** A text a transport cut keeps at least this many UTF-8 bytes of its start. */
+  static final int MIN_KEPT_BYTES = 256;
+
+  /**
+   * Asserts that {@code got} is the error text a client of {@code transport} should read for {@code sent}:
+   * the transport's form of it ({@link TransportUnderTest#expectedErrorText}), whole — or, for a long text
+   * on a transport that {@linkplain TransportUnderTest#cutsLongErrorTexts cuts long texts}, cut: a prefix
+   * of that form, at least {@value #MIN_KEPT_BYTES} UTF-8 bytes and ending between characters, then
+   * {@value #TRUNCATED}.
+   */
+  static void assertErrorText(TransportUnderTest transport, String what, String got, String sent) {
+    String expected = transport.expectedErrorText(sent);
+    if (!isLong(sent) || !transport.cutsLongErrorTexts()) {
+      assertText(what, got, expected);
+      return;
+    }
+    assertThat(got).as("%s, which the transport cuts", what).isNotNull().endsWith(TRUNCATED);
+    String kept = got.substring(0, got.length() - TRUNCATED.length());
+    assertThat(expected.startsWith(kept))
+        .as("%s: the %d characters kept are the start of the %d sent", what, kept.length(), expected.length())
+        .isTrue();
+    assertThat(kept.getBytes(UTF_8).length).as("%s: UTF-8 bytes kept", what)
+        .isGreaterThanOrEqualTo(MIN_KEPT_BYTES)
+        .isLessThan(expected.getBytes(UTF_8).length);
+    assertThat(kept.isEmpty() || !Character.isHighSurrogate(kept.charAt(kept.length() - 1)))
+        .as("%s: the cut falls between characters", what)
+        .isTrue();
+  }
+
+  /** {@code got} equals {@code expected}; a mismatch of long texts is reported by its first difference. */
+  static void assertText(String what, String got, String expected) {
+    if (got == null || expected == null || got.length() + expected.length() < 400) {
+      assertThat(got).as(what).isEqualTo(expected);
+      return;
+    }
+    if (!got.equals(expected)) {
+      int i = 0;
+      while (i < got.length() && i < expected.length() && got.charAt(i) == expected.charAt(i)) {
+        i++;
+      }
+      throw new AssertionError(String.format("%s: %d characters, expected %d; first difference at %d: got %s,"
+          + " expected %s", what, got.length(), expected.length(), i,
+          GoStrings.quote(got.substring(i, Math.min(got.length(), i + 40))),
+          GoStrings.quote(expected.substring(i, Math.min(expected.length(), i + 40)))));
+    }
   }
 }

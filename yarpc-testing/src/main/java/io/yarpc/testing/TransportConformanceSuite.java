@@ -448,7 +448,7 @@ public abstract class TransportConformanceSuite {
   public void errorMessageText(TextTable.Row row) throws Exception {
     YarpcException e = failure(raw().call("text-error", row.text().getBytes(UTF_8), textOptions()));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.FAILED_PRECONDITION));
-    assertErrorText("the error message", e.getMessage(), row.text());
+    TextTable.assertErrorText(transport, "the error message", e.getMessage(), row.text());
   }
 
   /** An error's name holding such text reaches the client as sent or in the transport's documented form. */
@@ -457,7 +457,7 @@ public abstract class TransportConformanceSuite {
   public void errorNameText(TextTable.Row row) throws Exception {
     YarpcException e = failure(raw().call("text-named-error", row.text().getBytes(UTF_8), textOptions()));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
-    assertErrorText("the error name", e.name(), row.text());
+    TextTable.assertErrorText(transport, "the error name", e.name(), row.text());
     assertThat(e.getMessage()).isEqualTo("named error");
   }
 
@@ -473,11 +473,12 @@ public abstract class TransportConformanceSuite {
     try {
       assertThat(response.isApplicationError()).as("application error flag").isTrue();
       ApplicationErrorMeta got = response.applicationErrorMeta();
-      ApplicationErrorMeta expected = transport.expectedApplicationErrorMeta(new ApplicationErrorMeta(
-          Code.FAILED_PRECONDITION, row.text(), transport.expectedErrorText(TextTable.truncatedDetails(row.text()))));
+      String details = transport.expectedErrorText(TextTable.truncatedDetails(row.text()));
+      ApplicationErrorMeta expected = transport.expectedApplicationErrorMeta(
+          new ApplicationErrorMeta(Code.FAILED_PRECONDITION, row.text(), details));
       assertThat(got.code()).as("the application error's code").isEqualTo(expected.code());
-      assertErrorText("the application error's name", got.name(), expected.name());
-      assertText("the application error's details", got.details(), expected.details());
+      TextTable.assertErrorText(transport, "the application error's name", got.name(), expected.name());
+      TextTable.assertText("the application error's details", got.details(), expected.details());
       assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("app-error-body");
     } finally {
       response.body().release();
@@ -495,7 +496,7 @@ public abstract class TransportConformanceSuite {
         Request.of(textMeta("text-response-header"), track(Body.of(row.text().getBytes(UTF_8)), "request"))));
     try {
       assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("ok");
-      assertText("the response header", response.headers().get("echo-text"),
+      TextTable.assertText("the response header", response.headers().get("echo-text"),
           transport.expectedResponseHeaderValue(row.text()));
     } finally {
       response.body().release();
@@ -511,7 +512,8 @@ public abstract class TransportConformanceSuite {
   @MethodSource("io.yarpc.testing.TextTable#shortRows")
   public void requestHeaderText(TextTable.Row row) throws Exception {
     String expected = transport.expectedRequestHeaderValue(row.text());
-    RequestMeta meta = textMeta("text-request-header").toBuilder().headers(Headers.of("echo-text", row.text())).build();
+    RequestMeta meta =
+        textMeta("text-request-header").toBuilder().headers(Headers.of("echo-text", row.text())).build();
     CompletableFuture<Response> call = clientConfig().call(Request.of(meta, track(Body.empty(), "request")));
     if (expected == null) {
       YarpcException e = failure(call);
@@ -520,53 +522,11 @@ public abstract class TransportConformanceSuite {
     } else {
       Response response = await(call);
       try {
-        assertText("what the handler saw", new String(response.body().toByteArray(), UTF_8), "value=" + expected);
+        TextTable.assertText("what the handler saw", new String(response.body().toByteArray(), UTF_8),
+            "value=" + expected);
       } finally {
         response.body().release();
       }
-    }
-  }
-
-  /**
-   * Asserts that {@code got} is the error text a client should read for {@code sent}: the transport's form
-   * of it ({@link TransportUnderTest#expectedErrorText}), whole — or, for a long text on a transport that
-   * {@linkplain TransportUnderTest#cutsLongErrorTexts cuts long texts}, cut: a prefix of that form, at
-   * least 256 UTF-8 bytes of it and ending between characters, then {@code " (truncated)"}.
-   */
-  private void assertErrorText(String what, String got, String sent) {
-    String expected = transport.expectedErrorText(sent);
-    if (!TextTable.isLong(sent) || !transport.cutsLongErrorTexts()) {
-      assertText(what, got, expected);
-      return;
-    }
-    assertThat(got).as("%s, which the transport cuts", what).isNotNull().endsWith(TextTable.TRUNCATED);
-    String kept = got.substring(0, got.length() - TextTable.TRUNCATED.length());
-    assertThat(expected.startsWith(kept))
-        .as("%s: the %d characters kept are the start of the %d sent", what, kept.length(), expected.length())
-        .isTrue();
-    assertThat(kept.getBytes(UTF_8).length).as("%s: UTF-8 bytes kept", what)
-        .isGreaterThanOrEqualTo(TextTable.MAX_DETAILS_BYTES)
-        .isLessThan(expected.getBytes(UTF_8).length);
-    assertThat(kept.isEmpty() || !Character.isHighSurrogate(kept.charAt(kept.length() - 1)))
-        .as("%s: the cut falls between characters", what)
-        .isTrue();
-  }
-
-  /** {@code got} equals {@code expected}; a mismatch is reported by its first difference, not in full. */
-  private static void assertText(String what, String got, String expected) {
-    if (got == null || expected == null || got.length() + expected.length() < 400) {
-      assertThat(got).as(what).isEqualTo(expected);
-      return;
-    }
-    if (!got.equals(expected)) {
-      int i = 0;
-      while (i < got.length() && i < expected.length() && got.charAt(i) == expected.charAt(i)) {
-        i++;
-      }
-      throw new AssertionError(String.format("%s: %d characters, expected %d; first difference at %d: got %s,"
-          + " expected %s", what, got.length(), expected.length(), i,
-          io.yarpc.internal.GoStrings.quote(got.substring(i, Math.min(got.length(), i + 40))),
-          io.yarpc.internal.GoStrings.quote(expected.substring(i, Math.min(expected.length(), i + 40)))));
     }
   }
 

@@ -18,8 +18,9 @@ import java.util.List;
  * <p>The defaults describe a transport that supports everything the suite checks, except for text on the
  * wire ({@link #cutsLongErrorTexts}, {@link #expectedResponseHeaderValue},
  * {@link #expectedRequestHeaderValue}), where they describe the strictest wire, gRPC's metadata; override
- * a method to declare a limitation of the wire protocol, or what a transport carries beyond that. To waive a single check instead, override its test method in
- * the suite subclass and annotate it with {@code @Disabled("why")}.
+ * a method to declare a limitation of the wire protocol, or what a transport carries beyond that. To waive
+ * a single check instead, override its test method in the suite subclass and annotate it with
+ * {@code @Disabled("why")}.
  */
 public interface TransportUnderTest extends AutoCloseable {
   /**
@@ -87,8 +88,8 @@ public interface TransportUnderTest extends AutoCloseable {
   /**
    * Whether the transport cuts long error texts to fit its wire: an error message, an error name or an
    * application-error name longer than the wire's budget then arrives as its first characters followed by
-   * {@code " (truncated)"} (core's rule, {@code io.yarpc.internal.WireText}). Texts up to 1 KiB always
-   * arrive whole.
+   * {@code " (truncated)"} (core's rule, {@code io.yarpc.internal.WireText}), keeping at least 256 bytes.
+   * The suite's short texts (under 128 UTF-8 bytes) must arrive whole, its 10 KiB text may be cut.
    *
    * <p>Default: {@code true} — gRPC's case, whose texts travel in trailers that peers accept up to 8 KiB
    * by default (the strictest wire here). A transport that carries any length returns {@code false}, and
@@ -123,7 +124,7 @@ public interface TransportUnderTest extends AutoCloseable {
   }
 
   /** Whether every character of {@code s} is printable ASCII, {@code 0x20..0x7E}. */
-  static boolean isPrintableAscii(String s) {
+  private static boolean isPrintableAscii(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < 0x20 || c > 0x7e) {

@@ -62,7 +62,8 @@ class LongErrorTextTest {
     RawClient raw = RawClient.of(client.clientConfig("long-text-server"));
     YarpcException e;
     try {
-      raw.call("fail", new byte[0], CallOptions.timeout(WAIT.multipliedBy(3))).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      raw.call("fail", new byte[0], CallOptions.timeout(WAIT.multipliedBy(3)))
+          .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
       throw new AssertionError("expected a failure");
     } catch (ExecutionException failed) {
       e = (YarpcException) failed.getCause();

@@ -157,7 +157,8 @@ class MetadatasTest {
     // free text of our own keys is percent-encoded, as grpc-message is
     assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("%C3%9Cnknown");
     assertThat(trailers.get(key("rpc-application-error-details"))).isEqualTo("d%C3%ABtails");
-    assertThat(Metadatas.applicationErrorMeta(trailers)).isEqualTo(new ApplicationErrorMeta(null, "Ünknown", "dëtails"));
+    assertThat(Metadatas.applicationErrorMeta(trailers))
+        .isEqualTo(new ApplicationErrorMeta(null, "Ünknown", "dëtails"));
   }
 
   @Test
