@@ -222,7 +222,8 @@ public final class WireHeaders {
    *   <li>CR and LF become spaces, as Go's net/http does when it writes HTTP/1.1 headers (header.go,
    *       {@code headerNewlineToSpace}). So do NUL, every other control character but tab, and DEL, which
    *       no field value may hold: RFC 9110 lets a recipient replace CR, LF and NUL with spaces, and Netty
-   *       refuses them (Go would write them raw, and Go's own reader then rejects the response).
+   *       refuses them (Go would write them raw, and Go's own reader then rejects the response:
+   *       {@code textproto} {@code readMIMEHeader}, "malformed MIME header line").
    *   <li>Spaces and tabs at either end are removed, as Go does right after ({@code textproto.TrimString});
    *       a field value cannot start or end with whitespace, and Netty refuses a leading one.
    * </ul>
