@@ -10,6 +10,7 @@ import io.yarpc.Outbounds;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
@@ -278,7 +279,9 @@ public final class InMemoryTransport implements Transport {
     Response.Builder b = Response.builder().headers(headers).body(body);
     if (response.isApplicationError()) {
       ApplicationErrorMeta m = response.applicationErrorMeta();
-      b.applicationError(new ApplicationErrorMeta(m.code(), m.name(), m.details()));
+      // details are cut as every transport cuts them on its wire
+      b.applicationError(new ApplicationErrorMeta(m.code(), m.name(),
+          m.details() == null ? null : WireText.details(m.details())));
     }
     return b.build();
   }

@@ -51,6 +51,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -96,6 +97,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       handler's plain exception ({@code unknown} {@code error for service ...}), unknown service and
  *       procedure with yarpc-go's messages, missing deadline ({@code missing TTL}), a deadline that passes
  *       while the handler runs, and cancellation of a call reaching the server;
+ *   <li>text the wire may not carry ({@link TextTable}: tab, CR, LF, NUL and other controls, DEL,
+ *       non-ASCII inside and outside the BMP, 10 KiB) in error messages and names, application-error names
+ *       and details, response and request header values: answered before any deadline, arriving as sent or
+ *       as the transport declares ({@link TransportUnderTest#expectedErrorText} and its siblings);
  *   <li>2,000 calls with 64 in flight, every response matching its request;
  *   <li>oneway calls (skipped unless {@link TransportUnderTest#supportsOneway()});
  *   <li>streams (skipped unless {@link TransportUnderTest#supportsStreaming()}): echo, server streaming,
@@ -132,6 +137,7 @@ public abstract class TransportConformanceSuite {
   private final CompletableFuture<byte[]> onewayReceived = new CompletableFuture<>();
   private final CompletableFuture<String> streamServerOutcome = new CompletableFuture<>();
   private final AtomicInteger flowSendsCompleted = new AtomicInteger();
+  private final AtomicInteger textRequestsServed = new AtomicInteger();
 
   /** For subclasses. */
   protected TransportConformanceSuite() {}
@@ -430,6 +436,100 @@ public abstract class TransportConformanceSuite {
         .isEqualTo(Code.CANCELLED);
   }
 
+  // ---- unary: text the wire may not carry -------------------------------------------------------------
+
+  /**
+   * A handler's error message holding control characters, non-ASCII or a lot of text is answered before
+   * any deadline, with the message as sent or in the transport's documented form
+   * ({@link TransportUnderTest#expectedErrorText}).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.yarpc.testing.TextTable#rows")
+  public void errorMessageText(TextTable.Row row) throws Exception {
+    YarpcException e = failure(raw().call("text-error", row.text().getBytes(UTF_8), textOptions()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.FAILED_PRECONDITION));
+    TextTable.assertErrorText(transport, "the error message", e.getMessage(), row.text());
+  }
+
+  /** An error's name holding such text reaches the client as sent or in the transport's documented form. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.yarpc.testing.TextTable#rows")
+  public void errorNameText(TextTable.Row row) throws Exception {
+    YarpcException e = failure(raw().call("text-named-error", row.text().getBytes(UTF_8), textOptions()));
+    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
+    TextTable.assertErrorText(transport, "the error name", e.name(), row.text());
+    assertThat(e.getMessage()).isEqualTo("named error");
+  }
+
+  /**
+   * An application error whose name and details hold such text: the response arrives, the name as sent
+   * (or in the transport's form), the details cut to 256 bytes first.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.yarpc.testing.TextTable#rows")
+  public void applicationErrorText(TextTable.Row row) throws Exception {
+    Response response = await(clientConfig().call(
+        Request.of(textMeta("text-app-error"), track(Body.of(row.text().getBytes(UTF_8)), "request"))));
+    try {
+      assertThat(response.isApplicationError()).as("application error flag").isTrue();
+      ApplicationErrorMeta got = response.applicationErrorMeta();
+      String details = transport.expectedErrorText(TextTable.truncatedDetails(row.text()));
+      ApplicationErrorMeta expected = transport.expectedApplicationErrorMeta(
+          new ApplicationErrorMeta(Code.FAILED_PRECONDITION, row.text(), details));
+      assertThat(got.code()).as("the application error's code").isEqualTo(expected.code());
+      TextTable.assertErrorText(transport, "the application error's name", got.name(), expected.name());
+      TextTable.assertText("the application error's details", got.details(), expected.details());
+      assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("app-error-body");
+    } finally {
+      response.body().release();
+    }
+  }
+
+  /**
+   * A response header holding such text: the response arrives with the header as sent, in the transport's
+   * form, or without it when the wire cannot carry it ({@link TransportUnderTest#expectedResponseHeaderValue}).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.yarpc.testing.TextTable#shortRows")
+  public void responseHeaderText(TextTable.Row row) throws Exception {
+    Response response = await(clientConfig().call(
+        Request.of(textMeta("text-response-header"), track(Body.of(row.text().getBytes(UTF_8)), "request"))));
+    try {
+      assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("ok");
+      TextTable.assertText("the response header", response.headers().get("echo-text"),
+          transport.expectedResponseHeaderValue(row.text()));
+    } finally {
+      response.body().release();
+    }
+  }
+
+  /**
+   * A request header holding such text reaches the handler as sent or in the transport's form, or the
+   * client refuses the call with {@code invalid-argument} without sending it
+   * ({@link TransportUnderTest#expectedRequestHeaderValue}).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.yarpc.testing.TextTable#shortRows")
+  public void requestHeaderText(TextTable.Row row) throws Exception {
+    String expected = transport.expectedRequestHeaderValue(row.text());
+    RequestMeta meta =
+        textMeta("text-request-header").toBuilder().headers(Headers.of("echo-text", row.text())).build();
+    CompletableFuture<Response> call = clientConfig().call(Request.of(meta, track(Body.empty(), "request")));
+    if (expected == null) {
+      YarpcException e = failure(call);
+      assertThat(e.code()).as("why the client refused the call").isEqualTo(Code.INVALID_ARGUMENT);
+      assertThat(textRequestsServed.get()).as("requests the handler saw").isZero();
+    } else {
+      Response response = await(call);
+      try {
+        TextTable.assertText("what the handler saw", new String(response.body().toByteArray(), UTF_8),
+            "value=" + expected);
+      } finally {
+        response.body().release();
+      }
+    }
+  }
+
   // ---- unary: load --------------------------------------------------------------------------------
 
   /** 2,000 calls, 64 in flight: every response matches its request. */
@@ -697,6 +797,30 @@ public abstract class TransportConformanceSuite {
         .body(track(Body.of("app-error-body".getBytes(UTF_8)), "body-app-error response"))
         .build()));
 
+    p.add(Raw.procedure("text-error", body -> {
+      throw YarpcException.of(Code.FAILED_PRECONDITION, new String(body, UTF_8));
+    }));
+    p.add(Raw.procedure("text-named-error", body -> {
+      throw YarpcException.of(Code.ABORTED, "named error").withName(new String(body, UTF_8));
+    }));
+    p.add(unary("text-app-error", request -> {
+      String text = new String(request.body().toByteArray(), UTF_8);
+      return Response.builder()
+          .applicationError(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, text, text))
+          .body(track(Body.of("app-error-body".getBytes(UTF_8)), "text-app-error response"))
+          .build();
+    }));
+    p.add(unary("text-response-header", request -> Response.builder()
+        .headers(Headers.of("echo-text", new String(request.body().toByteArray(), UTF_8)))
+        .body(track(Body.of("ok".getBytes(UTF_8)), "text-response-header response"))
+        .build()));
+    p.add(unary("text-request-header", request -> {
+      textRequestsServed.incrementAndGet();
+      String value = request.headers().get("echo-text");
+      String seen = value == null ? "absent" : "value=" + value;
+      return Response.of(track(Body.of(seen.getBytes(UTF_8)), "text-request-header response"));
+    }));
+
     p.add(Raw.procedure("raw-echo", body -> {
       echoResponseHeaders();
       return body;
@@ -942,6 +1066,18 @@ public abstract class TransportConformanceSuite {
 
   private static RequestMeta meta(String procedure) {
     return RequestMeta.builder().procedure(procedure).encoding(RAW).deadline(Deadline.after(WAIT)).build();
+  }
+
+  /**
+   * Options for the text calls: a deadline well past {@link #WAIT}, so a call that is never answered shows
+   * up as a hang the suite reports, not as the deadline's error.
+   */
+  private static CallOptions textOptions() {
+    return CallOptions.timeout(WAIT.multipliedBy(3));
+  }
+
+  private static RequestMeta textMeta(String procedure) {
+    return meta(procedure).toBuilder().deadline(Deadline.after(WAIT.multipliedBy(3))).build();
   }
 
   private static RequestMeta streamMeta(String procedure) {

@@ -15,9 +15,12 @@ import java.util.List;
  * {@link #clientOutbounds()}, (client dispatcher starts, the test runs, client then server dispatcher
  * stop), {@link #assertNoLeaks()}, {@link #close()}.
  *
- * <p>The defaults describe a transport that supports everything the suite checks; override a method to
- * declare a limitation of the wire protocol. To waive a single check instead, override its test method in
- * the suite subclass and annotate it with {@code @Disabled("why")}.
+ * <p>The defaults describe a transport that supports everything the suite checks, except for text on the
+ * wire ({@link #cutsLongErrorTexts}, {@link #expectedResponseHeaderValue},
+ * {@link #expectedRequestHeaderValue}), where they describe the strictest wire, gRPC's metadata; override
+ * a method to declare a limitation of the wire protocol, or what a transport carries beyond that. To waive
+ * a single check instead, override its test method in the suite subclass and annotate it with
+ * {@code @Disabled("why")}.
  */
 public interface TransportUnderTest extends AutoCloseable {
   /**
@@ -69,6 +72,66 @@ public interface TransportUnderTest extends AutoCloseable {
    */
   default ApplicationErrorMeta expectedApplicationErrorMeta(ApplicationErrorMeta sent) {
     return sent;
+  }
+
+  /**
+   * The text a client reads in an error's message, an error's name, and an application error's name and
+   * details, when the server sent {@code sent} (for details: {@code sent} already cut to 256 bytes, the rule
+   * every transport applies). Default: {@code sent} itself — the transport carries any text, encoding what
+   * its wire cannot hold and decoding it again. A transport whose wire replaces characters it cannot carry
+   * returns the replaced form (HTTP: line breaks and other control characters become spaces).
+   */
+  default String expectedErrorText(String sent) {
+    return sent;
+  }
+
+  /**
+   * Whether the transport cuts long error texts to fit its wire: an error message, an error name or an
+   * application-error name longer than the wire's budget then arrives as its first characters followed by
+   * {@code " (truncated)"} (core's rule, {@code io.yarpc.internal.WireText}), keeping at least 256 bytes.
+   * The suite's short texts (under 128 UTF-8 bytes) must arrive whole, its 10 KiB text may be cut.
+   *
+   * <p>Default: {@code true} — gRPC's case, whose texts travel in trailers that peers accept up to 8 KiB
+   * by default (the strictest wire here). A transport that carries any length returns {@code false}, and
+   * the suite then expects a 10 KiB text whole.
+   */
+  default boolean cutsLongErrorTexts() {
+    return true;
+  }
+
+  /**
+   * The value a client receives for a response application header the handler set to {@code sent}, or
+   * {@code null} when the transport drops a header its wire cannot carry.
+   *
+   * <p>Default: the rule of gRPC metadata, the strictest of the wires here — printable ASCII
+   * ({@code 0x20..0x7E}) arrives unchanged, anything else is dropped. A transport that carries more
+   * overrides it (HTTP, TChannel and the in-memory transport do).
+   */
+  default String expectedResponseHeaderValue(String sent) {
+    return isPrintableAscii(sent) ? sent : null;
+  }
+
+  /**
+   * The value a handler receives for a request application header a client sent as {@code sent}, or
+   * {@code null} when the client's outbound refuses the call with {@code invalid-argument} because its wire
+   * cannot carry the value (the request is then never sent).
+   *
+   * <p>Default: the gRPC metadata rule, as for {@link #expectedResponseHeaderValue}: printable ASCII
+   * arrives unchanged, anything else is refused.
+   */
+  default String expectedRequestHeaderValue(String sent) {
+    return isPrintableAscii(sent) ? sent : null;
+  }
+
+  /** Whether every character of {@code s} is printable ASCII, {@code 0x20..0x7E}. */
+  private static boolean isPrintableAscii(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

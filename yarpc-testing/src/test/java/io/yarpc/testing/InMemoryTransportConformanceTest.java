@@ -23,6 +23,21 @@ class InMemoryTransportConformanceTest extends TransportConformanceSuite {
       }
 
       @Override
+      public boolean cutsLongErrorTexts() {
+        return false;
+      }
+
+      @Override
+      public String expectedResponseHeaderValue(String sent) {
+        return sent; // headers are copied as they are
+      }
+
+      @Override
+      public String expectedRequestHeaderValue(String sent) {
+        return sent;
+      }
+
+      @Override
       public int maxBufferedStreamMessages() {
         return 1; // the default stream window
       }

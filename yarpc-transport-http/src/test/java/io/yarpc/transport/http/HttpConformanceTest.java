@@ -43,10 +43,68 @@ class HttpConformanceTest extends TransportConformanceSuite {
       return false;
     }
 
+    /** Header values, where error texts travel too, in the form HTTP fields can carry (see {@link #fieldValue}). */
+    @Override
+    public String expectedErrorText(String sent) {
+      return fieldValue(sent);
+    }
+
+    @Override
+    public boolean cutsLongErrorTexts() {
+      return false; // header blocks of up to 1 MiB on both sides (Go's default is as large)
+    }
+
+    @Override
+    public String expectedResponseHeaderValue(String sent) {
+      return fieldValue(sent);
+    }
+
+    /** Go's HTTP client refuses a request header value with a control character other than tab. */
+    @Override
+    public String expectedRequestHeaderValue(String sent) {
+      for (int i = 0; i < sent.length(); i++) {
+        if (isControl(sent.charAt(i))) {
+          return null;
+        }
+      }
+      return trimSpaceAndTab(sent);
+    }
+
     @Override
     public void close() {
       clientTransport.stop();
       serverTransport.stop();
     }
+  }
+
+  /**
+   * What arrives of a text sent in an HTTP field value: every control character but tab (CR and LF
+   * included) and DEL replaced by a space, then spaces and tabs at either end removed — Go's HTTP/1.1
+   * server turns line breaks into spaces and trims; RFC 9110 lets a recipient replace CR, LF and NUL with
+   * spaces. Non-ASCII text travels as its UTF-8 bytes, whole.
+   */
+  static String fieldValue(String sent) {
+    StringBuilder sb = new StringBuilder(sent.length());
+    for (int i = 0; i < sent.length(); i++) {
+      char c = sent.charAt(i);
+      sb.append(isControl(c) ? ' ' : c);
+    }
+    return trimSpaceAndTab(sb.toString());
+  }
+
+  private static boolean isControl(char c) {
+    return c < 0x20 && c != '\t' || c == 0x7f;
+  }
+
+  private static String trimSpaceAndTab(String s) {
+    int start = 0;
+    int end = s.length();
+    while (start < end && (s.charAt(start) == ' ' || s.charAt(start) == '\t')) {
+      start++;
+    }
+    while (end > start && (s.charAt(end - 1) == ' ' || s.charAt(end - 1) == '\t')) {
+      end--;
+    }
+    return s.substring(start, end);
   }
 }

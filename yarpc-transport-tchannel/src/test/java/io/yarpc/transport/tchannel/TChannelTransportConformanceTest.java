@@ -46,6 +46,21 @@ class TChannelTransportConformanceTest extends TransportConformanceSuite {
       }
 
       @Override
+      public boolean cutsLongErrorTexts() {
+        return false;
+      }
+
+      @Override
+      public String expectedResponseHeaderValue(String sent) {
+        return sent; // TChannel strings are length-prefixed UTF-8: any text travels whole
+      }
+
+      @Override
+      public String expectedRequestHeaderValue(String sent) {
+        return sent;
+      }
+
+      @Override
       public boolean supportsOneway() {
         return false;
       }

@@ -18,8 +18,19 @@ import io.yarpc.errors.YarpcException;
  * <p>Client side: the code by number, the name from {@code rpc-error-name} (its {@code name: } prefix is
  * stripped from the message), and a {@code grpc-status-details-bin} trailer whose {@code google.rpc.Status}
  * has details becomes the error's details, byte for byte.
+ *
+ * <p>Text: grpc-java percent-encodes the status message into {@code grpc-message} and decodes it (gRPC
+ * PROTOCOL-HTTP2 {@code Status-Message}; grpc/grpc-go#5654 for grpc-go's side), so any character of a
+ * message arrives as sent. The name trailer is percent-encoded the same way ({@link Metadatas#encodeText}).
+ * Trailers must fit the 8 KiB of metadata grpc-java clients accept by default, or the client fails the call
+ * with {@code internal} and the error's code is lost: a message is cut by core's rule
+ * ({@link io.yarpc.internal.WireText#truncate}) to {@value #MAX_MESSAGE_WIRE_BYTES} bytes encoded, a name to
+ * {@value Metadatas#MAX_NAME_WIRE_BYTES}.
  */
 public final class GrpcErrors {
+  /** The most bytes the status message ({@code grpc-message}, name prefix included) takes encoded. */
+  static final int MAX_MESSAGE_WIRE_BYTES = 4096;
+
   private GrpcErrors() {}
 
   /**
@@ -29,11 +40,11 @@ public final class GrpcErrors {
    * @param withNameTrailer whether to send the {@code rpc-error-name} trailer (unary calls)
    */
   public static Status toStatus(YarpcException e, Metadata trailers, boolean withNameTrailer) {
-    String name = e.name();
+    String name = e.name() == null ? null : Metadatas.fitText(e.name(), Metadatas.MAX_NAME_WIRE_BYTES);
     String message = e.getMessage();
     if (name != null) {
       if (withNameTrailer) {
-        trailers.put(Metadatas.key(Metadatas.ERROR_NAME), Metadatas.printable(name));
+        trailers.put(Metadatas.key(Metadatas.ERROR_NAME), Metadatas.encodeText(name));
       }
       message = message.isEmpty() ? name : name + ": " + message;
     }
@@ -43,18 +54,22 @@ public final class GrpcErrors {
         com.google.rpc.Status proto = com.google.rpc.Status.parseFrom(details);
         if (proto.getCode() != 0) {
           trailers.put(Metadatas.STATUS_DETAILS_KEY, details);
-          return Status.fromCodeValue(proto.getCode()).withDescription(proto.getMessage());
+          return Status.fromCodeValue(proto.getCode()).withDescription(fitMessage(proto.getMessage()));
         }
       } catch (InvalidProtocolBufferException notAStatus) {
         // details that are not a google.rpc.Status cannot travel over gRPC: send code and message
       }
     }
-    return Status.fromCodeValue(e.code().value()).withDescription(message);
+    return Status.fromCodeValue(e.code().value()).withDescription(fitMessage(message));
   }
 
   /** The status for a YARPC error without name trailer handling or details (routing failures). */
   public static Status toPlainStatus(YarpcException e) {
-    return Status.fromCodeValue(e.code().value()).withDescription(e.getMessage());
+    return Status.fromCodeValue(e.code().value()).withDescription(fitMessage(e.getMessage()));
+  }
+
+  private static String fitMessage(String message) {
+    return Metadatas.fitText(message, MAX_MESSAGE_WIRE_BYTES);
   }
 
   /**
@@ -79,7 +94,7 @@ public final class GrpcErrors {
         java.util.Iterator<String> it = names.iterator();
         String first = it.next();
         if (!it.hasNext()) {
-          name = first;
+          name = Metadatas.decodeText(first);
         }
       }
       byte[] raw = trailers.get(Metadatas.STATUS_DETAILS_KEY);

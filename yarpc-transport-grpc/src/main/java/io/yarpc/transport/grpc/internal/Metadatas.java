@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.WireText;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
@@ -26,6 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * as application headers they are the base64 of those bytes (what gRPC puts on the wire, without padding
  * when received; padding optional when sent), so a binary header crosses HTTP and TChannel as text and
  * comes back to gRPC as the same bytes. A {@code -bin} header whose value is not base64 cannot be sent.
+ * Free text of our own response keys (error and application-error names and details) is percent-encoded
+ * instead ({@link #encodeText}), so any character survives.
  */
 public final class Metadatas {
   /** Request: calling service (required). */
@@ -63,7 +66,13 @@ public final class Metadatas {
   private static final String USER_AGENT = "user-agent";
   private static final String PROTO_ENCODING = "proto";
   private static final String BASE_CONTENT_TYPE = "application/grpc";
-  private static final int MAX_APPLICATION_ERROR_DETAILS = 256;
+  /**
+   * The most bytes an error name or application-error name takes in trailers once percent-encoded. With
+   * {@link GrpcErrors#MAX_MESSAGE_WIRE_BYTES} for {@code grpc-message} and 256 bytes of details (at most
+   * 768 encoded), our texts stay under 6 KiB: the trailers fit the 8 KiB of metadata grpc-java accepts by
+   * default ({@code maxInboundMetadataSize}), with room for application headers.
+   */
+  static final int MAX_NAME_WIRE_BYTES = 512;
   private static final int KEY_CACHE_LIMIT = 4096;
 
   private static final InternalMetadata.TrustedAsciiMarshaller<String> UTF8 =
@@ -230,20 +239,84 @@ public final class Metadatas {
     }
   }
 
-  /** {@code value} with every character gRPC cannot carry in metadata replaced by {@code ?}. */
-  static String printable(String value) {
-    StringBuilder sb = null;
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (c < 0x20 || c > 0x7e) {
-        if (sb == null) {
-          sb = new StringBuilder(value);
-        }
-        sb.setCharAt(i, '?');
+  // ---------------------------------------------------------------------------------------------------
+  // Free text in metadata
+
+  /**
+   * Free text in our own response metadata (error name, application-error name and details) as it goes
+   * on the wire. Metadata values hold printable ASCII only (gRPC PROTOCOL-HTTP2, {@code ASCII-Value}), so
+   * the text is percent-encoded the way gRPC encodes {@code grpc-message} ({@code Percent-Encoded}, as in
+   * grpc-go's {@code encodeGrpcMessage}, grpc/grpc-go#5654): every byte of its UTF-8 form outside
+   * {@code 0x20..0x7D}, and {@code %}, becomes {@code %XX}; the rest stays as it is. The escaped set is
+   * grpc-java's ({@code Status}'s message marshaller, which also escapes {@code ~}), so our trailers and
+   * grpc-java's {@code grpc-message} read alike. A peer that does not decode sees the escapes, never a
+   * lost character.
+   */
+  static String encodeText(String text) {
+    int i = 0;
+    while (i < text.length() && !isEscaped(text.charAt(i))) {
+      i++;
+    }
+    if (i == text.length()) {
+      return text;
+    }
+    byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+    StringBuilder sb = new StringBuilder(utf8.length + 16);
+    for (byte b : utf8) {
+      int c = b & 0xff;
+      if (isEscaped(c)) {
+        sb.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+      } else {
+        sb.append((char) c);
       }
     }
-    return sb == null ? value : sb.toString();
+    return sb.toString();
   }
+
+  /**
+   * The text {@link #encodeText} encoded: every {@code %XX} with two hex digits becomes its byte, anything
+   * else stays (a stray {@code %} too, as grpc-go's {@code decodeGrpcMessage} leaves it), and the bytes are
+   * read as UTF-8. Values from peers that send the text's bytes as they are (yarpc-go does) come through
+   * unchanged, unless they hold a {@code %} followed by two hex digits.
+   */
+  static String decodeText(String wire) {
+    if (wire == null || wire.indexOf('%') < 0) {
+      return wire;
+    }
+    byte[] in = wire.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[in.length];
+    int n = 0;
+    for (int i = 0; i < in.length; i++) {
+      int hi = i + 2 < in.length && in[i] == '%' ? Character.digit(in[i + 1], 16) : -1;
+      int lo = hi >= 0 ? Character.digit(in[i + 2], 16) : -1;
+      if (lo >= 0) {
+        out[n++] = (byte) (hi << 4 | lo);
+        i += 2;
+      } else {
+        out[n++] = in[i];
+      }
+    }
+    return new String(out, 0, n, StandardCharsets.UTF_8);
+  }
+
+  /** How many bytes a code point takes once percent-encoded ({@link #encodeText}). */
+  static int encodedLength(int codePoint) {
+    return codePoint < 0x80 && !isEscaped(codePoint) ? 1 : 3 * WireText.utf8Length(codePoint);
+  }
+
+  /**
+   * {@code text} cut by core's rule ({@link WireText#truncate}) so that it takes at most {@code budget}
+   * bytes once percent-encoded.
+   */
+  static String fitText(String text, int budget) {
+    return WireText.truncate(text, budget, Metadatas::encodedLength);
+  }
+
+  private static boolean isEscaped(int c) {
+    return c < 0x20 || c >= 0x7e || c == '%';
+  }
+
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   /**
    * The request metadata of an inbound call: {@code rpc-*} fields, the encoding ({@code rpc-encoding}, or
@@ -395,8 +468,8 @@ public final class Metadatas {
    * Writes a unary response's metadata into {@code trailers}: its application headers that are not
    * {@linkplain Response#initialHeaders() initial headers} (reserved names and
    * headers gRPC cannot carry are skipped: a response has no way to report them) and the application-error
-   * flag, name and details (truncated to 256 characters, characters gRPC cannot carry replaced by
-   * {@code ?}).
+   * flag, name and details, percent-encoded ({@link #encodeText}); details cut by core's rule
+   * ({@link WireText#details}), a name to {@value #MAX_NAME_WIRE_BYTES} bytes on the wire.
    */
   public static void putResponse(Metadata trailers, Response response) {
     putResponseHeaders(trailers, response.trailers());
@@ -404,14 +477,10 @@ public final class Metadatas {
       trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
       ApplicationErrorMeta meta = response.applicationErrorMeta();
       if (meta.name() != null && !meta.name().isEmpty()) {
-        trailers.put(key(APPLICATION_ERROR_NAME), printable(meta.name()));
+        trailers.put(key(APPLICATION_ERROR_NAME), encodeText(fitText(meta.name(), MAX_NAME_WIRE_BYTES)));
       }
       if (meta.details() != null && !meta.details().isEmpty()) {
-        String details = meta.details();
-        if (details.length() > MAX_APPLICATION_ERROR_DETAILS) {
-          details = details.substring(0, MAX_APPLICATION_ERROR_DETAILS);
-        }
-        trailers.put(key(APPLICATION_ERROR_DETAILS), printable(details));
+        trailers.put(key(APPLICATION_ERROR_DETAILS), encodeText(WireText.details(meta.details())));
       }
     }
   }
@@ -510,10 +579,13 @@ public final class Metadatas {
     return v != null && !v.isEmpty();
   }
 
-  /** The application-error meta in the trailers (name and details; the code travels as the status). */
+  /**
+   * The application-error meta in the trailers (name and details, percent-decoded by {@link #decodeText};
+   * the code travels as the status).
+   */
   public static ApplicationErrorMeta applicationErrorMeta(Metadata trailers) {
-    String name = single(trailers, APPLICATION_ERROR_NAME);
-    String details = single(trailers, APPLICATION_ERROR_DETAILS);
+    String name = decodeText(single(trailers, APPLICATION_ERROR_NAME));
+    String details = decodeText(single(trailers, APPLICATION_ERROR_DETAILS));
     if (name == null && details == null) {
       return ApplicationErrorMeta.EMPTY;
     }

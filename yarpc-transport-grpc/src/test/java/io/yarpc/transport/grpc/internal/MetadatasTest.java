@@ -197,8 +197,31 @@ class MetadatasTest {
         .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails")).body(Body.empty()).build());
     assertThat(trailers.containsKey(key("x-text"))).as("dropped: a response cannot report it").isFalse();
     assertThat(trailers.get(key("x-ok"))).isEqualTo("ok");
-    assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("?nknown");
-    assertThat(trailers.get(key("rpc-application-error-details"))).isEqualTo("d?tails");
+    // free text of our own keys is percent-encoded, as grpc-message is
+    assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("%C3%9Cnknown");
+    assertThat(trailers.get(key("rpc-application-error-details"))).isEqualTo("d%C3%ABtails");
+    assertThat(Metadatas.applicationErrorMeta(trailers))
+        .isEqualTo(new ApplicationErrorMeta(null, "Ünknown", "dëtails"));
+  }
+
+  @Test
+  void applicationErrorTextFromAPeerThatDoesNotEncode() {
+    // yarpc-go writes the text's bytes as they are; a stray % that is not an escape stays
+    Metadata trailers = new Metadata();
+    Metadatas.putHeader(trailers, "rpc-application-error", "error");
+    trailers.put(io.grpc.InternalMetadata.keyOf("rpc-application-error-name",
+        new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
+          @Override
+          public byte[] toAsciiString(String value) {
+            return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          }
+
+          @Override
+          public String parseAsciiString(byte[] serialized) {
+            return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
+          }
+        }), "Ünknown 100%");
+    assertThat(Metadatas.applicationErrorMeta(trailers).name()).isEqualTo("Ünknown 100%");
   }
 
   @Test
@@ -225,7 +248,7 @@ class MetadatasTest {
     assertThat(trailers.get(key("rpc-application-error-details"))).hasSize(256);
     assertThat(Metadatas.isApplicationError(trailers)).isTrue();
     assertThat(Metadatas.applicationErrorMeta(trailers)).isEqualTo(new ApplicationErrorMeta(null, "Missing",
-        "d".repeat(256)));
+        "d".repeat(244) + " (truncated)")); // core's rule: 256 bytes in all
     assertThat(Metadatas.responseHeaders(null, trailers).asMap()).containsOnlyKeys("x-a");
   }
 

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Response;
 import java.io.IOException;
@@ -140,7 +141,7 @@ final class InboundResponses {
     }
     if (meta.details() != null && !meta.details().isEmpty()) {
       h.set(WireHeaders.APPLICATION_ERROR_DETAILS,
-          WireHeaders.sanitizeValue(WireHeaders.truncateDetails(meta.details())));
+          WireHeaders.sanitizeValue(WireText.details(meta.details())));
     }
   }
 

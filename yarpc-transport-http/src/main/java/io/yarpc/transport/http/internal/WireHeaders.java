@@ -46,10 +46,6 @@ public final class WireHeaders {
   /** The error body's content type when the client does not accept both response and error. */
   public static final String TEXT_PLAIN = "text/plain; charset=utf8";
 
-  /** Longest {@code Rpc-Application-Error-Details} value, in bytes, and the marker a longer one ends with. */
-  static final int MAX_APP_ERROR_DETAILS = 256;
-  static final String TRUNCATED = " (truncated)";
-
   /** {@code Content-Type} of a successful response by request encoding, or null for none. */
   public static String contentType(String encoding) {
     switch (encoding) {
@@ -171,15 +167,27 @@ public final class WireHeaders {
   }
 
   /**
-   * Fails when an application header name cannot be an HTTP header name (RFC 9110 token characters), as
-   * Go's HTTP client refuses it; outbounds check before they build the request.
+   * Fails when an application header cannot go in an HTTP request as it is, as Go's HTTP client refuses
+   * it ({@code net/http: invalid header field name} / {@code value}): a name that is not an RFC 9110 token,
+   * or a value holding a control character other than tab (CR, LF, NUL, DEL...). Non-ASCII values are
+   * fine: they travel as UTF-8 ({@link #sanitizeValue}). Outbounds check before they build the request.
    *
-   * @throws YarpcException {@code invalid-argument} {@code invalid HTTP header name "..."}
+   * @throws YarpcException {@code invalid-argument} {@code invalid HTTP header name "..."} or {@code invalid
+   *     HTTP header field value for "...": it holds a control character}
    */
   public static void checkApplicationHeaders(Headers headers) {
     headers.forEach((key, value) -> {
-      if (!key.startsWith(":") && !isToken(key)) {
+      if (key.startsWith(":")) {
+        return;
+      }
+      if (!isToken(key)) {
         throw YarpcException.of(Code.INVALID_ARGUMENT, "invalid HTTP header name %s", GoStrings.quote(key));
+      }
+      for (int i = 0; i < value.length(); i++) {
+        if (isControl(value.charAt(i))) {
+          throw YarpcException.of(Code.INVALID_ARGUMENT,
+              "invalid HTTP header field value for %s: it holds a control character", GoStrings.quote(key));
+        }
       }
     });
   }
@@ -204,27 +212,69 @@ public final class WireHeaders {
   }
 
   /**
-   * A header value as it goes on the wire: the UTF-8 bytes of {@code value} (Go writes header values as
-   * raw bytes), one char per byte because Netty writes each char as one byte; control characters other
-   * than tab (CR and LF included) become spaces, as Go's server does with line breaks, since they cannot
-   * appear in a header value.
+   * A text as an HTTP field value on the wire, written the way yarpc-go's Go HTTP stack writes it, so a text
+   * that holds anything always makes a valid field (spec notes: RFC 9110 section 5.5, Go net/http):
+   *
+   * <ul>
+   *   <li>Non-ASCII text goes as its UTF-8 bytes, one char per byte because Netty writes each char as one
+   *       byte: Go writes a string's bytes as they are, and field values may hold octets 0x80-0xFF
+   *       ({@code obs-text}). {@link #fromWire} turns them back into the text.
+   *   <li>CR and LF become spaces, as Go's net/http does when it writes HTTP/1.1 headers (header.go,
+   *       {@code headerNewlineToSpace}). So do NUL, every other control character but tab, and DEL, which
+   *       no field value may hold: RFC 9110 lets a recipient replace CR, LF and NUL with spaces, and Netty
+   *       refuses them (Go would write them raw, and Go's own reader then rejects the response:
+   *       {@code textproto} {@code readMIMEHeader}, "malformed MIME header line").
+   *   <li>Spaces and tabs at either end are removed, as Go does right after ({@code textproto.TrimString});
+   *       a field value cannot start or end with whitespace, and Netty refuses a leading one.
+   * </ul>
+   *
+   * <p>Go's HTTP/2 server ({@code golang.org/x/net/http2}, {@code encodeHeaders}) omits a value that fails
+   * {@code httpguts.ValidHeaderFieldValue} instead. This transport writes the replaced value on HTTP/2 too,
+   * so the text still arrives; a Go client accepts it.
    */
   public static String sanitizeValue(String value) {
-    boolean plain = true;
-    for (int i = 0; i < value.length() && plain; i++) {
-      char c = value.charAt(i);
-      plain = c >= 0x20 && c < 0x7f || c == '\t';
-    }
-    if (plain) {
+    if (isFieldValue(value)) {
       return value;
     }
     byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
     char[] chars = new char[utf8.length];
     for (int i = 0; i < utf8.length; i++) {
       int b = utf8[i] & 0xff;
-      chars[i] = b < 0x20 && b != '\t' || b == 0x7f ? ' ' : (char) b;
+      chars[i] = isControl(b) ? ' ' : (char) b;
     }
-    return new String(chars);
+    int start = 0;
+    int end = chars.length;
+    while (start < end && isSpaceOrTab(chars[start])) {
+      start++;
+    }
+    while (end > start && isSpaceOrTab(chars[end - 1])) {
+      end--;
+    }
+    return new String(chars, start, end - start);
+  }
+
+  /** Whether {@code value} is printable ASCII, tab inside, and no whitespace at either end. */
+  private static boolean isFieldValue(String value) {
+    int n = value.length();
+    if (n > 0 && (isSpaceOrTab(value.charAt(0)) || isSpaceOrTab(value.charAt(n - 1)))) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = value.charAt(i);
+      if (c >= 0x7f || isControl(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A control character no field value may hold: any below 0x20 but tab, and DEL. */
+  private static boolean isControl(int c) {
+    return c < 0x20 && c != '\t' || c == 0x7f;
+  }
+
+  private static boolean isSpaceOrTab(char c) {
+    return c == ' ' || c == '\t';
   }
 
   /** A received header value (one char per byte) decoded as UTF-8; the inverse of {@link #sanitizeValue}. */
@@ -245,19 +295,5 @@ public final class WireHeaders {
   public static String get(HttpHeaders headers, String name) {
     String v = headers.get(name);
     return v == null ? "" : fromWire(v);
-  }
-
-  /** {@code details} cut to 256 UTF-8 bytes ending in {@code " (truncated)"} when longer, as yarpc-go does. */
-  static String truncateDetails(String details) {
-    byte[] bytes = details.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    if (bytes.length <= MAX_APP_ERROR_DETAILS) {
-      return details;
-    }
-    int keep = MAX_APP_ERROR_DETAILS - TRUNCATED.length();
-    // do not cut a multi-byte character in half
-    while (keep > 0 && (bytes[keep] & 0xC0) == 0x80) {
-      keep--;
-    }
-    return new String(bytes, 0, keep, java.nio.charset.StandardCharsets.UTF_8) + TRUNCATED;
   }
 }

@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
@@ -51,12 +52,17 @@ public final class CallCodec {
   public static final String APPLICATION_ERROR_CODE = "$rpc$-application-error-code";
   /** Name of the application error meta. */
   public static final String APPLICATION_ERROR_NAME = "$rpc$-application-error-name";
-  /** Details of the application error meta, cut to 256 bytes. */
+  /** Details of the application error meta, cut to 256 bytes (core's {@link WireText#details}). */
   public static final String APPLICATION_ERROR_DETAILS = "$rpc$-application-error-details";
   /** Tracing baggage keys start with this; the server drops them from the application headers. */
   public static final String TRACING_PREFIX = "$tracing$";
 
-  static final int MAX_DETAILS = 256;
+  /**
+   * The most UTF-8 bytes a text in arg2 can hold: the binary header map gives each key and value a
+   * two-byte length (spec §10). Error texts longer than that are cut to it by core's rule; application
+   * headers are refused instead (they are data, not text for people).
+   */
+  static final int MAX_TEXT_BYTES = 0xFFFF;
 
   private CallCodec() {}
 
@@ -250,10 +256,10 @@ public final class CallCodec {
     if (error != null) {
       out.put(ERROR_CODE, error.code().wireName());
       if (error.name() != null) {
-        out.put(ERROR_NAME, error.name());
+        out.put(ERROR_NAME, fit(error.name()));
       }
       if (!error.getMessage().isEmpty()) {
-        out.put(ERROR_MESSAGE, error.getMessage());
+        out.put(ERROR_MESSAGE, fit(error.getMessage()));
       }
     }
     if (response.isApplicationError()) {
@@ -262,22 +268,21 @@ public final class CallCodec {
         out.put(APPLICATION_ERROR_CODE, Integer.toString(meta.code().value()));
       }
       if (meta.name() != null && !meta.name().isEmpty()) {
-        out.put(APPLICATION_ERROR_NAME, meta.name());
+        out.put(APPLICATION_ERROR_NAME, fit(meta.name()));
       }
       if (meta.details() != null && !meta.details().isEmpty()) {
-        out.put(APPLICATION_ERROR_DETAILS, truncateDetails(meta.details()));
+        out.put(APPLICATION_ERROR_DETAILS, WireText.details(meta.details()));
       }
     }
     return out;
   }
 
-  /** yarpc-go cuts details to 256 bytes and marks the cut. */
-  static String truncateDetails(String details) {
-    byte[] bytes = details.getBytes(UTF_8);
-    if (bytes.length <= MAX_DETAILS) {
-      return details;
-    }
-    return new String(bytes, 0, MAX_DETAILS, UTF_8) + " (truncated)";
+  /**
+   * An error text as arg2 carries it: whole, or cut to {@link #MAX_TEXT_BYTES}. Strings are UTF-8 with a
+   * length in front, so any character travels as it is (tab, CR, LF, NUL, non-ASCII).
+   */
+  private static String fit(String text) {
+    return WireText.truncate(text, MAX_TEXT_BYTES, WireText::utf8Length);
   }
 
   /**

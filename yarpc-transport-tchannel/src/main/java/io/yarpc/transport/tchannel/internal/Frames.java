@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.yarpc.internal.WireText;
 
 /**
  * TChannel protocol v2 frame layout: the 16-byte header ({@code size:2 type:1 reserved:1 id:4
@@ -108,14 +109,15 @@ public final class Frames {
   }
 
   /**
-   * An error frame: {@code code:1 tracing:25 message~2}. The message is cut to what fits in one frame.
+   * An error frame: {@code code:1 tracing:25 message~2}. A message longer than one frame holds is cut by
+   * core's rule ({@link WireText#truncate}: whole characters, then {@code " (truncated)"}).
    *
    * @param tracing 25 bytes, or {@code null} for zeros
    */
   public static ByteBuf error(ByteBufAllocator alloc, int id, int code, byte[] tracing, String message) {
-    byte[] text = (message == null ? "" : message).getBytes(UTF_8);
     int max = MAX_FRAME_SIZE - HEADER_SIZE - 1 - TRACING_SIZE - 2;
-    int length = Math.min(text.length, max);
+    byte[] text = WireText.truncate(message == null ? "" : message, max, WireText::utf8Length).getBytes(UTF_8);
+    int length = text.length;
     int size = HEADER_SIZE + 1 + TRACING_SIZE + 2 + length;
     ByteBuf out = alloc.buffer(size);
     writeHeader(out, size, ERROR, id);

@@ -217,6 +217,21 @@ class FrameCodecTest {
     assertThat(in.toString(44, in.getUnsignedShort(42), UTF_8)).isEqualTo("request timed out after 188ms (limit was 188ms)");
   }
 
+  @Test
+  void anErrorMessageLongerThanAFrameIsCutBetweenCharacters() {
+    String message = "é".repeat(40_000); // 80,000 bytes
+    ByteBuf frame = Frames.error(ALLOC, 3, ErrorCodes.UNEXPECTED, null, message);
+    try {
+      assertThat(frame.readableBytes()).isLessThanOrEqualTo(Frames.MAX_FRAME_SIZE);
+      String got = frame.toString(44, frame.getUnsignedShort(42), UTF_8);
+      assertThat(got).endsWith(" (truncated)").doesNotContain("\uFFFD");
+      assertThat(message).startsWith(got.substring(0, got.length() - " (truncated)".length()));
+      assertThat(frame.getUnsignedShort(0)).isEqualTo(frame.readableBytes()); // the size field still matches
+    } finally {
+      frame.release();
+    }
+  }
+
   // ---- §15.4 three-frame fragmentation -------------------------------------------------------------
 
   @Test
