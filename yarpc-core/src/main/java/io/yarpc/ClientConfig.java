@@ -2,21 +2,28 @@ package io.yarpc;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.OutboundInvoker;
+import io.yarpc.middleware.Middleware;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * How clients of one remote service send calls: the caller and service names and the dispatcher's
- * outbounds for that service, wrapped in validation, deadline and cancellation inheritance from the
- * current {@link Call}, and the outbound middleware. Encodings' typed clients are built on it; get one
- * from {@link Dispatcher#clientConfig(String)}.
+ * How clients of one remote service send calls: the caller and service names and the outbounds for that
+ * service, wrapped in the one outbound call path every call takes (core's, so no transport repeats it):
+ * defaults and inheritance from the current {@link Call} (deadline, cancellation, caller procedure),
+ * validation ({@code missing ...}, {@code missing TTL} for unary and oneway calls), the call's deadline —
+ * one timer per call, which fails it with {@code deadline-exceeded} {@code client timeout for procedure
+ * ...} and cancels the outbound's future — the outbound middleware, then the outbound. Encodings' typed
+ * clients are built on it; get one from {@link Dispatcher#clientConfig(String)}, or, without a
+ * dispatcher, from {@link #of(String, String, Outbounds)}.
  *
  * <p>Requests with an empty caller or service get this config's names. The outbound owns a request body
- * once called; the caller owns the response body.
+ * once called; the caller owns the response body. Thread-safe.
  */
 public final class ClientConfig {
   private final String caller;
@@ -32,6 +39,33 @@ public final class ClientConfig {
     this.unary = unary;
     this.oneway = oneway;
     this.stream = stream;
+  }
+
+  /**
+   * A config that calls {@code service} as {@code caller} through {@code outbounds} without a dispatcher,
+   * on the same call path as {@link Dispatcher#clientConfig(String)} (without middleware). Starting and
+   * stopping the outbounds is the caller's job.
+   */
+  public static ClientConfig of(String caller, String service, Outbounds outbounds) {
+    java.util.Objects.requireNonNull(caller, "caller");
+    java.util.Objects.requireNonNull(service, "service");
+    return create(caller, service, java.util.Objects.requireNonNull(outbounds, "outbounds"), List.of(),
+        List.of(), List.of());
+  }
+
+  /** The config for {@code outbounds} with this outbound middleware (first outermost). */
+  static ClientConfig create(String caller, String service, Outbounds outbounds,
+      List<Middleware<Request, Response>> unaryMiddleware, List<Middleware<Request, Void>> onewayMiddleware,
+      List<Middleware<RequestMeta, ClientStream>> streamMiddleware) {
+    Handler<Request, Response> unary = outbounds.unary() == null ? null
+        : OutboundInvoker.unary(caller, service, outbounds.unary(), outbounds.unary()::call, unaryMiddleware);
+    Handler<Request, Void> oneway = outbounds.oneway() == null ? null
+        : OutboundInvoker.oneway(caller, service, outbounds.oneway(), outbounds.oneway()::callOneway,
+            onewayMiddleware);
+    Handler<RequestMeta, ClientStream> stream = outbounds.stream() == null ? null
+        : OutboundInvoker.stream(caller, service, outbounds.stream(), outbounds.stream()::callStream,
+            streamMiddleware);
+    return new ClientConfig(caller, service, unary, oneway, stream);
   }
 
   /** This process's service name. */

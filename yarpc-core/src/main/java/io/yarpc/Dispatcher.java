@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.internal.HandlerInvoker;
 import io.yarpc.internal.MapRouter;
-import io.yarpc.internal.OutboundInvoker;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Handler;
@@ -201,15 +200,8 @@ public final class Dispatcher implements Lifecycle {
 
   private ClientConfig buildClientConfig(String key, Outbounds out) {
     String service = out.serviceName().isEmpty() ? key : out.serviceName();
-    Handler<Request, Response> unary = out.unary() == null ? null
-        : OutboundInvoker.unary(name, service, out.unary(), out.unary()::call, config.unaryOutbound);
-    Handler<Request, Void> oneway = out.oneway() == null ? null
-        : OutboundInvoker.oneway(name, service, out.oneway(), out.oneway()::callOneway,
-            config.onewayOutbound);
-    Handler<RequestMeta, ClientStream> stream = out.stream() == null ? null
-        : OutboundInvoker.stream(name, service, out.stream(), out.stream()::callStream,
-            config.streamOutbound);
-    return new ClientConfig(name, service, unary, oneway, stream);
+    return ClientConfig.create(name, service, out, config.unaryOutbound, config.onewayOutbound,
+        config.streamOutbound);
   }
 
   /** Starts transports, then outbounds, then inbounds; see the class comment. */

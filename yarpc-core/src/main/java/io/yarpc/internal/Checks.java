@@ -2,11 +2,21 @@ package io.yarpc.internal;
 
 import static java.util.Objects.requireNonNull;
 
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
 import java.time.Duration;
 
-/** Argument checks the builders of every module share, so their messages read alike. */
+/** Checks every module shares, so their messages read alike: builder arguments, a stopped component. */
 public final class Checks {
   private Checks() {}
+
+  /**
+   * The one error every component gives a call made while it is not running (before {@code start}, after
+   * {@code stop}): {@code unavailable} {@code WHAT is not running}.
+   */
+  public static YarpcException notRunning(String what) {
+    return YarpcException.of(Code.UNAVAILABLE, "%s is not running", what);
+  }
 
   /**
    * {@code d}, which must be positive.

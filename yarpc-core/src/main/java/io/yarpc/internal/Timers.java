@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The one shared daemon timer thread ({@code yarpc-timer}) for call deadlines, grpc context deadlines
@@ -14,13 +15,31 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Timers {
   private static final DeadlineTimer TIMER = new DeadlineTimer("yarpc-timer");
-  private static final ScheduledExecutorService EXECUTOR = new TimerExecutor();
+  private static final ScheduledExecutorService EXECUTOR = new TimerExecutor(true);
+  private static final ScheduledExecutorService UNARMED = new TimerExecutor(false);
+  private static final LongAdder SCHEDULED = new LongAdder();
 
   private Timers() {}
 
   /** Runs {@code task} after {@code nanos} nanoseconds (at once when not positive). */
   public static ScheduledFuture<?> schedule(Runnable task, long nanos) {
+    SCHEDULED.increment();
     return TIMER.schedule(task, nanos);
+  }
+
+  /** How many tasks were ever scheduled on the shared timer (tests count timers per call with it). */
+  public static long scheduledTotal() {
+    return SCHEDULED.sum();
+  }
+
+  /**
+   * An executor whose one-shot {@code schedule} arms nothing: for a library deadline that must exist (so
+   * code can read it) but whose expiry something else already delivers — a grpc {@code Context} inside a
+   * dispatched call, which the call's own deadline timer cancels. {@code execute} runs on the timer
+   * thread as {@link #scheduler()}'s does.
+   */
+  public static ScheduledExecutorService unarmed() {
+    return UNARMED;
   }
 
   /**
@@ -39,14 +58,23 @@ public final class Timers {
 
   private static final class TimerExecutor extends AbstractExecutorService
       implements ScheduledExecutorService {
+    private final boolean armed;
+
+    TimerExecutor(boolean armed) {
+      this.armed = armed;
+    }
+
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-      return TIMER.schedule(command, unit.toNanos(delay));
+      if (!armed) {
+        return new Unarmed(); // nothing queued: nothing runs
+      }
+      return Timers.schedule(command, unit.toNanos(delay));
     }
 
     @Override
     public void execute(Runnable command) {
-      TIMER.schedule(command, 0);
+      Timers.schedule(command, 0);
     }
 
     @Override
@@ -89,6 +117,48 @@ public final class Timers {
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) {
       return false;
+    }
+
+    /** What an unarmed schedule returns: a task that never runs, cancellable (a no-op). */
+    private static final class Unarmed implements ScheduledFuture<Object> {
+      private volatile boolean cancelled;
+
+      @Override
+      public long getDelay(TimeUnit unit) {
+        return Long.MAX_VALUE;
+      }
+
+      @Override
+      public int compareTo(java.util.concurrent.Delayed other) {
+        return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+      }
+
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        boolean was = cancelled;
+        cancelled = true;
+        return !was;
+      }
+
+      @Override
+      public boolean isCancelled() {
+        return cancelled;
+      }
+
+      @Override
+      public boolean isDone() {
+        return cancelled;
+      }
+
+      @Override
+      public Object get() {
+        throw new UnsupportedOperationException("an unarmed task never completes");
+      }
+
+      @Override
+      public Object get(long timeout, TimeUnit unit) {
+        throw new UnsupportedOperationException("an unarmed task never completes");
+      }
     }
 
     private static UnsupportedOperationException unsupported() {

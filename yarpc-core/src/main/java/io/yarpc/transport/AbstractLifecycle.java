@@ -3,12 +3,13 @@ package io.yarpc.transport;
 /**
  * Idempotent {@link Lifecycle} for transport authors: implement {@link #doStart()} and {@link #doStop()};
  * each runs at most once. A failed start leaves the object stopped (after calling {@link #doStop()} to
- * clean up what was started). Stop before start goes straight to stopped.
+ * clean up what was started). Stop before start goes straight to stopped. A component's calls made while
+ * it is not running fail with {@link io.yarpc.internal.Checks#notRunning} ({@code unavailable}).
  */
 public abstract class AbstractLifecycle implements Lifecycle {
   private enum State { IDLE, RUNNING, STOPPED }
 
-  private State state = State.IDLE;
+  private volatile State state = State.IDLE; // written under this object's lock, read without it
 
   /** Starts the component; called at most once. */
   protected abstract void doStart() throws Exception;
@@ -57,8 +58,9 @@ public abstract class AbstractLifecycle implements Lifecycle {
     }
   }
 
+  /** Whether started and not stopped; a volatile read, cheap enough for every call to check. */
   @Override
-  public final synchronized boolean isRunning() {
+  public final boolean isRunning() {
     return state == State.RUNNING;
   }
 }

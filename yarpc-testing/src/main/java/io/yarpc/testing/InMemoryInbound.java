@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
+import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
@@ -91,10 +94,7 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
     CompletableFuture<Response> server;
     try {
       HandlerSpec spec = choose(meta, RpcType.UNARY);
-      server = spec.unary().handle(Request.of(meta, body));
-      if (server == null) {
-        server = CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "handler returned no future"));
-      }
+      server = InboundCalls.handle(spec.unary(), Request.of(meta, body));
     } catch (Throwable t) {
       body.release(); // idempotent: harmless if the handler path released it already
       server = CompletableFuture.failedFuture(t);
@@ -149,11 +149,8 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
     }
     CompletableFuture<Void> handled;
     try {
-      if (meta.deadline() == null) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL");
-      }
       HandlerSpec spec = choose(meta, RpcType.ONEWAY);
-      handled = spec.oneway().handle(Request.of(meta, body));
+      handled = InboundCalls.handle(spec.oneway(), Request.of(meta, body));
     } catch (Throwable t) {
       body.release();
       ack.completeExceptionally(transport.transmit(t, "in-memory oneway error of " + describe(meta)));
@@ -195,15 +192,9 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
   private HandlerSpec choose(RequestMeta meta, RpcType type) {
     Router r = router;
     if (r == null || !isRunning()) {
-      throw YarpcException.of(Code.UNAVAILABLE, "in-memory inbound is not running");
+      throw Checks.notRunning("in-memory inbound");
     }
-    HandlerSpec spec = r.choose(meta);
-    if (spec.type() != type) {
-      throw YarpcException.of(Code.UNIMPLEMENTED,
-          "procedure \"%s\" of service \"%s\" is a %s procedure and cannot serve a %s call",
-          meta.procedure(), meta.service(), spec.type(), type);
-    }
-    return spec;
+    return InboundCalls.route(r, meta, type, DeadlinePolicy.strict()).spec();
   }
 
   static String describe(RequestMeta meta) {

@@ -2,6 +2,7 @@ package io.yarpc.testing;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
@@ -135,7 +136,7 @@ public final class InMemoryOutbound extends AbstractLifecycle
 
   private InMemoryInbound target() {
     if (!isRunning()) {
-      throw YarpcException.of(Code.UNAVAILABLE, "in-memory outbound is not running");
+      throw Checks.notRunning("in-memory outbound");
     }
     InMemoryInbound target = transport.target();
     if (target == null) {

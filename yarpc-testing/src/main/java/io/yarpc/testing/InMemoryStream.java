@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Handler;
@@ -73,15 +74,7 @@ final class InMemoryStream {
   /** Runs the handler with the server's end; its future's completion ends the stream. */
   void start(Handler<ServerStream, Void> streamHandler, Runnable onServerEnd) {
     this.onServerEnd = onServerEnd;
-    CompletableFuture<Void> f;
-    try {
-      f = streamHandler.handle(server);
-      if (f == null) {
-        f = CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "stream handler returned no future"));
-      }
-    } catch (Throwable t) {
-      f = CompletableFuture.failedFuture(t);
-    }
+    CompletableFuture<Void> f = InboundCalls.handle(streamHandler, server);
     handler = f;
     if (cancelled) {
       f.cancel(false);

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.peer.PeerChooser;
@@ -126,22 +127,9 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
 
   private <T> void send(Request request, CompletableFuture<T> result, Reader<T> reader) {
     RequestMeta meta = request.meta();
-    Deadline deadline = meta.deadline();
     if (!isRunning()) {
       request.body().release();
-      result.completeExceptionally(YarpcException.of(Code.UNAVAILABLE,
-          "HTTP outbound for service \"%s\" is not running", meta.service()));
-      return;
-    }
-    if (deadline == null) {
-      request.body().release();
-      result.completeExceptionally(YarpcException.of(Code.INVALID_ARGUMENT, "missing context deadline"));
-      return;
-    }
-    Duration ttl = deadline.timeRemaining();
-    if (ttl.isNegative() || ttl.isZero()) {
-      request.body().release();
-      result.completeExceptionally(timeout(meta, ttl));
+      result.completeExceptionally(Checks.notRunning("HTTP outbound for service \"" + meta.service() + "\""));
       return;
     }
     try {
@@ -171,23 +159,11 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     }
     CompletableFuture<PeerLease> chosen = choice;
 
-    ScheduledFuture<?> timer;
-    try {
-      timer = transport.group().schedule(() -> {
-        if (result.completeExceptionally(timeout(meta, ttl))) {
-          abort(chosen, callRef);
-        }
-      }, ttl.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (RuntimeException e) {
-      httpRequest.release();
-      chosen.cancel(false);
-      result.completeExceptionally(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
-      return;
-    }
+    // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up, the
+    // returned future is cancelled, and the exchange is aborted here.
     result.whenComplete((v, e) -> {
-      timer.cancel(false);
       if (e != null) {
-        abort(chosen, callRef); // cancelled by the caller, or timed out
+        abort(chosen, callRef);
       }
     });
 
@@ -246,11 +222,6 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     if (call != null) {
       call.cancel();
     }
-  }
-
-  private static YarpcException timeout(RequestMeta meta, Duration ttl) {
-    return YarpcException.of(Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s",
-        meta.procedure(), meta.service(), GoDurations.format(ttl.isNegative() ? Duration.ZERO : ttl));
   }
 
   @Override

@@ -186,7 +186,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   EventLoopGroup group() {
     EventLoopGroup g = group;
     if (g == null || !running) {
-      throw new IllegalStateException("HTTP transport is not running");
+      throw Checks.notRunning("HTTP transport");
     }
     return g;
   }

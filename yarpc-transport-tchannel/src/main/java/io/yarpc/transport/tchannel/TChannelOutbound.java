@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerLease;
@@ -85,12 +86,8 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
     Body body = request.body();
     if (!isRunning()) {
       body.release();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "tchannel outbound for service \"%s\" is not running", meta.service()));
-    }
-    if (meta.deadline() == null) {
-      body.release();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL"));
+      return CompletableFuture.failedFuture(
+          Checks.notRunning("tchannel outbound for service \"" + meta.service() + "\""));
     }
     CompletableFuture<Response> result = new CompletableFuture<>();
     AtomicReference<CompletableFuture<?>> stage = new AtomicReference<>();

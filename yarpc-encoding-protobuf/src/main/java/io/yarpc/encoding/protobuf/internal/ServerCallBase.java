@@ -65,9 +65,11 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     Context base = Context.current().withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS,
         requestHeaders);
     Deadline deadline = meta.deadline();
+    // The context carries the call's deadline for the handler to read (and pass on), but arms no timer of
+    // its own: the dispatcher's deadline timer cancels the YARPC call, which cancels this context.
     this.context = deadline == null ? base.withCancellation()
         : base.withDeadline(io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
-            Timers.scheduler());
+            Timers.unarmed());
   }
 
   /**

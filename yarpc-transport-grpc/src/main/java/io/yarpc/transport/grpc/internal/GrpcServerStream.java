@@ -7,6 +7,7 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Headers;
@@ -56,15 +57,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   /** Runs {@code handler} on this stream; returns the listener grpc-java delivers the call's events to. */
   GrpcServerStream start(Handler<ServerStream, Void> handler) {
-    CompletableFuture<Void> f;
-    try {
-      f = handler.handle(this);
-    } catch (RuntimeException | Error e) {
-      f = CompletableFuture.failedFuture(e);
-    }
-    if (f == null) {
-      f = CompletableFuture.failedFuture(new NullPointerException("handler returned no future"));
-    }
+    CompletableFuture<Void> f = InboundCalls.handle(handler, this);
     boolean cancelNow;
     synchronized (this) {
       result = f;

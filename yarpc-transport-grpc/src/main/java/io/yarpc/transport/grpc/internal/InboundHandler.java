@@ -11,14 +11,18 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
+import io.yarpc.transport.RpcType;
 import java.util.List;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +42,8 @@ import java.util.concurrent.TimeUnit;
 public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
   private static final int METHOD_CACHE_LIMIT = 1024;
   private static final ServerCall.Listener<Body> NOOP = new ServerCall.Listener<>() {};
+  /** gRPC carries unary calls and streams; oneway is not part of it. */
+  private static final Set<RpcType> HANDLED = EnumSet.of(RpcType.UNARY, RpcType.STREAMING);
 
   private final BodyMarshaller marshaller;
   private final long maxSendMessageSize;
@@ -106,31 +112,23 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
       call.close(Status.UNAVAILABLE.withDescription("grpc inbound has no router"), new Metadata());
       return NOOP;
     }
-    RequestMeta meta;
-    HandlerSpec spec;
+    InboundCalls.Routed routed;
     try {
       String procedure = Procedures.toProcedure(call.getMethodDescriptor().getFullMethodName());
       // grpc-java runs startCall in the call's context, whose deadline comes from grpc-timeout.
       io.grpc.Deadline grpcDeadline = Context.current().getDeadline();
       Deadline deadline = grpcDeadline == null ? null
           : Deadline.after(grpcDeadline.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
-      meta = Metadatas.toRequestMeta(headers, procedure, deadline,
+      RequestMeta meta = Metadatas.toRequestMeta(headers, procedure, deadline,
           defaultService != null ? defaultService : r.defaultService());
-      spec = r.choose(meta);
-      meta = deadlinePolicy.apply(meta, spec.type());
+      routed = InboundCalls.route(r, meta, "grpc", HANDLED, deadlinePolicy);
     } catch (RuntimeException e) {
       call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());
       return NOOP;
     }
-    switch (spec.type()) {
-      case UNARY:
-        return new UnaryServerCall(call, meta, spec.unary(), maxSendMessageSize).start();
-      case STREAMING:
-        return new GrpcServerStream(call, meta, maxSendMessageSize).start(spec.streaming());
-      default:
-        call.close(GrpcErrors.toPlainStatus(YarpcException.of(Code.UNIMPLEMENTED,
-            "transport grpc does not handle %s handlers", spec.type())), new Metadata());
-        return NOOP;
-    }
+    HandlerSpec spec = routed.spec();
+    return spec.type() == RpcType.UNARY
+        ? new UnaryServerCall(call, routed.meta(), spec.unary(), maxSendMessageSize).start()
+        : new GrpcServerStream(call, routed.meta(), maxSendMessageSize).start(spec.streaming());
   }
 }

@@ -4,6 +4,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Request;
@@ -92,16 +93,9 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
       request = null;
       invoked = true;
     }
-    CompletableFuture<Response> f;
-    try {
-      f = handler.handle(Request.of(meta, body));
-    } catch (RuntimeException | Error e) {
-      body.release();
-      f = CompletableFuture.failedFuture(e);
-    }
-    if (f == null) {
-      body.release();
-      f = CompletableFuture.failedFuture(new NullPointerException("handler returned no future"));
+    CompletableFuture<Response> f = InboundCalls.handle(handler, Request.of(meta, body));
+    if (f.isCompletedExceptionally()) {
+      body.release(); // refused or thrown: the handler is done with it (release is idempotent)
     }
     boolean cancelNow;
     synchronized (this) {

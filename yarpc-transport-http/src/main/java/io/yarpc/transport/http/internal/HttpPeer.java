@@ -27,6 +27,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.AbstractPeer;
 import java.net.ConnectException;
@@ -96,7 +97,7 @@ public final class HttpPeer extends AbstractPeer {
   private ClientContext context() {
     ClientContext c = contexts.get();
     if (c == null) {
-      throw new IllegalStateException("HTTP transport is not running");
+      throw Checks.notRunning("HTTP transport");
     }
     return c;
   }
@@ -244,7 +245,7 @@ public final class HttpPeer extends AbstractPeer {
       try {
         ch.eventLoop().execute(() -> h1Handler(ch).start(call, true));
       } catch (RejectedExecutionException e) {
-        call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+        call.fail(Checks.notRunning("HTTP transport"));
       }
       return;
     }
@@ -271,7 +272,7 @@ public final class HttpPeer extends AbstractPeer {
         }
       }).connect(host, port);
     } catch (RuntimeException e) {
-      call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+      call.fail(Checks.notRunning("HTTP transport"));
       return;
     }
     f.addListener((ChannelFutureListener) done -> {
@@ -367,7 +368,7 @@ public final class HttpPeer extends AbstractPeer {
         try {
           conn = h2 = connectH2();
         } catch (RuntimeException e) {
-          call.fail(YarpcException.withCause(Code.UNAVAILABLE, "HTTP transport is not running", e));
+          call.fail(Checks.notRunning("HTTP transport"));
           return;
         }
       }

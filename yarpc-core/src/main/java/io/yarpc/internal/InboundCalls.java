@@ -1,0 +1,77 @@
+package io.yarpc.internal;
+
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.transport.DeadlinePolicy;
+import io.yarpc.transport.Handler;
+import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.RpcType;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The inbound call path every transport takes once it has decoded a call's metadata, so that no transport
+ * repeats it: routing (validation and {@code unimplemented} for unknown services and procedures, from the
+ * {@link Router}), the call-type check, the inbound's {@link DeadlinePolicy}, and a guarded handler call.
+ * What the dispatcher's handlers do next (draining, {@code missing TTL}, the deadline timer, executors,
+ * errors) is {@link HandlerInvoker}'s.
+ *
+ * <p>Stateless and thread-safe; called on the transport's I/O threads.
+ */
+public final class InboundCalls {
+  private InboundCalls() {}
+
+  /** A routed call: its handler and its metadata with the deadline the policy gave it. */
+  public record Routed(HandlerSpec spec, RequestMeta meta) {}
+
+  /**
+   * Routes a call that arrived over {@code transport}, which serves the handler types in {@code handled}
+   * (the wire does not say which type the call is: the handler decides, as on HTTP and gRPC).
+   *
+   * @throws YarpcException {@code invalid-argument} for missing metadata, {@code unimplemented} for an
+   *     unknown service or procedure, or {@code transport T does not handle X handlers}
+   */
+  public static Routed route(Router router, RequestMeta meta, String transport, Set<RpcType> handled,
+      DeadlinePolicy policy) {
+    HandlerSpec spec = router.choose(meta);
+    if (!handled.contains(spec.type())) {
+      throw YarpcException.of(Code.UNIMPLEMENTED, "transport %s does not handle %s handlers", transport,
+          spec.type());
+    }
+    return new Routed(spec, policy.apply(meta, spec.type()));
+  }
+
+  /**
+   * Routes a call whose type the wire says ({@code callType}): the procedure must be of that type.
+   *
+   * @throws YarpcException as {@link #route(Router, RequestMeta, String, Set, DeadlinePolicy)}, or {@code
+   *     unimplemented} {@code procedure "P" of service "S" is a X procedure and cannot serve a Y call}
+   */
+  public static Routed route(Router router, RequestMeta meta, RpcType callType, DeadlinePolicy policy) {
+    HandlerSpec spec = router.choose(meta);
+    if (spec.type() != callType) {
+      throw YarpcException.of(Code.UNIMPLEMENTED,
+          "procedure \"%s\" of service \"%s\" is a %s procedure and cannot serve a %s call",
+          meta.procedure(), meta.service(), spec.type(), callType);
+    }
+    return new Routed(spec, policy.apply(meta, spec.type()));
+  }
+
+  /**
+   * {@code handler}'s future for {@code input}; a handler that throws or returns no future gives a failed
+   * one ({@code internal} {@code handler returned no future} for the latter), so the transport always has
+   * a future to answer from. The dispatcher's handlers never do either; this guards routers of others.
+   */
+  public static <I, O> CompletableFuture<O> handle(Handler<I, O> handler, I input) {
+    CompletableFuture<O> f;
+    try {
+      f = handler.handle(input);
+    } catch (RuntimeException | Error e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return f != null ? f
+        : CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "handler returned no future"));
+  }
+}
