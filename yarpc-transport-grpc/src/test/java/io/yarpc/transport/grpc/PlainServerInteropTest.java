@@ -261,7 +261,7 @@ class PlainServerInteropTest {
     YarpcException e = failure(client().call(Request.of(meta(UNARY), body(req("hi")))));
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
     assertThat(e.getMessage()).isEqualTo("service name sent from the request does not match the service name "
-        + "received in the response: sent \"plain-echo\", got: \"someone-else\"");
+        + "received in the response, sent \"plain-echo\", got: \"someone-else\"");
   }
 
   @Test

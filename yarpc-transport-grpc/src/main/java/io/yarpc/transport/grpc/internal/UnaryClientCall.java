@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.peer.PeerLease;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Headers;
@@ -166,11 +167,7 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
           throw YarpcException.of(Code.INTERNAL, "no response message for unary procedure \"%s\"",
               meta.procedure());
         }
-        String service = Metadatas.single(trailers, Metadatas.SERVICE);
-        if (service != null && !service.equals(meta.service())) {
-          throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the "
-              + "service name received in the response: sent \"%s\", got: \"%s\"", meta.service(), service);
-        }
+        Checks.responseService(meta, Metadatas.single(trailers, Metadatas.SERVICE));
         if (result.complete(response)) {
           body = null;
         }

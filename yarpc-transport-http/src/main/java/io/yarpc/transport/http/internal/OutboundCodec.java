@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
@@ -87,11 +88,11 @@ public final class OutboundCodec {
     HttpHeaders h = r.headers();
     ByteBuf content = r.content();
     String service = WireHeaders.fromWire(h.get(WireHeaders.SERVICE));
-    if (service != null && !service.isEmpty() && !service.equals(meta.service())) {
+    try {
+      Checks.responseService(meta, service);
+    } catch (YarpcException e) {
       content.release();
-      throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the service "
-          + "name received in the response, sent %s, got: %s",
-          GoStrings.quote(meta.service()), GoStrings.quote(service));
+      throw e;
     }
     Response.Builder rb = Response.builder().headers(WireHeaders.applicationHeaders(h));
     if (WireHeaders.STATUS_ERROR.equals(h.get(WireHeaders.STATUS))) {

@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
@@ -314,10 +315,11 @@ public final class CallCodec {
       }
     }
     String service = reserved.get(SERVICE);
-    if (service != null && !service.equals(meta.service())) {
+    try {
+      Checks.responseService(meta, service);
+    } catch (YarpcException e) {
       body.release();
-      throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the service "
-          + "name received in the response, sent \"%s\", got: \"%s\"", meta.service(), service);
+      throw e;
     }
     Response.Builder response = Response.builder().headers(headers.build()).body(body);
     if (code != 0) {
