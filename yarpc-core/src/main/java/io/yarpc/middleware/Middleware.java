@@ -21,7 +21,21 @@ import java.util.concurrent.CompletableFuture;
  *         : CompletableFuture.failedFuture(YarpcException.of(Code.UNAUTHENTICATED, "no token"));
  * }</pre>
  *
- * <p>A middleware that does not pass the request on owns its body and must release it.
+ * <p>The contract:
+ *
+ * <ul>
+ *   <li>A middleware MAY call {@code next} zero times (answering itself) or once. It MAY call it more than
+ *       once only for an input it can send again: a unary or oneway request's body is owned by the first
+ *       call, so a retrying middleware MUST give each attempt a body of its own (e.g. a copy taken before
+ *       the first attempt), and MUST release the responses of the attempts it discards.
+ *   <li>A middleware that does not pass the request on owns its body and MUST release it; one that replaces
+ *       a response MUST release the body of the one it drops.
+ *   <li>It MUST return a future (never null, never throw: a thrown exception is treated as a failed
+ *       future by the call path, but other middleware may not expect it) and MUST NOT block: it runs on the
+ *       caller's thread outbound and on a handler thread (or, for non-blocking procedures, an I/O thread)
+ *       inbound. The future MAY complete on any thread.
+ *   <li>Implementations MUST be thread-safe: one instance serves every call, concurrently.
+ * </ul>
  *
  * @param <I> the input type
  * @param <O> the output type

@@ -2,9 +2,25 @@ package io.yarpc.transport;
 
 /**
  * Receives calls from the network, turns them into {@link Request}s or {@link ServerStream}s, and serves
- * them through the {@link Router} it was given. It maps a returned {@link Response} or
- * {@link io.yarpc.errors.YarpcException} back to its wire protocol, and it releases the response bodies it
- * writes.
+ * them through the {@link Router} it was given. The contract:
+ *
+ * <ul>
+ *   <li>It decodes the wire's metadata into a {@link RequestMeta} (an absent deadline stays null) and then
+ *       takes core's inbound path ({@code io.yarpc.internal.InboundCalls}): routing, the call-type check,
+ *       its {@link DeadlinePolicy}, a guarded handler call. It MUST NOT check deadlines, arm deadline
+ *       timers or validate metadata again: the dispatcher's handlers do ({@code missing TTL}, the deadline,
+ *       draining, error mapping).
+ *   <li>It MAY call the handlers on its I/O threads: they never block (the dispatcher hops to its
+ *       executor). A handler's future MAY complete on any thread.
+ *   <li>The request body it hands to a handler is the invocation's (released when the handler's result
+ *       completes); a body it never hands on it MUST release. It owns the body of every response it writes
+ *       (and of a response attached to an error) and MUST release it exactly once, written or not.
+ *   <li>It MUST answer every call it accepted: the response, or the error in its protocol's own form
+ *       (never a dropped connection where the protocol has an error frame, never a Java class name or
+ *       stack trace on the wire). When its caller goes away it MUST cancel the handler's future.
+ *   <li>{@link #setRouter} is called before {@link #start()}; {@link #beginDrain()} when the dispatcher
+ *       begins to stop; {@link #stop()} after calls drained (or the grace period passed).
+ * </ul>
  */
 public interface Inbound extends TransportComponent {
   /** Called by the dispatcher before {@link #start()}. */
