@@ -272,6 +272,24 @@ public abstract class TransportConformanceSuite {
     assertThat(await(raw().call("raw-echo", bytes, options()))).isEqualTo(bytes);
   }
 
+  /**
+   * One deadline timer per unary call on each side, both core's: the client's call path arms one, the
+   * server's dispatcher one; the transport arms none (its outbound's future is cancelled by the call path,
+   * its inbound's handler is bounded by the dispatcher). Counted on core's shared timer; a transport that
+   * keeps a timer of its own on an event loop is caught by code review and the duplicate-code check.
+   */
+  @Test
+  public void oneDeadlineTimerPerUnaryCallOnEachSide() throws Exception {
+    await(raw().call("raw-echo", new byte[] {1}, options())); // warm up: connections, peers
+    int calls = 20;
+    long before = io.yarpc.internal.Timers.scheduledTotal();
+    for (int i = 0; i < calls; i++) {
+      assertThat(await(raw().call("raw-echo", new byte[] {(byte) i}, options()))).containsExactly((byte) i);
+    }
+    assertThat(io.yarpc.internal.Timers.scheduledTotal() - before).as("timers armed for %d calls", calls)
+        .isEqualTo(2L * calls);
+  }
+
   /** JSON-encoding unary round trip. */
   @ParameterizedTest(name = "{0} characters")
   @ValueSource(ints = {0, 1, 64 * KIB, 4 * MIB})
