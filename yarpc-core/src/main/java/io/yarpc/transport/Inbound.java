@@ -6,7 +6,7 @@ package io.yarpc.transport;
  *
  * <ul>
  *   <li>It decodes the wire's metadata into a {@link RequestMeta} (an absent deadline stays null) and then
- *       takes core's inbound path ({@code io.yarpc.internal.InboundCalls}): routing, the call-type check,
+ *       takes core's inbound path ({@link InboundCalls}): routing, the call-type check,
  *       its {@link DeadlinePolicy}, a guarded handler call. It MUST NOT check deadlines, arm deadline
  *       timers or validate metadata again: the dispatcher's handlers do ({@code missing TTL}, the deadline,
  *       draining, error mapping).

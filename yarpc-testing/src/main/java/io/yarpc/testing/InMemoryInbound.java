@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Handler;

@@ -7,7 +7,7 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Headers;

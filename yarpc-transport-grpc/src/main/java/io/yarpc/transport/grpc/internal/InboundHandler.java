@@ -11,7 +11,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.DeadlinePolicy;

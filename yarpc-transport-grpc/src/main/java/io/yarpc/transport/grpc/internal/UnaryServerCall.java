@@ -4,7 +4,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.InboundCalls;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Request;

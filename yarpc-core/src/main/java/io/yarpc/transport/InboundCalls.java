@@ -1,13 +1,7 @@
-package io.yarpc.internal;
+package io.yarpc.transport;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.transport.DeadlinePolicy;
-import io.yarpc.transport.Handler;
-import io.yarpc.transport.HandlerSpec;
-import io.yarpc.transport.RequestMeta;
-import io.yarpc.transport.Router;
-import io.yarpc.transport.RpcType;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
  * repeats it: routing (validation and {@code unimplemented} for unknown services and procedures, from the
  * {@link Router}), the call-type check, the inbound's {@link DeadlinePolicy}, and a guarded handler call.
  * What the dispatcher's handlers do next (draining, {@code missing TTL}, the deadline timer, executors,
- * errors) is {@link HandlerInvoker}'s.
+ * errors) is the dispatcher's. For transport authors: see {@link Inbound}.
  *
  * <p>Stateless and thread-safe; called on the transport's I/O threads.
  */
