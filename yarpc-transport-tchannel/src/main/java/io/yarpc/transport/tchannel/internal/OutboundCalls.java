@@ -75,7 +75,7 @@ final class OutboundCalls {
     final CompletableFuture<Response> result = new CompletableFuture<>();
     MessageAssembler assembler; // event loop only
     int code;
-    ScheduledFuture<?> timer;
+    ScheduledFuture<?> timer; // event loop only; the client timeout armDeadline starts
 
     ClientCall(int id, RequestMeta meta, byte[] tracing) {
       this.id = id;
@@ -107,9 +107,7 @@ final class OutboundCalls {
     }
   }
 
-  /**
-   * Sends a call req on a connection the caller found usable; see {@link Connection#call}.
-   */
+  /** Sends a call req on a connection the caller found usable; see {@link Connection#call}. */
   CompletableFuture<Response> call(RequestMeta meta, Body body, ChecksumType checksumType) {
     return armDeadline(meta, body, checksumType);
   }
