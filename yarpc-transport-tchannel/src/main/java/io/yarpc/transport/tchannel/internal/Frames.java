@@ -149,6 +149,23 @@ public final class Frames {
     return out;
   }
 
+  /** Whether a frame's flags byte (the first payload byte of call frames) says more fragments follow. */
+  static boolean moreFragments(ByteBuf frame) {
+    return frame.readableBytes() > HEADER_SIZE
+        && (frame.getUnsignedByte(frame.readerIndex() + HEADER_SIZE) & FLAG_MORE_FRAGMENTS) != 0;
+  }
+
+  /** An error frame's message, as much of it as the frame holds (empty when there is none). */
+  static String errorMessage(ByteBuf frame) {
+    int start = frame.readerIndex() + HEADER_SIZE + 1 + TRACING_SIZE;
+    int end = frame.readerIndex() + frame.readableBytes();
+    if (end - start < 2) {
+      return "";
+    }
+    int length = Math.min(frame.getUnsignedShort(start), end - start - 2);
+    return frame.toString(start + 2, length, UTF_8);
+  }
+
   /** Writes 25 tracing bytes, zeros when {@code tracing} is null. */
   public static void writeTracing(ByteBuf out, byte[] tracing) {
     if (tracing == null) {

@@ -5,7 +5,8 @@
  * io.yarpc.transport.tchannel.internal.MessageAssembler} (the reader algorithm and its checks), {@link
  * io.yarpc.transport.tchannel.internal.MessageWriter} (the fragmentation writer rules), {@link
  * io.yarpc.transport.tchannel.internal.CallCodec} (the YARPC mapping). Runtime: {@link
- * io.yarpc.transport.tchannel.internal.Connection} (one connection in either role) and {@link
- * io.yarpc.transport.tchannel.internal.TChannelPeer}.
+ * io.yarpc.transport.tchannel.internal.Connection} (one connection in either role: owns the channel and
+ * routes frames to its {@code Handshake}, {@code InboundCalls} and {@code OutboundCalls}, which write
+ * through its {@code FrameOutput}) and {@link io.yarpc.transport.tchannel.internal.TChannelPeer}.
  */
 package io.yarpc.transport.tchannel.internal;

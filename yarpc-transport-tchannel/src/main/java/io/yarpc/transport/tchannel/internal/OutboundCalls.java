@@ -1,0 +1,294 @@
+package io.yarpc.transport.tchannel.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoDurations;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.tchannel.ChecksumType;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The calls this side sends on one {@link Connection}: gives each a message id (from 1 up, skipping
+ * {@code 0xFFFFFFFF}, 0 and ids still pending), writes its call req frames, keeps it pending until its
+ * call res message is complete or an error frame arrives for its id, and turns that into the caller's
+ * {@link Response} or {@link YarpcException}. A call the caller cancels, or whose deadline passes, is
+ * forgotten and a cancel frame is sent; whatever arrives for it later is dropped.
+ *
+ * <p>Threads: {@link #call} and {@link #takeId} may be called from any thread ({@code call} encodes the
+ * request frames on the calling thread and writes them from the event loop); everything else runs on the
+ * connection's event loop. The pending map is concurrent; the per-call assembler and timer are touched on
+ * the event loop only. Result futures complete on the event loop, except the failures {@code call}
+ * returns at once.
+ *
+ * <p>Buffers: {@code call} owns the request body it is given and releases it exactly once: after its
+ * frames are written, or on every path where they are not. Response frames passed in stay the caller's
+ * (arg chunks live on as retained slices in a {@link MessageAssembler}); a complete response's arg3
+ * becomes a {@link Body} owned by whoever completes the result, and is released here when nobody takes
+ * it. A pending call's partial response is released when the call ends in any other way.
+ */
+final class OutboundCalls {
+  private final FrameOutput out;
+  private final Settings settings;
+  private final BooleanSupplier usable;
+  private final Supplier<String> peerName;
+  private final AtomicInteger nextId;
+  private final ConcurrentHashMap<Integer, ClientCall> calls = new ConcurrentHashMap<>();
+
+  /**
+   * The outbound calls of one connection.
+   *
+   * @param out where the frames go
+   * @param settings frame and message size limits
+   * @param firstId the first message id to give out (1 on a real connection)
+   * @param usable whether the connection may carry calls (handshake done, not closed)
+   * @param peerName names the peer in error messages
+   */
+  OutboundCalls(FrameOutput out, Settings settings, int firstId, BooleanSupplier usable,
+      Supplier<String> peerName) {
+    this.out = out;
+    this.settings = settings;
+    this.nextId = new AtomicInteger(firstId);
+    this.usable = usable;
+    this.peerName = peerName;
+  }
+
+  /** A call this side sent. */
+  private static final class ClientCall {
+    final int id;
+    final RequestMeta meta;
+    final byte[] tracing;
+    final CompletableFuture<Response> result = new CompletableFuture<>();
+    MessageAssembler assembler; // event loop only
+    int code;
+    ScheduledFuture<?> timer; // event loop only; the client timeout armDeadline starts
+
+    ClientCall(int id, RequestMeta meta, byte[] tracing) {
+      this.id = id;
+      this.meta = meta;
+      this.tracing = tracing;
+    }
+  }
+
+  /** How many calls are pending. */
+  int size() {
+    return calls.size();
+  }
+
+  /** Takes the next id as it is, unchecked: the handshake's init req takes the first one. */
+  int takeId() {
+    return nextId.getAndIncrement();
+  }
+
+  /** The next id for a call: never {@code 0xFFFFFFFF}, never 0, never one still pending. */
+  int allocateId() {
+    while (true) {
+      int id = nextId.getAndIncrement();
+      if (id == Frames.NULL_ID || id == 0) {
+        continue; // 0xFFFFFFFF is reserved; 0 only after wrapping, skip it too
+      }
+      if (!calls.containsKey(id)) {
+        return id;
+      }
+    }
+  }
+
+  /** Sends a call req on a connection the caller found usable; see {@link Connection#call}. */
+  CompletableFuture<Response> call(RequestMeta meta, Body body, ChecksumType checksumType) {
+    return armDeadline(meta, body, checksumType);
+  }
+
+  // core-call-path: this transport's own deadline handling, unchanged: the missing-TTL and expired checks
+  // before anything is sent, and the per-call client-timeout timer armed once the frames are written.
+  // Core is to own deadlines for every transport; then this method goes, and call() sends straight away
+  // with the TTL of the deadline core checked: send(meta, body, checksumType, remaining millis, no timer).
+  private CompletableFuture<Response> armDeadline(RequestMeta meta, Body body, ChecksumType checksumType) {
+    BiFunction<RequestMeta, Duration, YarpcException> timeout = (m, ttl) -> YarpcException.of(
+        Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s", m.procedure(),
+        m.service(), GoDurations.format(ttl));
+    if (meta.deadline() == null) {
+      body.release();
+      return CompletableFuture.failedFuture(YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL"));
+    }
+    long ttl = meta.deadline().remainingMillis();
+    if (ttl <= 0 || meta.deadline().isExpired()) {
+      body.release();
+      return CompletableFuture.failedFuture(timeout.apply(meta, Duration.ZERO));
+    }
+    return send(meta, body, checksumType, ttl, call -> {
+      Duration ttlDuration = meta.deadline().timeRemaining(); // the frames are encoded, not yet written
+      return () -> call.timer = out.channel().eventLoop().schedule(() -> { // event loop: they are written
+        if (calls.get(call.id) == call) {
+          cancelCall(call, "timeout");
+          call.result.completeExceptionally(timeout.apply(meta, ttlDuration));
+        }
+      }, Math.max(0, meta.deadline().remainingNanos()), TimeUnit.NANOSECONDS);
+    });
+  }
+
+  /**
+   * Encodes the call req frames (this thread), registers the call, and writes them (event loop).
+   *
+   * @param ttlMillis the TTL field of the call req
+   * @param timer told when the frames are encoded; returns what runs on the event loop once they are written
+   */
+  private CompletableFuture<Response> send(RequestMeta meta, Body body, ChecksumType checksumType, long ttlMillis,
+      Function<ClientCall, Runnable> timer) {
+    int id = allocateId();
+    ClientCall call = new ClientCall(id, meta, Tracing.newRoot());
+    List<ByteBuf> frames;
+    try {
+      frames = CallCodec.encodeRequest(out.alloc(), id, meta, body, ttlMillis, call.tracing, checksumType,
+          settings.maxFrameSize());
+    } catch (YarpcException e) {
+      body.release();
+      return CompletableFuture.failedFuture(e);
+    } catch (IOException | RuntimeException e) {
+      body.release();
+      return CompletableFuture.failedFuture(YarpcException.withCause(Code.INTERNAL,
+          "failed to write the request body: " + YarpcException.describe(e), e));
+    }
+    calls.put(id, call);
+    call.result.whenComplete((r, e) -> {
+      if (call.result.isCancelled()) {
+        out.runOnLoop(() -> cancelCall(call, "cancelled by the caller"), () -> {});
+      }
+    });
+    Runnable written = timer.apply(call);
+    out.runOnLoop(() -> {
+      if (calls.get(id) != call || !usable.getAsBoolean()) {
+        FrameOutput.releaseAll(frames, body);
+        failCall(call, YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get()));
+        return;
+      }
+      out.writeMessage(frames, body);
+      written.run();
+    }, () -> {
+      FrameOutput.releaseAll(frames, body);
+      calls.remove(id);
+      call.result.completeExceptionally(YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping"));
+    });
+    return call.result;
+  }
+
+  /** Event loop: forgets the call, sends a cancel frame, releases what was received. */
+  private void cancelCall(ClientCall call, String why) {
+    if (!calls.remove(call.id, call)) {
+      return;
+    }
+    cleanup(call);
+    if (out.isOpen()) {
+      long ttl = call.meta.deadline() == null ? 0 : call.meta.deadline().remainingMillis();
+      out.writeAndFlush(Frames.cancel(out.alloc(), call.id, ttl, call.tracing, why));
+    }
+  }
+
+  private static void cleanup(ClientCall call) {
+    if (call.timer != null) {
+      call.timer.cancel(false);
+    }
+    if (call.assembler != null) {
+      call.assembler.release();
+      call.assembler = null;
+    }
+  }
+
+  /** Any thread (event loop for the state): the call ends with {@code error}. */
+  private void failCall(ClientCall call, YarpcException error) {
+    if (calls.remove(call.id, call)) {
+      if (out.inEventLoop()) {
+        cleanup(call);
+      } else {
+        out.runOnLoop(() -> cleanup(call), () -> {});
+      }
+    }
+    call.result.completeExceptionally(error);
+  }
+
+  /** The pending call with message id {@code id}, if any, fails with {@code error}. */
+  void fail(int id, YarpcException error) {
+    ClientCall c = calls.get(id);
+    if (c != null) {
+      failCall(c, error);
+    }
+  }
+
+  /** The connection closed: every pending call fails with {@code unavailable} and {@code why}. */
+  void failAll(String why) {
+    for (ClientCall c : new ArrayList<>(calls.values())) {
+      failCall(c, YarpcException.of(Code.UNAVAILABLE, "%s", why));
+    }
+  }
+
+  /**
+   * A call res (first) or call res continue frame.
+   *
+   * @throws ProtocolException when the frame cannot be parsed (fatal) or breaks a message rule; the caller
+   *     then fails the call
+   */
+  void onCallRes(ByteBuf frame, int id, boolean first) throws ProtocolException {
+    ClientCall call = calls.get(id);
+    if (call == null) {
+      return; // cancelled, timed out, or never ours: dropped (the frame is released by the caller)
+    }
+    CallFrame f = CallFrame.parse(frame);
+    if (first) {
+      if (call.assembler != null) {
+        throw ProtocolException.badRequest("second call res for message " + Frames.idString(id));
+      }
+      call.assembler = new MessageAssembler(false, f.checksumType(), settings.maxMessageBytes());
+      call.code = f.code();
+    } else if (call.assembler == null) {
+      throw ProtocolException.badRequest("call res continue before call res for message " + Frames.idString(id));
+    }
+    if (!call.assembler.add(f)) {
+      return;
+    }
+    calls.remove(id);
+    MessageAssembler a = call.assembler;
+    call.assembler = null;
+    if (call.timer != null) {
+      call.timer.cancel(false);
+    }
+    byte[] arg2 = a.argBytes(1);
+    Body body = a.takeBody(out.channel().alloc());
+    a.release();
+    Response response;
+    try {
+      response = CallCodec.decodeResponse(call.meta, call.code, arg2, body);
+    } catch (YarpcException e) {
+      if (!call.result.completeExceptionally(e)) {
+        YarpcException.releaseResponse(e);
+      }
+      return;
+    }
+    if (!call.result.complete(response)) {
+      response.body().release();
+    }
+  }
+
+  /** An error frame for message {@code id}: the pending call, if any, fails with its code and message. */
+  void onError(int id, int code, String message) {
+    ClientCall call = calls.get(id);
+    if (call != null) {
+      Code yarpcCode = ErrorCodes.toCode(code);
+      String text = ErrorCodes.isMapped(code) ? message : "got tchannel error " + ErrorCodes.name(code)
+          + " which did not have a matching YARPC code: " + message;
+      failCall(call, YarpcException.of(yarpcCode, "%s", text));
+    }
+  }
+}
