@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * serves the peer's calls through its host's router, on the same socket.
  *
  * <p>This class owns the channel and routes what arrives: frames before the handshake is done go to the
- * {@link Handshake}; after it, call req, call req continue and cancel frames go to {@link InboundCalls},
- * call res and call res continue frames and error frames for a message to {@link OutboundCalls}; ping req
+ * {@link Handshake}; after it, call req, call req continue and cancel frames go to {@link IncomingCalls},
+ * call res and call res continue frames and error frames for a message to {@link OutgoingCalls}; ping req
  * is answered here, claim and ping res are ignored. It turns a {@link ProtocolException} from any of them
  * into an error frame (and, when fatal, closes the connection), and on close ends all three. Frames leave
  * through the connection's {@link FrameOutput}.
@@ -67,8 +67,8 @@ public final class Connection extends ChannelDuplexHandler {
   private final ConnectionHost host;
   private final FrameOutput out;
   private final Handshake handshake;
-  private final InboundCalls inbound;
-  private final OutboundCalls outbound;
+  private final IncomingCalls inbound;
+  private final OutgoingCalls outbound;
   private volatile Channel channel;
   private volatile boolean closed;
   private boolean closeNotified; // event loop only
@@ -84,8 +84,8 @@ public final class Connection extends ChannelDuplexHandler {
     Settings settings = host.settings();
     this.out = new FrameOutput(settings.writeAllocator());
     this.handshake = new Handshake(initiator, host, this);
-    this.inbound = new InboundCalls(out, settings, host, this);
-    this.outbound = new OutboundCalls(out, settings, 1, this::isActive, this::peerName);
+    this.inbound = new IncomingCalls(out, settings, host, this);
+    this.outbound = new OutgoingCalls(out, settings, 1, this::isActive, this::peerName);
   }
 
   // ---------------------------------------------------------------------------------------------------

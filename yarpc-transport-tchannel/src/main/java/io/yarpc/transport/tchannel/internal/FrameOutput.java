@@ -14,7 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
  * Where one connection's frames go: the connection handler's context, the allocator for the frames this
  * side writes, and the connection's event loop. {@link MessageWriter} cuts a message into frames; this
  * class puts finished frames on the channel. Shared by the handshake-free parts of a {@link Connection}
- * ({@link InboundCalls}, {@link OutboundCalls}) so that they need no reference to the handler itself.
+ * ({@link IncomingCalls}, {@link OutgoingCalls}) so that they need no reference to the handler itself.
  *
  * <p>Threads: {@link #attach} is called once, from {@code handlerAdded}, before any other method; the
  * write methods are called on the event loop; {@link #runOnLoop}, {@link #channel} and {@link #alloc} from

@@ -6,7 +6,7 @@
  * io.yarpc.transport.tchannel.internal.MessageWriter} (the fragmentation writer rules), {@link
  * io.yarpc.transport.tchannel.internal.CallCodec} (the YARPC mapping). Runtime: {@link
  * io.yarpc.transport.tchannel.internal.Connection} (one connection in either role: owns the channel and
- * routes frames to its {@code Handshake}, {@code InboundCalls} and {@code OutboundCalls}, which write
+ * routes frames to its {@code Handshake}, {@code IncomingCalls} and {@code OutgoingCalls}, which write
  * through its {@code FrameOutput}) and {@link io.yarpc.transport.tchannel.internal.TChannelPeer}.
  */
 package io.yarpc.transport.tchannel.internal;

@@ -67,6 +67,7 @@ final class EmbeddedParts implements ConnectionHost, AutoCloseable {
   /** Moves the channel's clock and runs what became due. */
   void advance(long amount, TimeUnit unit) {
     channel.advanceTimeBy(amount, unit);
+    channel.runPendingTasks();
     channel.runScheduledPendingTasks();
   }
 

@@ -1,25 +1,20 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.GoDurations;
 import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -31,7 +26,7 @@ import java.util.function.Supplier;
  *
  * <p>Threads: {@link #call} and {@link #takeId} may be called from any thread ({@code call} encodes the
  * request frames on the calling thread and writes them from the event loop); everything else runs on the
- * connection's event loop. The pending map is concurrent; the per-call assembler and timer are touched on
+ * connection's event loop. The pending map is concurrent; the per-call assembler is touched on
  * the event loop only. Result futures complete on the event loop, except the failures {@code call}
  * returns at once.
  *
@@ -41,7 +36,7 @@ import java.util.function.Supplier;
  * becomes a {@link Body} owned by whoever completes the result, and is released here when nobody takes
  * it. A pending call's partial response is released when the call ends in any other way.
  */
-final class OutboundCalls {
+final class OutgoingCalls {
   private final FrameOutput out;
   private final Settings settings;
   private final BooleanSupplier usable;
@@ -58,7 +53,7 @@ final class OutboundCalls {
    * @param usable whether the connection may carry calls (handshake done, not closed)
    * @param peerName names the peer in error messages
    */
-  OutboundCalls(FrameOutput out, Settings settings, int firstId, BooleanSupplier usable,
+  OutgoingCalls(FrameOutput out, Settings settings, int firstId, BooleanSupplier usable,
       Supplier<String> peerName) {
     this.out = out;
     this.settings = settings;
@@ -75,7 +70,6 @@ final class OutboundCalls {
     final CompletableFuture<Response> result = new CompletableFuture<>();
     MessageAssembler assembler; // event loop only
     int code;
-    ScheduledFuture<?> timer; // event loop only; the client timeout armDeadline starts
 
     ClientCall(int id, RequestMeta meta, byte[] tracing) {
       this.id = id;
@@ -107,47 +101,24 @@ final class OutboundCalls {
     }
   }
 
-  /** Sends a call req on a connection the caller found usable; see {@link Connection#call}. */
+  /**
+   * Sends a call req on a connection the caller found usable; see {@link Connection#call}. The deadline is
+   * core's call path's (it checked there is one and arms the call's one timer, cancelling the returned
+   * future when it passes): the call req carries the time left as its TTL, and a cancelled future sends a
+   * cancel frame.
+   */
   CompletableFuture<Response> call(RequestMeta meta, Body body, ChecksumType checksumType) {
-    return armDeadline(meta, body, checksumType);
-  }
-
-  // core-call-path: this transport's own deadline handling, unchanged: the missing-TTL and expired checks
-  // before anything is sent, and the per-call client-timeout timer armed once the frames are written.
-  // Core is to own deadlines for every transport; then this method goes, and call() sends straight away
-  // with the TTL of the deadline core checked: send(meta, body, checksumType, remaining millis, no timer).
-  private CompletableFuture<Response> armDeadline(RequestMeta meta, Body body, ChecksumType checksumType) {
-    BiFunction<RequestMeta, Duration, YarpcException> timeout = (m, ttl) -> YarpcException.of(
-        Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s", m.procedure(),
-        m.service(), GoDurations.format(ttl));
-    if (meta.deadline() == null) {
-      body.release();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL"));
-    }
-    long ttl = meta.deadline().remainingMillis();
-    if (ttl <= 0 || meta.deadline().isExpired()) {
-      body.release();
-      return CompletableFuture.failedFuture(timeout.apply(meta, Duration.ZERO));
-    }
-    return send(meta, body, checksumType, ttl, call -> {
-      Duration ttlDuration = meta.deadline().timeRemaining(); // the frames are encoded, not yet written
-      return () -> call.timer = out.channel().eventLoop().schedule(() -> { // event loop: they are written
-        if (calls.get(call.id) == call) {
-          cancelCall(call, "timeout");
-          call.result.completeExceptionally(timeout.apply(meta, ttlDuration));
-        }
-      }, Math.max(0, meta.deadline().remainingNanos()), TimeUnit.NANOSECONDS);
-    });
+    long ttl = meta.deadline() == null ? 0 : Math.max(1, meta.deadline().remainingMillis());
+    return send(meta, body, checksumType, ttl);
   }
 
   /**
    * Encodes the call req frames (this thread), registers the call, and writes them (event loop).
    *
    * @param ttlMillis the TTL field of the call req
-   * @param timer told when the frames are encoded; returns what runs on the event loop once they are written
    */
-  private CompletableFuture<Response> send(RequestMeta meta, Body body, ChecksumType checksumType, long ttlMillis,
-      Function<ClientCall, Runnable> timer) {
+  private CompletableFuture<Response> send(RequestMeta meta, Body body, ChecksumType checksumType,
+      long ttlMillis) {
     int id = allocateId();
     ClientCall call = new ClientCall(id, meta, Tracing.newRoot());
     List<ByteBuf> frames;
@@ -165,10 +136,11 @@ final class OutboundCalls {
     calls.put(id, call);
     call.result.whenComplete((r, e) -> {
       if (call.result.isCancelled()) {
-        out.runOnLoop(() -> cancelCall(call, "cancelled by the caller"), () -> {});
+        Deadline d = call.meta.deadline();
+        String why = d != null && d.isExpired() ? "timeout" : "cancelled by the caller";
+        out.runOnLoop(() -> cancelCall(call, why), () -> {});
       }
     });
-    Runnable written = timer.apply(call);
     out.runOnLoop(() -> {
       if (calls.get(id) != call || !usable.getAsBoolean()) {
         FrameOutput.releaseAll(frames, body);
@@ -176,7 +148,6 @@ final class OutboundCalls {
         return;
       }
       out.writeMessage(frames, body);
-      written.run();
     }, () -> {
       FrameOutput.releaseAll(frames, body);
       calls.remove(id);
@@ -198,9 +169,6 @@ final class OutboundCalls {
   }
 
   private static void cleanup(ClientCall call) {
-    if (call.timer != null) {
-      call.timer.cancel(false);
-    }
     if (call.assembler != null) {
       call.assembler.release();
       call.assembler = null;
@@ -261,9 +229,6 @@ final class OutboundCalls {
     calls.remove(id);
     MessageAssembler a = call.assembler;
     call.assembler = null;
-    if (call.timer != null) {
-      call.timer.cancel(false);
-    }
     byte[] arg2 = a.argBytes(1);
     Body body = a.takeBody(out.channel().alloc());
     a.release();

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
+import io.yarpc.transport.DeadlinePolicy;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -16,7 +18,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -41,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * invocation; when no handler gets it, this class releases it. The response body (or the body attached to
  * the handler's exception) is released once its frames are written or when they cannot be.
  */
-final class InboundCalls {
+final class IncomingCalls {
+  /** TChannel carries unary calls only, as in yarpc-go. */
+  private static final Set<RpcType> HANDLED = EnumSet.of(RpcType.UNARY);
+
   private static final Logger log = LoggerFactory.getLogger(Connection.class); // the connection's log
   private static final int MAX_DISCARDED_IDS = 4096;
 
@@ -60,7 +67,7 @@ final class InboundCalls {
    * @param host gives the router that serves the calls
    * @param owner the connection, for log messages
    */
-  InboundCalls(FrameOutput out, Settings settings, ConnectionHost host, Object owner) {
+  IncomingCalls(FrameOutput out, Settings settings, ConnectionHost host, Object owner) {
     this.out = out;
     this.settings = settings;
     this.host = host;
@@ -243,14 +250,9 @@ final class InboundCalls {
       if (router == null) {
         throw YarpcException.of(Code.UNAVAILABLE, "no tchannel inbound serves calls on this connection");
       }
-      HandlerSpec spec = router.choose(meta);
-      if (spec.type() != RpcType.UNARY) {
-        throw YarpcException.of(Code.UNIMPLEMENTED, "transport tchannel does not handle %s handlers", spec.type());
-      }
-      future = spec.unary().handle(Request.of(meta, body));
-      if (future == null) {
-        throw new NullPointerException("handler returned no future");
-      }
+      // every call req carries a TTL (0 is refused above), so yarpc-go's strict rule is the policy here
+      InboundCalls.Routed routed = InboundCalls.route(router, meta, "tchannel", HANDLED, DeadlinePolicy.strict());
+      future = InboundCalls.handle(routed.spec().unary(), Request.of(routed.meta(), body));
     } catch (Throwable t) {
       body.release();
       future = CompletableFuture.failedFuture(t);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /** The calls the peer sends, on their own: dispatch, responses, the in-flight limit, duplicates, cancel. */
 class InboundCallsTest {
   private final EmbeddedParts parts = new EmbeddedParts(2);
-  private final InboundCalls calls = new InboundCalls(parts.out, parts.settings, parts, "test connection");
+  private final IncomingCalls calls = new IncomingCalls(parts.out, parts.settings, parts, "test connection");
   /** What each handler invocation got (its body already read and released) and must answer. */
   private final List<String> received = new ArrayList<>();
   private final List<CompletableFuture<Response>> pending = new ArrayList<>();
