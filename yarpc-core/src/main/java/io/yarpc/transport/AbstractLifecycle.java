@@ -4,7 +4,7 @@ package io.yarpc.transport;
  * Idempotent {@link Lifecycle} for transport authors: implement {@link #doStart()} and {@link #doStop()};
  * each runs at most once. A failed start leaves the object stopped (after calling {@link #doStop()} to
  * clean up what was started). Stop before start goes straight to stopped. A component's calls made while
- * it is not running fail with {@link io.yarpc.internal.Checks#notRunning} ({@code unavailable}).
+ * it is not running fail with {@code unavailable} ({@code ... is not running}).
  */
 public abstract class AbstractLifecycle implements Lifecycle {
   private enum State { IDLE, RUNNING, STOPPED }

@@ -12,11 +12,13 @@ import java.time.Duration;
  *
  * <ul>
  *   <li><b>Default timeout</b>: a unary call that arrives without a deadline (a plain gRPC client that set
- *       none, say) gets one this long. With no default timeout (see {@link #strict()}) such a call is
- *       refused by the dispatcher with {@code invalid-argument} {@code missing TTL}, as yarpc-go refuses
- *       it. Streams never get a default: a stream without a deadline runs until it ends.
- *   <li><b>Cap</b>: a deadline further away than the cap is brought in to the cap, for every call type,
- *       so no peer can hold a handler longer than the service allows.
+ *       none, say) gets one this long (at most the cap). With no default timeout (see {@link #strict()})
+ *       such a call is refused by the dispatcher with {@code invalid-argument} {@code missing TTL}, as
+ *       yarpc-go refuses it. Streams get no default timeout.
+ *   <li><b>Cap</b>: a deadline further away than the cap is brought in to the cap, so no peer can hold a
+ *       handler longer than the service allows; a stream that arrives without a deadline gets the cap as
+ *       its deadline (without a cap it runs until it ends). Oneway handlers run after the acknowledgement
+ *       without a deadline, so the cap does not bound them.
  * </ul>
  *
  * <p>Immutable and thread-safe.

@@ -54,18 +54,24 @@ public final class InboundCalls {
   }
 
   /**
-   * {@code handler}'s future for {@code input}; a handler that throws or returns no future gives a failed
-   * one ({@code internal} {@code handler returned no future} for the latter), so the transport always has
-   * a future to answer from. The dispatcher's handlers never do either; this guards routers of others.
+   * {@code handler}'s future for {@code input}. A handler that throws or returns no future gives a failed
+   * one ({@code internal} {@code handler returned no future} for the latter), and then — only then —
+   * {@code notHandedOn} runs (release the request body there): the handler never took the input. A
+   * handler that returned a future owns the input until that future completes, even when it completes at
+   * once. The dispatcher's handlers never throw or return null; this guards routers of others.
    */
-  public static <I, O> CompletableFuture<O> handle(Handler<I, O> handler, I input) {
+  public static <I, O> CompletableFuture<O> handle(Handler<I, O> handler, I input, Runnable notHandedOn) {
     CompletableFuture<O> f;
     try {
       f = handler.handle(input);
     } catch (RuntimeException | Error e) {
+      notHandedOn.run();
       return CompletableFuture.failedFuture(e);
     }
-    return f != null ? f
-        : CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "handler returned no future"));
+    if (f == null) {
+      notHandedOn.run();
+      return CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "handler returned no future"));
+    }
+    return f;
   }
 }

@@ -116,7 +116,11 @@ public final class Response {
 
     private Builder() {}
 
-    /** Sets the response headers (those that are not initial headers: gRPC sends them as trailers). */
+    /**
+     * Sets the response headers that are not initial headers (gRPC sends them as trailers). Note that
+     * {@link Response#headers()} returns the initial headers too: to change a response's headers, build from
+     * {@link Response#trailers()}, or the initial ones end up in both sets.
+     */
     public Builder headers(Headers headers) {
       this.headers = requireNonNull(headers, "headers");
       return this;

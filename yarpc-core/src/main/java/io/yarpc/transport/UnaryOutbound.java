@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
  *       was made: the call path checked it.
  *   <li>It MUST NOT arm a deadline timer of its own or fail calls on the deadline: when the deadline
  *       passes, or the caller cancels, the call path completes the caller's future and cancels the one
- *       returned here. It MAY bound the work that only it knows about (connecting, a peer's queue).
+ *       returned here. It MAY bound the work that only it knows about (connecting, a peer's queue), and a
+ *       library it sends through MAY propagate the deadline with timers of its own (grpc-java does).
  *   <li>When the returned future is cancelled it MUST stop the exchange on the wire (or let it finish and
  *       drop the answer) and release everything it holds for the call.
  *   <li>It owns the request body from the moment {@code call} is entered and MUST release it exactly once
@@ -22,8 +23,7 @@ import java.util.concurrent.CompletableFuture;
  *       a response that arrives after the future completed is its to release. It MAY complete the future
  *       on its I/O thread: callers must not block in callbacks.
  *   <li>{@code call} MUST be thread-safe and non-blocking. Called while the outbound is not running it
- *       MUST fail with {@link io.yarpc.internal.Checks#notRunning} ({@code unavailable}), releasing the
- *       body.
+ *       MUST fail with {@code unavailable} ({@code ... is not running}), releasing the body.
  * </ul>
  */
 public interface UnaryOutbound extends TransportComponent {

@@ -94,7 +94,7 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
     CompletableFuture<Response> server;
     try {
       HandlerSpec spec = choose(meta, RpcType.UNARY);
-      server = InboundCalls.handle(spec.unary(), Request.of(meta, body));
+      server = InboundCalls.handle(spec.unary(), Request.of(meta, body), body::release);
     } catch (Throwable t) {
       body.release(); // idempotent: harmless if the handler path released it already
       server = CompletableFuture.failedFuture(t);
@@ -150,7 +150,7 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
     CompletableFuture<Void> handled;
     try {
       HandlerSpec spec = choose(meta, RpcType.ONEWAY);
-      handled = InboundCalls.handle(spec.oneway(), Request.of(meta, body));
+      handled = InboundCalls.handle(spec.oneway(), Request.of(meta, body), body::release);
     } catch (Throwable t) {
       body.release();
       ack.completeExceptionally(transport.transmit(t, "in-memory oneway error of " + describe(meta)));

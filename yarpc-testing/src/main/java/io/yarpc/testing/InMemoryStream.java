@@ -74,7 +74,7 @@ final class InMemoryStream {
   /** Runs the handler with the server's end; its future's completion ends the stream. */
   void start(Handler<ServerStream, Void> streamHandler, Runnable onServerEnd) {
     this.onServerEnd = onServerEnd;
-    CompletableFuture<Void> f = InboundCalls.handle(streamHandler, server);
+    CompletableFuture<Void> f = InboundCalls.handle(streamHandler, server, () -> {});
     handler = f;
     if (cancelled) {
       f.cancel(false);

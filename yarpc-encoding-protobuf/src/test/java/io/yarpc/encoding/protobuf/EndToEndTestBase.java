@@ -257,6 +257,11 @@ abstract class EndToEndTestBase {
     assertThat(factory.tracers.get(0).inboundBytes).isEqualTo(r.getSerializedSize());
     assertThat(factory.tracers.get(1).events).startsWith("streamCreated", "outboundHeaders", "outboundMessage(0)")
         .endsWith("inboundTrailers", "streamClosed(NOT_FOUND)");
+    StatusRuntimeException late = org.assertj.core.api.Assertions.catchThrowableOfType(StatusRuntimeException.class,
+        () -> EchoGrpc.newBlockingStub(channel("proto")).withInterceptors(factory.interceptor())
+            .withDeadline(io.grpc.Deadline.after(-1, SECONDS)).unary(request("late")));
+    assertThat(late.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(factory.tracers.get(2).events).as("nothing went out").containsExactly("streamClosed(DEADLINE_EXCEEDED)");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Checks;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.ClientStream;
@@ -95,8 +96,7 @@ public final class GrpcOutbound extends AbstractLifecycle implements UnaryOutbou
   }
 
   private YarpcException notRunning() {
-    return YarpcException.of(Code.UNAVAILABLE, "grpc outbound %s", stopped ? "was stopped"
-        : "has not been started");
+    return Checks.notRunning("grpc outbound");
   }
 
   @Override

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.yarpc.internal.Checks;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
@@ -157,7 +158,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private GrpcPeer newPeer(String identifier) {
     synchronized (closing) {
       if (stopped) {
-        throw new IllegalStateException("grpc transport was stopped");
+        throw Checks.notRunning("grpc transport");
       }
     }
     return new GrpcPeer(identifier, newChannel(identifier), this::peerClosed);

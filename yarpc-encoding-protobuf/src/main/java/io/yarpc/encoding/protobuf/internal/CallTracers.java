@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * instrumentation: census, OpenTelemetry, custom tracers) through one call over a {@code YarpcChannel},
  * in the order grpc-java's transports drive them for one attempt: {@code streamCreated}, {@code
  * outboundHeaders}, per message sent {@code outboundMessage}, sizes and {@code outboundMessageSent}, then
- * {@code inboundHeaders}, per message received {@code inboundMessage}, sizes and {@code
- * inboundMessageRead}, and last {@code inboundTrailers} and {@code streamClosed} (once). Message sizes are
+ * {@code inboundHeaders(Metadata)}, per message received {@code inboundMessage}, sizes and {@code
+ * inboundMessageRead}, and last {@code inboundTrailers} and {@code streamClosed} (once; a call that failed
+ * before it went out, e.g. past its deadline, gets {@code streamClosed} alone). Message sizes are
  * the encoded YARPC bodies' (the transport's compression is not seen here, so wire and uncompressed sizes
  * are the same).
  *
@@ -30,6 +31,7 @@ final class CallTracers {
 
   private final ClientStreamTracer[] tracers;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean started;
   private int sent;
   private int received;
 
@@ -54,6 +56,7 @@ final class CallTracers {
 
   /** The call is going out with {@code headers}. */
   void started(Metadata headers) {
+    started = true;
     for (ClientStreamTracer t : tracers) {
       safely(() -> {
         t.streamCreated(Attributes.EMPTY, headers);
@@ -71,8 +74,8 @@ final class CallTracers {
     for (ClientStreamTracer t : tracers) {
       safely(() -> {
         t.outboundMessage(seq);
-        t.outboundWireSize(size);
         t.outboundUncompressedSize(size);
+        t.outboundWireSize(size);
         t.outboundMessageSent(seq, size, size);
       });
     }
@@ -81,10 +84,7 @@ final class CallTracers {
   /** The response headers arrived. */
   void headers(Metadata headers) {
     for (ClientStreamTracer t : tracers) {
-      safely(() -> {
-        t.inboundHeaders();
-        t.inboundHeaders(headers);
-      });
+      safely(() -> t.inboundHeaders(headers)); // its default calls inboundHeaders(), as grpc-java's
     }
   }
 
@@ -109,9 +109,12 @@ final class CallTracers {
     if (tracers.length == 0 || !closed.compareAndSet(false, true)) {
       return;
     }
+    boolean wentOut = started; // a call that failed before it went out gets streamClosed alone
     for (ClientStreamTracer t : tracers) {
       safely(() -> {
-        t.inboundTrailers(trailers);
+        if (wentOut) {
+          t.inboundTrailers(trailers);
+        }
         t.streamClosed(status);
       });
     }

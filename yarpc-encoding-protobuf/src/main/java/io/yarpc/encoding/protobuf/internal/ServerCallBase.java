@@ -65,11 +65,13 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     Context base = Context.current().withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS,
         requestHeaders);
     Deadline deadline = meta.deadline();
-    // The context carries the call's deadline for the handler to read (and pass on), but arms no timer of
-    // its own: the dispatcher's deadline timer cancels the YARPC call, which cancels this context.
+    // The context carries the call's deadline for the handler to read (and pass on). Inside a dispatched
+    // call it arms no timer of its own: the dispatcher's deadline timer cancels the YARPC call, which
+    // cancels this context. A handler invoked without a dispatcher (no current call) keeps a real timer.
+    boolean dispatched = Call.current() == call;
     this.context = deadline == null ? base.withCancellation()
         : base.withDeadline(io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
-            Timers.unarmed());
+            dispatched ? Timers.unarmed() : Timers.scheduler());
   }
 
   /**
@@ -88,7 +90,11 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     }, this::offTransportThread);
     cancelRegistration = call.onCancel(() -> {
       YarpcException reason = call.cancellation();
-      context.cancel(reason); // at once: a handler blocked in a callback sees its context cancelled
+      // At once: a handler blocked in a callback sees its context cancelled. A deadline is a
+      // TimeoutException to grpc (Contexts.statusFromCancelled gives DEADLINE_EXCEEDED to calls the
+      // handler makes with this context), as grpc's own server cancels it.
+      boolean deadline = reason != null && reason.code() == Code.DEADLINE_EXCEEDED;
+      context.cancel(deadline ? new java.util.concurrent.TimeoutException(reason.getMessage()) : reason);
       offTransportThread(() -> onCancelled(reason));
     });
     Metadata headers = requestHeaders;

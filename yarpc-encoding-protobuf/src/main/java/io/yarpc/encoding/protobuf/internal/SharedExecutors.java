@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Process-wide threads of the grpc adapters, created on first use, all daemons that exit when idle:
  * a cached pool for listener callbacks (as grpc-java's shared channel executor; user code such as a
  * stream observer may block in them, so they never run on a transport's I/O thread). grpc {@link
- * io.grpc.Context} deadlines use YARPC's shared timer ({@link io.yarpc.internal.Timers#scheduler()}).
+ * io.grpc.Context} deadlines arm no timer inside a dispatched call (its own deadline timer cancels them:
+ * {@link io.yarpc.internal.Timers#unarmed()}), else they use YARPC's shared timer.
  */
 public final class SharedExecutors {
   private SharedExecutors() {}

@@ -186,6 +186,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       }
     }
     YarpcException error = cancelledError();
+    trailers.complete(Headers.empty()); // before the receives that report the end, as promised
     detached.fail(error);
     established.completeExceptionally(error);
   }

@@ -57,7 +57,7 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
 
   /** Runs {@code handler} on this stream; returns the listener grpc-java delivers the call's events to. */
   GrpcServerStream start(Handler<ServerStream, Void> handler) {
-    CompletableFuture<Void> f = InboundCalls.handle(handler, this);
+    CompletableFuture<Void> f = InboundCalls.handle(handler, this, () -> {});
     boolean cancelNow;
     synchronized (this) {
       result = f;

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -128,7 +127,8 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
     }
     HandlerSpec spec = routed.spec();
     return spec.type() == RpcType.UNARY
-        ? new UnaryServerCall(call, routed.meta(), spec.unary(), maxSendMessageSize).start()
+        ? new UnaryServerCall(call, routed.meta(), spec.unary(), maxSendMessageSize,
+            headers.containsKey(Metadatas.key(Metadatas.CALLER))).start()
         : new GrpcServerStream(call, routed.meta(), maxSendMessageSize).start(spec.streaming());
   }
 }

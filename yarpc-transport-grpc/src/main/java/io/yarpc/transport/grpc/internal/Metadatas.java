@@ -250,15 +250,13 @@ public final class Metadatas {
    * {@code 0x20..0x7D}, and {@code %}, becomes {@code %XX}; the rest stays as it is. The escaped set is
    * grpc-java's ({@code Status}'s message marshaller, which also escapes {@code ~}), so our trailers and
    * grpc-java's {@code grpc-message} read alike. A peer that does not decode sees the escapes, never a
-   * lost character.
+   * lost character. Text that is printable ASCII already ({@code 0x20..0x7E}, {@code %} and {@code ~}
+   * included) is sent as it is, as yarpc-go sends these keys (it writes and reads them raw): only text
+   * that could not be carried otherwise is encoded, so ASCII names and details mean the same to both.
    */
   static String encodeText(String text) {
-    int i = 0;
-    while (i < text.length() && !isEscaped(text.charAt(i))) {
-      i++;
-    }
-    if (i == text.length()) {
-      return text;
+    if (printableAscii(text)) {
+      return text; // as yarpc-go writes it: "disk 95% full" stays so, for peers that do not decode
     }
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     StringBuilder sb = new StringBuilder(utf8.length + 16);
@@ -310,6 +308,16 @@ public final class Metadatas {
    */
   static String fitText(String text, int budget) {
     return WireText.truncate(text, budget, Metadatas::encodedLength);
+  }
+
+  private static boolean printableAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean isEscaped(int c) {
@@ -466,13 +474,22 @@ public final class Metadatas {
 
   /**
    * Writes a unary response's metadata into {@code trailers}: its application headers that are not
-   * {@linkplain Response#initialHeaders() initial headers} (reserved names and
+   * {@linkplain Response#initialHeaders() initial headers} — and, when {@code initialToo}, the initial ones
+   * as well (those the trailers do not set): a YARPC peer reads a unary response's headers from the
+   * trailers only, as yarpc-go's gRPC outbound does — (reserved names and
    * headers gRPC cannot carry are skipped: a response has no way to report them) and the application-error
    * flag, name and details, percent-encoded ({@link #encodeText}); details cut by core's rule
    * ({@link WireText#details}), a name to {@value #MAX_NAME_WIRE_BYTES} bytes on the wire.
    */
-  public static void putResponse(Metadata trailers, Response response) {
+  public static void putResponse(Metadata trailers, Response response, boolean initialToo) {
     putResponseHeaders(trailers, response.trailers());
+    if (initialToo && !response.initialHeaders().isEmpty()) {
+      response.initialHeaders().forEach((k, v) -> {
+        if (response.trailers().get(k) == null) {
+          putResponseHeaders(trailers, Headers.of(k, v));
+        }
+      });
+    }
     if (response.isApplicationError()) {
       trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
       ApplicationErrorMeta meta = response.applicationErrorMeta();

@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * client half-closes, then always send a response message — the handler's body, the body of a response
  * attached to its error, or an empty one — followed by the status, with the response metadata in the
  * trailers ({@code rpc-service}, application headers, application-error keys, {@code rpc-error-name}).
- * A response's {@linkplain Response#initialHeaders() initial headers} go in the initial metadata, and its
+ * A response's {@linkplain Response#initialHeaders() initial headers} go in the initial metadata (and, for
+ * a YARPC peer, which reads only the trailers as yarpc-go does, in the trailers too), and its
  * {@linkplain Response#compression() compression} is asked of grpc-java.
  *
  * <p>Ownership: the received body is this call's until the handler is invoked, then the invocation's
@@ -34,6 +35,8 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
   private final RequestMeta meta;
   private final Handler<Request, Response> handler;
   private final long maxSendMessageSize;
+  /** The caller sent {@code rpc-caller}: a YARPC peer, which reads response headers from the trailers. */
+  private final boolean yarpcPeer;
 
   private Body request; // guarded by this
   private boolean invoked; // guarded by this
@@ -42,7 +45,8 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
   private CompletableFuture<Response> result; // guarded by this
 
   UnaryServerCall(ServerCall<Body, Body> call, RequestMeta meta, Handler<Request, Response> handler,
-      long maxSendMessageSize) {
+      long maxSendMessageSize, boolean yarpcPeer) {
+    this.yarpcPeer = yarpcPeer;
     this.call = call;
     this.meta = meta;
     this.handler = handler;
@@ -93,10 +97,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
       request = null;
       invoked = true;
     }
-    CompletableFuture<Response> f = InboundCalls.handle(handler, Request.of(meta, body));
-    if (f.isCompletedExceptionally()) {
-      body.release(); // refused or thrown: the handler is done with it (release is idempotent)
-    }
+    CompletableFuture<Response> f = InboundCalls.handle(handler, Request.of(meta, body), body::release);
     boolean cancelNow;
     synchronized (this) {
       result = f;
@@ -143,7 +144,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
         Metadata initial;
         if (sent != null) {
           body = sent.body();
-          Metadatas.putResponse(trailers, sent);
+          Metadatas.putResponse(trailers, sent, yarpcPeer);
           initial = Metadatas.initialMetadata(sent);
         } else {
           initial = new Metadata();

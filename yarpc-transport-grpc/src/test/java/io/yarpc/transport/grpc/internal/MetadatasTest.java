@@ -194,7 +194,7 @@ class MetadatasTest {
         .isEqualTo(Code.INVALID_ARGUMENT);
     Metadata trailers = new Metadata();
     Metadatas.putResponse(trailers, Response.builder().headers(Headers.of("x-text", "héllo", "x-ok", "ok"))
-        .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails")).body(Body.empty()).build());
+        .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails")).body(Body.empty()).build(), false);
     assertThat(trailers.containsKey(key("x-text"))).as("dropped: a response cannot report it").isFalse();
     assertThat(trailers.get(key("x-ok"))).isEqualTo("ok");
     // free text of our own keys is percent-encoded, as grpc-message is
@@ -240,7 +240,7 @@ class MetadatasTest {
         .headers(Headers.of("x-a", "1", "rpc-sneaky", "dropped"))
         .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", longDetails))
         .body(Body.empty())
-        .build());
+        .build(), false);
     assertThat(trailers.get(key("x-a"))).isEqualTo("1");
     assertThat(trailers.containsKey(key("rpc-sneaky"))).isFalse();
     assertThat(trailers.get(key("rpc-application-error"))).isEqualTo("error");
@@ -264,5 +264,27 @@ class MetadatasTest {
     trailers.put(Metadata.Key.of("grpc-status-details-bin", Metadata.BINARY_BYTE_MARSHALLER), new byte[] {1});
     Headers h = Metadatas.responseHeaders(headers, trailers);
     assertThat(h.asMap()).containsOnlyKeys("x-h", "x-both").containsEntry("x-both", "trailers");
+  }
+
+  @Test
+  void aYarpcPeerGetsTheInitialHeadersInTheTrailersToo() {
+    Response r = Response.builder().initialHeaders(Headers.of("x-early", "1", "x-both", "initial"))
+        .headers(Headers.of("x-both", "trailing", "x-late", "2")).body(Body.empty()).build();
+    Metadata forYarpc = new Metadata();
+    Metadatas.putResponse(forYarpc, r, true);
+    assertThat(forYarpc.get(key("x-early"))).as("yarpc-go reads only the trailers").isEqualTo("1");
+    assertThat(forYarpc.get(key("x-late"))).isEqualTo("2");
+    assertThat(forYarpc.getAll(key("x-both"))).as("the trailer's own value, once").containsExactly("trailing");
+    Metadata forPlain = new Metadata();
+    Metadatas.putResponse(forPlain, r, false);
+    assertThat(forPlain.containsKey(key("x-early"))).as("a plain client reads the initial metadata").isFalse();
+  }
+
+  @Test
+  void printableAsciiTextGoesOutAsItIsAsYarpcGoWritesIt() {
+    assertThat(Metadatas.encodeText("disk 95% full ~ok")).isEqualTo("disk 95% full ~ok");
+    assertThat(Metadatas.decodeText("disk 95% full ~ok")).isEqualTo("disk 95% full ~ok");
+    assertThat(Metadatas.encodeText("100% é")).as("text that needs it is encoded, % too").isEqualTo("100%25 %C3%A9");
+    assertThat(Metadatas.decodeText("100%25 %C3%A9")).isEqualTo("100% é");
   }
 }

@@ -252,7 +252,7 @@ final class IncomingCalls {
       }
       // every call req carries a TTL (0 is refused above), so yarpc-go's strict rule is the policy here
       InboundCalls.Routed routed = InboundCalls.route(router, meta, "tchannel", HANDLED, DeadlinePolicy.strict());
-      future = InboundCalls.handle(routed.spec().unary(), Request.of(routed.meta(), body));
+      future = InboundCalls.handle(routed.spec().unary(), Request.of(routed.meta(), body), body::release);
     } catch (Throwable t) {
       body.release();
       future = CompletableFuture.failedFuture(t);
