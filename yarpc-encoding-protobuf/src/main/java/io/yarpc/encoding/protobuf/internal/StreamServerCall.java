@@ -208,9 +208,8 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
       if (closeRequested || finished) {
         return;
       }
-      closeRequested = true;
-      outcome = error;
     }
+    // Before the close is requested: once it is, another thread's drain may end the stream at once.
     Headers sendTrailers = responseHeaders(trailers);
     if (!sendTrailers.isEmpty()) {
       try {
@@ -218,6 +217,13 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
       } catch (YarpcException unsupported) {
         // a transport without stream trailers: they are dropped, as HTTP has no streams at all
       }
+    }
+    synchronized (lock) {
+      if (closeRequested || finished) {
+        return;
+      }
+      closeRequested = true;
+      outcome = error;
     }
     outbox.drain(false);
   }
