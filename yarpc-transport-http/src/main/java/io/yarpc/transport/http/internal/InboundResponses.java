@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
@@ -24,7 +25,7 @@ import java.util.Base64;
  * Turns a handler's {@link Response} or {@link YarpcException} into the HTTP response yarpc-go would
  * write (spec {@code wire-http.md} 3.3). Response bodies are written straight from the {@link Body} into
  * one pooled direct buffer sized by {@link Body#length()}; the body is released here, once, whatever
- * happens.
+ * happens. Pure functions of their arguments; callable on any thread.
  */
 final class InboundResponses {
   private static final int UNKNOWN_LENGTH_GUESS = 256;
@@ -99,6 +100,26 @@ final class InboundResponses {
         carried.body().release();
       }
     }
+  }
+
+  /**
+   * The answer carrying a handler's response, as {@link #success} builds it; a body that fails to serialise
+   * (an {@link Exception}) is answered {@code unknown} {@code failed to write the response body: ...}.
+   */
+  static FullHttpResponse answerSuccess(Context ctx, Response response, ByteBufAllocator alloc) {
+    try {
+      return success(ctx, response, alloc);
+    } catch (Exception e) {
+      YarpcException failure = e instanceof YarpcException ? (YarpcException) e
+          : YarpcException.withCause(Code.UNKNOWN, String.format("failed to write the response body: %s",
+              YarpcException.describe(e)), e);
+      return error(ctx, failure, 0, alloc);
+    }
+  }
+
+  /** The answer carrying {@code error} (as {@link YarpcException#from}), as {@link #error} builds it. */
+  static FullHttpResponse answerError(Context ctx, Throwable error, int statusOverride, ByteBufAllocator alloc) {
+    return error(ctx, YarpcException.from(error), statusOverride, alloc);
   }
 
   private static void errorHeaders(Context ctx, YarpcException e, HttpHeaders h, Response carried,
