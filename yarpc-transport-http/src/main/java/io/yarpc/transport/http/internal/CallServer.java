@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * ({@link InboundResponses}), which goes to the {@link Answers} (the channel's handler) to be written. A
  * oneway call is answered as soon as it is accepted; a unary one when its handler's future completes.
  *
+ * <p><b>Every exchange is answered.</b> The answers come from {@link InboundResponses#answerSuccess} and
+ * {@link InboundResponses#answerError}, which never throw: an answer that cannot be built (a response body
+ * that throws an {@link Error}, a carried error response that cannot be written...) becomes {@code internal}
+ * with a fixed message, written like any other; if not even that can be built, the channel is closed. No
+ * client waits for its deadline.
+ *
  * <p><b>Threads.</b> {@link #serve} runs on the event loop and writes the answers it decides at once;
  * {@link #completed} runs on whatever thread completes the handler's future, builds the answer there
  * (serialising the response body into a pooled buffer) and hands it to the event loop.
@@ -47,6 +53,9 @@ final class CallServer {
 
     /** Ends {@code ex} with nothing written (its client went away). */
     void finish(Exchange ex);
+
+    /** Ends {@code ex} with nothing written and closes the channel: no answer could be built. */
+    void abort(Exchange ex);
   }
 
   private final InboundState state;
@@ -180,7 +189,7 @@ final class CallServer {
         }
       });
     }
-    answers.write(ex, InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
+    write(ex, InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
   }
 
   /**
@@ -212,6 +221,10 @@ final class CallServer {
     FullHttpResponse res = error == null
         ? InboundResponses.answerSuccess(ex.context(), response, writeAllocator)
         : InboundResponses.answerError(ex.context(), error, 0, writeAllocator);
+    if (res == null) {
+      onEventLoop(() -> answers.abort(ex), ex);
+      return;
+    }
     try {
       ctx.executor().execute(() -> answers.write(ex, res));
     } catch (RejectedExecutionException e) {
@@ -232,6 +245,14 @@ final class CallServer {
   /** Answers {@code ex} with {@code error} (HTTP {@code status}, or by code when 0), on the event loop. */
   private void fail(Exchange ex, YarpcException error, int status) {
     ex.releaseBody();
-    answers.write(ex, InboundResponses.answerError(ex.context(), error, status, writeAllocator));
+    write(ex, InboundResponses.answerError(ex.context(), error, status, writeAllocator));
+  }
+
+  private void write(Exchange ex, FullHttpResponse res) {
+    if (res == null) {
+      answers.abort(ex);
+    } else {
+      answers.write(ex, res);
+    }
   }
 }

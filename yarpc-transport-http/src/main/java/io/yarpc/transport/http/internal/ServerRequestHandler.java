@@ -61,6 +61,13 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       public void finish(Exchange ex) {
         ServerRequestHandler.this.finish(ex);
       }
+
+      @Override
+      public void abort(Exchange ex) {
+        receiver.stop();
+        ctx.close();
+        ServerRequestHandler.this.finish(ex);
+      }
     });
   }
 
