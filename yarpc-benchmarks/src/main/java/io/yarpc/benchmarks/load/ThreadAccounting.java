@@ -48,6 +48,8 @@ final class ThreadAccounting {
     "io.yarpc.transport.grpc.internal.GrpcServerStream", "io.yarpc.transport.grpc.GrpcInbound",
     "io.yarpc.transport.http.internal.Server", "io.yarpc.transport.http.internal.InboundResponses",
     "io.yarpc.transport.http.internal.ReadStartHandler", "io.yarpc.transport.http.HttpInbound",
+    "io.yarpc.transport.http.internal.CallServer", "io.yarpc.transport.http.internal.RequestReceiver",
+    "io.yarpc.transport.http.internal.Http1Exchanges", "io.yarpc.transport.http.internal.Http2StreamExchange",
     "io.netty.handler.codec.http.HttpServerCodec", "io.netty.handler.codec.http.HttpRequestDecoder",
     "io.netty.handler.codec.http.HttpServerKeepAliveHandler",
     "io.yarpc.transport.tchannel.internal.IncomingCalls",

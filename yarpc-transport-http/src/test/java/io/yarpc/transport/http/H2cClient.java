@@ -2,6 +2,7 @@ package io.yarpc.transport.http;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -32,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small h2c (prior knowledge) client on Netty for requests the YARPC outbound never sends (a {@code GET},
- * a {@code HEAD}): one connection, one stream per request, the response aggregated and copied out.
+ * a {@code HEAD}) and for calls that must share one known connection: one connection, one stream per
+ * request, the response aggregated and copied out.
  */
 final class H2cClient implements AutoCloseable {
   /** A response: status, headers by lower-case name, body. */
@@ -55,6 +57,14 @@ final class H2cClient implements AutoCloseable {
 
   /** Sends {@code method path} with no body and waits (at most 10 s) for the response. */
   Res request(HttpMethod method, String path) throws Exception {
+    return request(method, path, Map.of(), new byte[0]);
+  }
+
+  /**
+   * Sends {@code method path} with {@code headers} and {@code body} on a new stream of the one connection,
+   * and waits (at most 10 s) for the response.
+   */
+  Res request(HttpMethod method, String path, Map<String, String> headers, byte[] body) throws Exception {
     CompletableFuture<Res> result = new CompletableFuture<>();
     Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
         .handler(new ChannelInitializer<Http2StreamChannel>() {
@@ -82,8 +92,13 @@ final class H2cClient implements AutoCloseable {
                 });
           }
         }).open().sync().getNow();
-    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path);
+    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
+        Unpooled.wrappedBuffer(body));
     req.headers().set(HttpHeaderNames.HOST, "127.0.0.1");
+    headers.forEach(req.headers()::set);
+    if (body.length > 0) {
+      req.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    }
     stream.writeAndFlush(req);
     try {
       return result.get(10, TimeUnit.SECONDS);

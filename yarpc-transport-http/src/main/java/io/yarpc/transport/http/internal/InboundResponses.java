@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.ApplicationErrorMeta;
+import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
@@ -19,14 +20,21 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a handler's {@link Response} or {@link YarpcException} into the HTTP response yarpc-go would
  * write (spec {@code wire-http.md} 3.3). Response bodies are written straight from the {@link Body} into
  * one pooled direct buffer sized by {@link Body#length()}; the body is released here, once, whatever
- * happens.
+ * happens. {@link #answerSuccess} and {@link #answerError} never throw: what cannot be built is answered
+ * {@code internal} with a fixed message. Pure functions of their arguments; callable on any thread.
  */
 final class InboundResponses {
+  /** The message of the {@code internal} answer given when the real answer could not be built. */
+  static final String BUILD_FAILED = "the server failed to build the response";
+
+  private static final Logger log = LoggerFactory.getLogger(InboundResponses.class);
   private static final int UNKNOWN_LENGTH_GUESS = 256;
 
   private InboundResponses() {}
@@ -37,28 +45,34 @@ final class InboundResponses {
   /**
    * A successful (possibly application-error) response. Releases the response's body.
    *
-   * @throws IOException when a lazy body fails to serialise; its body is released and nothing leaks
+   * @throws IOException when a lazy body fails to serialise; its body is released and nothing leaks (nor
+   *     when anything else is thrown: the buffer written so far is released too)
    */
   static FullHttpResponse success(Context ctx, Response response, ByteBufAllocator alloc) throws IOException {
     ByteBuf content = write(response.body(), alloc);
     FullHttpResponse res = new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.OK, content);
-    HttpHeaders h = res.headers();
-    h.set(WireHeaders.STATUS, response.isApplicationError() ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
-    h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
-    WireHeaders.writeApplicationHeaders(response.headers(), h);
-    applicationErrorMeta(response, h);
-    String contentType = WireHeaders.contentType(ctx.encoding());
-    if (contentType != null) {
-      h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
+    try {
+      HttpHeaders h = res.headers();
+      h.set(WireHeaders.STATUS, response.isApplicationError() ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
+      h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
+      WireHeaders.writeApplicationHeaders(response.headers(), h);
+      applicationErrorMeta(response, h);
+      String contentType = WireHeaders.contentType(ctx.encoding());
+      if (contentType != null) {
+        h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
+      }
+      h.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+    } catch (RuntimeException | Error headerFailure) {
+      res.release();
+      throw headerFailure;
     }
-    h.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
     return res;
   }
 
   /**
    * An error response: status by code (or {@code statusOverride} when positive), {@code Rpc-Error-*}
    * headers, and either the both-response-error form or a {@code text/plain} message body. Releases the
-   * body of a response carried by the error.
+   * body of a response carried by the error, and everything it allocated when it throws.
    */
   static FullHttpResponse error(Context ctx, YarpcException e, int statusOverride, ByteBufAllocator alloc) {
     Response carried = e.response();
@@ -89,7 +103,7 @@ final class InboundResponses {
       try {
         errorHeaders(ctx, e, res.headers(), carried, both, details, message);
         res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
-      } catch (RuntimeException headerFailure) {
+      } catch (RuntimeException | Error headerFailure) {
         res.release();
         throw headerFailure;
       }
@@ -98,6 +112,66 @@ final class InboundResponses {
       if (carried != null) {
         carried.body().release();
       }
+    }
+  }
+
+  /**
+   * The answer carrying a handler's response, as {@link #success} builds it, but never throwing: a body
+   * that fails to serialise (an {@link Exception}) is answered {@code unknown} {@code failed to write the
+   * response body: ...}; anything else that fails (an {@link Error}, or building that answer) is answered
+   * {@code internal} {@value #BUILD_FAILED}. The response's body is released in every case, and nothing
+   * allocated leaks. Null only when not even the {@code internal} answer could be built.
+   */
+  static FullHttpResponse answerSuccess(Context ctx, Response response, ByteBufAllocator alloc) {
+    try {
+      try {
+        return success(ctx, response, alloc);
+      } catch (Exception e) {
+        YarpcException failure = e instanceof YarpcException ? (YarpcException) e
+            : YarpcException.withCause(Code.UNKNOWN, String.format("failed to write the response body: %s",
+                YarpcException.describe(e)), e);
+        return error(ctx, failure, 0, alloc);
+      }
+    } catch (Throwable t) {
+      if (response != null) {
+        quietly(() -> response.body().release());
+      }
+      return buildFailed(ctx, t, alloc);
+    }
+  }
+
+  /**
+   * The answer carrying {@code error} (as {@link YarpcException#from}), as {@link #error} builds it, but
+   * never throwing: when that fails the answer is {@code internal} {@value #BUILD_FAILED}. The body of a
+   * response the error carries is released in every case. Null only when not even that could be built.
+   */
+  static FullHttpResponse answerError(Context ctx, Throwable error, int statusOverride, ByteBufAllocator alloc) {
+    try {
+      return error(ctx, YarpcException.from(error), statusOverride, alloc);
+    } catch (Throwable t) {
+      quietly(() -> YarpcException.releaseResponse(error));
+      return buildFailed(ctx, t, alloc);
+    }
+  }
+
+  /** {@code internal} {@value #BUILD_FAILED}, for an answer that could not be built; null if not even that. */
+  private static FullHttpResponse buildFailed(Context ctx, Throwable cause, ByteBufAllocator alloc) {
+    log.error("failed to build the answer to an HTTP request; answering internal", cause);
+    try {
+      return error(ctx, YarpcException.of(Code.INTERNAL, BUILD_FAILED), 0, alloc);
+    } catch (Throwable t) {
+      t.addSuppressed(cause);
+      log.error("failed to build even the internal answer to an HTTP request", t);
+      return null;
+    }
+  }
+
+  /** Runs a release that must not keep an exchange from its answer: a failure is logged, not thrown. */
+  private static void quietly(Runnable release) {
+    try {
+      release.run();
+    } catch (Throwable t) {
+      log.warn("releasing a response body failed", t);
     }
   }
 

@@ -102,7 +102,7 @@ public final class OutboundCodec {
     boolean both = WireHeaders.TRUE.equals(h.get(WireHeaders.BOTH_RESPONSE_ERROR));
     if (both) {
       if (status < 300) {
-        return rb.body(ServerRequestHandler.toBody(content)).build();
+        return rb.body(ReceivedContent.asBody(content)).build();
       }
       byte[] details = null;
       String detailsHeader = h.get(WireHeaders.ERROR_DETAILS);
@@ -112,7 +112,7 @@ public final class OutboundCodec {
         content.release();
         body = Body.empty();
       } else {
-        body = ServerRequestHandler.toBody(content);
+        body = ReceivedContent.asBody(content);
       }
       YarpcException e = error(h, status, WireHeaders.get(h, WireHeaders.ERROR_MESSAGE));
       if (details != null) {
@@ -121,7 +121,7 @@ public final class OutboundCodec {
       return throwWith(e, rb.body(body).build());
     }
     if (status >= 200 && status < 300) {
-      return rb.body(ServerRequestHandler.toBody(content)).build();
+      return rb.body(ReceivedContent.asBody(content)).build();
     }
     String text;
     try {

@@ -5,6 +5,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpContent;
+import io.yarpc.transport.Body;
+import java.util.Arrays;
 
 /**
  * A received message's content, gathered chunk by chunk, on the server (requests) and the client
@@ -101,6 +103,21 @@ final class ReceivedContent {
       received.release();
       received = null;
     }
+  }
+
+  /**
+   * A body with byte access over {@code buf} (as {@link ByteBuf#nioBuffers()}, no copy) that takes it over:
+   * releasing the body releases {@code buf}, once. An empty {@code buf} (or null) is released at once and
+   * gives an empty body.
+   */
+  static Body asBody(ByteBuf buf) {
+    if (buf == null || !buf.isReadable()) {
+      if (buf != null) {
+        buf.release();
+      }
+      return Body.empty();
+    }
+    return Body.ofBuffers(Arrays.asList(buf.nioBuffers()), buf::release);
   }
 
   private void addPiece() {

@@ -1,0 +1,258 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpRequest;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Futures;
+import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.RpcType;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves one received exchange as spec {@code wire-http.md} 3.2 orders it: the health check, the method
+ * check, decoding ({@link RequestDecoder}), routing with the TTL, deadline and call-type checks
+ * ({@link #route}), then the unary or oneway handler; and turns the outcome into the answer
+ * ({@link InboundResponses}), which goes to the {@link Answers} (the channel's handler) to be written. A
+ * oneway call is answered as soon as it is accepted; a unary one when its handler's future completes.
+ *
+ * <p><b>Every exchange is answered.</b> The answers come from {@link InboundResponses#answerSuccess} and
+ * {@link InboundResponses#answerError}, which never throw: an answer that cannot be built (a response body
+ * that throws an {@link Error}, a carried error response that cannot be written...) becomes {@code internal}
+ * with a fixed message, written like any other; if not even that can be built, the channel is closed. No
+ * client waits for its deadline.
+ *
+ * <p><b>Threads.</b> {@link #serve} runs on the event loop and writes the answers it decides at once;
+ * {@link #completed} runs on whatever thread completes the handler's future, builds the answer there
+ * (serialising the response body into a pooled buffer) and hands it to the event loop.
+ *
+ * <p><b>Ownership.</b> The exchange keeps its body buffer until the call is routed; an exchange answered
+ * before that has it released here. Then the buffer becomes the request {@link io.yarpc.transport.Body},
+ * which belongs to the invocation: the dispatcher releases it when the handler's result completes (here it
+ * is released only when the handler throws instead of returning a future). A response body the handler
+ * returns, or that an error carries, is released once its answer is built. Each built answer is handed over
+ * exactly once: to {@link Answers#write}, or released when the event loop is gone.
+ */
+final class CallServer {
+  private static final Logger log = LoggerFactory.getLogger(CallServer.class);
+
+  /** Where answers go: the channel handler, which writes them in turn. Called on the event loop. */
+  interface Answers {
+    /** Writes {@code res}, which it takes over, as {@code ex}'s answer, then finishes {@code ex}. */
+    void write(Exchange ex, FullHttpResponse res);
+
+    /** Ends {@code ex} with nothing written (its client went away). */
+    void finish(Exchange ex);
+
+    /** Ends {@code ex} with nothing written and closes the channel: no answer could be built. */
+    void abort(Exchange ex);
+  }
+
+  private final InboundState state;
+  private final String healthPath;
+  private final ByteBufAllocator writeAllocator;
+  private final boolean http2;
+  private final Answers answers;
+  private ChannelHandlerContext ctx;
+
+  CallServer(InboundState state, String healthPath, ByteBufAllocator writeAllocator, boolean http2,
+      Answers answers) {
+    this.state = state;
+    this.healthPath = healthPath;
+    this.writeAllocator = writeAllocator;
+    this.http2 = http2;
+    this.answers = answers;
+  }
+
+  /** Binds the server to its channel (from the handler's {@code handlerAdded}). */
+  void attach(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Serves {@code ex}: answers a request rejected while it was received, or serves it. Event loop. */
+  void serve(Exchange ex) {
+    if (ex.rejection() != null) {
+      fail(ex, ex.rejection(), ex.rejectionStatus()); // 413, 431, 400, 408
+      return;
+    }
+    try {
+      serveInOrder(ex);
+    } catch (RuntimeException e) {
+      log.error("unexpected failure serving an HTTP request", e);
+      fail(ex, YarpcException.withCause(Code.INTERNAL,
+          "internal error serving the request: " + YarpcException.describe(e), e), 0);
+    }
+  }
+
+  /** Spec 3.2: health check, method, metadata, then {@link #route}, then the handler by type. */
+  private void serveInOrder(Exchange ex) {
+    HttpRequest req = ex.takeHead();
+    if (HealthCheck.matches(req, healthPath)) {
+      ex.releaseBody();
+      answers.write(ex, HealthCheck.response(ex.context().version(), req.method(), state.isServing()));
+      return;
+    }
+    YarpcException methodError = RequestDecoder.methodError(req);
+    if (methodError != null) {
+      fail(ex, methodError, 0);
+      return;
+    }
+    RequestDecoder.Decoded decoded = RequestDecoder.decode(req, http2);
+    HandlerSpec spec;
+    try {
+      spec = route(state.router(), decoded.meta(), decoded.ttlError());
+    } catch (YarpcException e) {
+      fail(ex, e, 0);
+      return;
+    }
+    Request request = Request.of(decoded.meta(), ReceivedContent.asBody(ex.takeBody()));
+    if (spec.type() == RpcType.UNARY) {
+      serveUnary(ex, spec, request);
+    } else {
+      serveOneway(ex, spec, request);
+    }
+  }
+
+  /**
+   * The handler for {@code meta}: routing (spec 3.2 step 8), then the TTL error found while decoding (step
+   * 9, reported after routing), the missing deadline of a unary or oneway call, and the call type this
+   * transport serves (step 10). Returns a unary or oneway handler.
+   *
+   * @throws YarpcException the error to answer with (a router's failure as {@link YarpcException#from})
+   */
+  static HandlerSpec route(Router router, RequestMeta meta, YarpcException ttlError) {
+    // core-call-path: routing, the call-type check and the deadline check, in the order yarpc-go applies
+    // them; nothing here is HTTP's own, so it moves into core's one inbound call path (issue 13).
+    HandlerSpec spec;
+    try {
+      if (router == null) {
+        throw YarpcException.of(Code.UNAVAILABLE, "inbound has no router");
+      }
+      spec = router.choose(meta);
+    } catch (RuntimeException e) {
+      throw YarpcException.from(e);
+    }
+    if (ttlError != null) {
+      throw ttlError;
+    }
+    if (meta.deadline() == null && spec.type() != RpcType.STREAMING) {
+      throw YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL"); // unary and oneway alike
+    }
+    if (spec.type() != RpcType.UNARY && spec.type() != RpcType.ONEWAY) {
+      throw YarpcException.of(Code.UNIMPLEMENTED, "transport http does not handle %s handlers", spec.type());
+    }
+    return spec;
+  }
+
+  private void serveUnary(Exchange ex, HandlerSpec spec, Request request) {
+    CompletableFuture<Response> future;
+    try {
+      future = spec.unary().handle(request);
+    } catch (Throwable t) {
+      request.body().release();
+      future = CompletableFuture.failedFuture(t);
+    }
+    if (future == null) {
+      future = CompletableFuture.failedFuture(new NullPointerException("handler returned no future"));
+    }
+    ex.future(future);
+    future.whenComplete((response, error) -> completed(ex, response, error));
+  }
+
+  private void serveOneway(Exchange ex, HandlerSpec spec, Request request) {
+    CompletableFuture<Void> future;
+    try {
+      future = spec.oneway().handle(request);
+    } catch (Throwable t) {
+      request.body().release();
+      future = CompletableFuture.failedFuture(t);
+    }
+    YarpcException refused = refusal(future);
+    if (refused != null) {
+      fail(ex, refused, 0);
+      return;
+    }
+    if (future != null) {
+      future.whenComplete((v, e) -> {
+        if (e != null) {
+          log.debug("oneway handler for {} failed: {}", request.meta(), e.toString());
+        }
+      });
+    }
+    write(ex, InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
+  }
+
+  /**
+   * The error of a oneway call refused before its handler ran: the dispatcher answers a call it will not
+   * run (it is stopping) with an already failed future carrying {@code unavailable}. Any other outcome,
+   * including a handler that failed at once, is the handler's business: the call was accepted.
+   */
+  private static YarpcException refusal(CompletableFuture<Void> future) {
+    if (future == null || !future.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      future.join();
+      return null;
+    } catch (RuntimeException e) {
+      YarpcException error = YarpcException.from(e);
+      return error.code() == Code.UNAVAILABLE ? error : null;
+    }
+  }
+
+  /** Called on whatever thread completed the handler: builds the answer there, then writes on the event loop. */
+  void completed(Exchange ex, Response response, Throwable error) {
+    if (error != null && Futures.unwrap(error) instanceof CancellationException && !ctx.channel().isActive()) {
+      // the client went away and we cancelled the call; nothing is written (a handler that cancelled its
+      // own future on a live connection is answered below with cancelled, so answers stay in order)
+      onEventLoop(() -> answers.finish(ex), ex);
+      return;
+    }
+    FullHttpResponse res = error == null
+        ? InboundResponses.answerSuccess(ex.context(), response, writeAllocator)
+        : InboundResponses.answerError(ex.context(), error, 0, writeAllocator);
+    if (res == null) {
+      onEventLoop(() -> answers.abort(ex), ex);
+      return;
+    }
+    try {
+      ctx.executor().execute(() -> answers.write(ex, res));
+    } catch (RejectedExecutionException e) {
+      res.release();
+      answers.finish(ex);
+    }
+  }
+
+  /** Runs {@code task} on the event loop; when the loop is gone, finishes {@code ex} here instead. */
+  private void onEventLoop(Runnable task, Exchange ex) {
+    try {
+      ctx.executor().execute(task);
+    } catch (RejectedExecutionException e) {
+      answers.finish(ex);
+    }
+  }
+
+  /** Answers {@code ex} with {@code error} (HTTP {@code status}, or by code when 0), on the event loop. */
+  private void fail(Exchange ex, YarpcException error, int status) {
+    ex.releaseBody();
+    write(ex, InboundResponses.answerError(ex.context(), error, status, writeAllocator));
+  }
+
+  private void write(Exchange ex, FullHttpResponse res) {
+    if (res == null) {
+      answers.abort(ex);
+    } else {
+      answers.write(ex, res);
+    }
+  }
+}

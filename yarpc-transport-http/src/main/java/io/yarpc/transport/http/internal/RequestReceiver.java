@@ -1,0 +1,216 @@
+package io.yarpc.transport.http.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoDurations;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Assembles the requests of one HTTP/1.1 connection or one HTTP/2 stream from Netty {@link HttpObject}s
+ * and enforces the receive limits: body size (413, checked against {@code content-length} before any
+ * {@code 100 Continue} and against the bytes as they come), header size (431, found by the codec),
+ * malformed input (400) and receive time (408, from a request's first byte to its last). Each complete
+ * request, or the rejection of the one being received, goes to the sink as an {@link Exchange}. After a
+ * rejection, or once {@link #stop()} is called, nothing more is read: every later message is released.
+ *
+ * <p><b>Threads.</b> Event loop only, like the channel handler that feeds it.
+ *
+ * <p><b>Ownership.</b> {@link #read} takes over every message it is given: it releases it, or keeps its
+ * content in a {@link ReceivedContent} (HTTP/1.1: the received buffers; HTTP/2: the stream's own copy).
+ * That content belongs to the receiver until it leaves inside an {@link Exchange};
+ * {@link #releaseReceived()} gives back a request still being received.
+ */
+final class RequestReceiver {
+  private final InboundSettings settings;
+  private final boolean http2;
+  private final Consumer<Exchange> sink;
+
+  private ChannelHandlerContext ctx;
+  private HttpRequest head;
+  private ReceivedContent content;
+  private boolean discarding; // drop everything until the end of the current request
+  private ScheduledFuture<?> readTimer;
+  private boolean stopped; // no more requests on this connection or stream
+
+  /** A receiver for an HTTP/1.1 connection ({@code http2} false) or an HTTP/2 stream, feeding {@code sink}. */
+  RequestReceiver(InboundSettings settings, boolean http2, Consumer<Exchange> sink) {
+    this.settings = settings;
+    this.http2 = http2;
+    this.sink = sink;
+  }
+
+  /** Binds the receiver to its channel (from the handler's {@code handlerAdded}). */
+  void attach(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Whether part of a request (at least its head) has arrived and it is not complete yet. */
+  boolean isReceiving() {
+    return head != null;
+  }
+
+  /** Whether reading has stopped for good (a rejection, a close decided, the channel closed). */
+  boolean isStopped() {
+    return stopped;
+  }
+
+  /** Stops reading for good: later messages are released unread, and no receive timer starts. */
+  void stop() {
+    stopped = true;
+  }
+
+  /** Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler}). */
+  void requestBytesArrived() {
+    if (readTimer == null && !stopped) {
+      readTimer = ctx.executor().schedule(this::readTimedOut, settings.readTimeoutNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Takes one message from the codec. */
+  void read(Object msg) {
+    if (!(msg instanceof HttpObject) || stopped) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    DecoderResult result = ((HttpObject) msg).decoderResult();
+    if (result.isFailure()) {
+      ReferenceCountUtil.release(msg);
+      malformed(result.cause());
+      return;
+    }
+    if (msg instanceof HttpRequest) {
+      onHead((HttpRequest) msg);
+    }
+    if (msg instanceof HttpContent) {
+      onContent((HttpContent) msg);
+    } else {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  /** The channel is gone: stops reading, the timer, and releases a request being received. */
+  void close() {
+    stopped = true;
+    stopReadTimer();
+    releaseReceived();
+    head = null;
+  }
+
+  /** Releases the content of a request being received, if any. */
+  void releaseReceived() {
+    if (content != null) {
+      content.release();
+      content = null;
+    }
+  }
+
+  private void onHead(HttpRequest req) {
+    requestBytesArrived();
+    releaseReceived();
+    head = req;
+    discarding = false;
+    long declared = HttpUtil.getContentLength(req, -1L);
+    if (declared > settings.maxBodySize()) {
+      tooLarge();
+      return;
+    }
+    if (!http2 && HttpUtil.is100ContinueExpected(req)) {
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+    }
+    req.headers().remove(HttpHeaderNames.EXPECT);
+    content = new ReceivedContent(ctx.alloc(), http2, declared);
+  }
+
+  private void onContent(HttpContent chunk) {
+    ByteBuf data = chunk.content();
+    if (discarding || head == null || content == null) {
+      chunk.release();
+    } else if (content.size() + data.readableBytes() > settings.maxBodySize()) {
+      chunk.release();
+      tooLarge();
+    } else {
+      content.append(chunk);
+    }
+    if (chunk instanceof LastHttpContent) {
+      onLast();
+    }
+  }
+
+  private void onLast() {
+    stopReadTimer();
+    if (discarding || head == null) {
+      discarding = false;
+      head = null;
+      return;
+    }
+    Exchange ex = Exchange.received(head, content.take(), http2);
+    head = null;
+    content = null;
+    sink.accept(ex);
+  }
+
+  /** Answers the request being received with {@code status}; the connection (or stream) closes after. */
+  private void reject(YarpcException error, int status) {
+    stopReadTimer();
+    Exchange ex = Exchange.rejected(head, error, status, http2);
+    releaseReceived();
+    head = null;
+    discarding = true;
+    stopped = true; // nothing more is read from this connection or stream
+    sink.accept(ex);
+  }
+
+  private void tooLarge() {
+    reject(YarpcException.of(Code.RESOURCE_EXHAUSTED,
+        "request body is larger than the limit of %d bytes", settings.maxBodySize()), 413);
+  }
+
+  private void malformed(Throwable cause) {
+    if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException) {
+      reject(YarpcException.of(Code.INVALID_ARGUMENT,
+          "request header fields are larger than the limit of %d bytes", settings.maxHeaderSize()), 431);
+    } else {
+      reject(YarpcException.of(Code.INVALID_ARGUMENT, "malformed HTTP request: %s",
+          YarpcException.describe(cause)), 400);
+    }
+  }
+
+  private void readTimedOut() {
+    readTimer = null;
+    if (stopped) {
+      return;
+    }
+    if (!ctx.channel().config().isAutoRead()) {
+      // we stopped reading ourselves (a pipelined request waits): not the client's fault
+      requestBytesArrived();
+      return;
+    }
+    reject(YarpcException.of(Code.DEADLINE_EXCEEDED, "timed out reading the request after %s",
+        GoDurations.format(Duration.ofNanos(settings.readTimeoutNanos()))), 408);
+  }
+
+  private void stopReadTimer() {
+    if (readTimer != null) {
+      readTimer.cancel(false);
+      readTimer = null;
+    }
+  }
+}
