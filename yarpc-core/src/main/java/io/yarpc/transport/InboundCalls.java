@@ -29,7 +29,20 @@ public final class InboundCalls {
    */
   public static Routed route(Router router, RequestMeta meta, String transport, Set<RpcType> handled,
       DeadlinePolicy policy) {
+    return route(router, meta, transport, handled, policy, null);
+  }
+
+  /**
+   * As {@link #route(Router, RequestMeta, String, Set, DeadlinePolicy)}, with an error the transport found
+   * while decoding the metadata that yarpc-go reports after routing and before the call-type check
+   * ({@code decodeError}, null for none; HTTP's unparsable {@code Context-TTL-MS}).
+   */
+  public static Routed route(Router router, RequestMeta meta, String transport, Set<RpcType> handled,
+      DeadlinePolicy policy, YarpcException decodeError) {
     HandlerSpec spec = router.choose(meta);
+    if (decodeError != null) {
+      throw decodeError;
+    }
     if (!handled.contains(spec.type())) {
       throw YarpcException.of(Code.UNIMPLEMENTED, "transport %s does not handle %s handlers", transport,
           spec.type());

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.yarpc.internal.Checks;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
@@ -74,7 +75,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     this.host = b.host;
     this.port = b.port;
     this.settings = new InboundSettings(b.maxBodySize, b.maxHeaderSize, b.idleTimeout.toNanos(),
-        b.readTimeout.toNanos(), b.http2, b.maxConcurrentStreams, b.shutdownTimeout.toNanos(), b.healthPath);
+        b.readTimeout.toNanos(), b.http2, b.maxConcurrentStreams, b.shutdownTimeout.toNanos(), b.healthPath,
+        b.deadlinePolicy);
   }
 
   @Override
@@ -168,6 +170,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     private long maxConcurrentStreams = 1000;
     private Duration shutdownTimeout = Duration.ofSeconds(6);
     private String healthPath = "/health";
+    private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
 
     Builder(HttpTransport transport) {
       this.transport = transport;
@@ -275,6 +278,17 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder disableHealth() {
       this.healthPath = null;
+      return this;
+    }
+
+    /**
+     * What calls without {@code Context-TTL-MS}, or with a very distant deadline, are handled with;
+     * default {@link DeadlinePolicy#strict()}: a unary or oneway call without one is refused with {@code
+     * missing TTL}, as yarpc-go's HTTP inbound does. {@code DeadlinePolicy.withDefaultTimeout(...)} serves
+     * plain HTTP clients that send none.
+     */
+    public Builder deadlinePolicy(DeadlinePolicy policy) {
+      this.deadlinePolicy = requireNonNull(policy, "policy");
       return this;
     }
 

@@ -7,13 +7,17 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
 import java.util.concurrent.CancellationException;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -44,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * exactly once: to {@link Answers#write}, or released when the event loop is gone.
  */
 final class CallServer {
+  /** HTTP carries unary and oneway calls; streams are not part of it. */
+  private static final Set<RpcType> HANDLED = EnumSet.of(RpcType.UNARY, RpcType.ONEWAY);
+
   private static final Logger log = LoggerFactory.getLogger(CallServer.class);
 
   /** Where answers go: the channel handler, which writes them in turn. Called on the event loop. */
@@ -60,15 +67,17 @@ final class CallServer {
 
   private final InboundState state;
   private final String healthPath;
+  private final DeadlinePolicy deadlinePolicy;
   private final ByteBufAllocator writeAllocator;
   private final boolean http2;
   private final Answers answers;
   private ChannelHandlerContext ctx;
 
-  CallServer(InboundState state, String healthPath, ByteBufAllocator writeAllocator, boolean http2,
-      Answers answers) {
+  CallServer(InboundState state, String healthPath, DeadlinePolicy deadlinePolicy,
+      ByteBufAllocator writeAllocator, boolean http2, Answers answers) {
     this.state = state;
     this.healthPath = healthPath;
+    this.deadlinePolicy = deadlinePolicy;
     this.writeAllocator = writeAllocator;
     this.http2 = http2;
     this.answers = answers;
@@ -108,14 +117,15 @@ final class CallServer {
       return;
     }
     RequestDecoder.Decoded decoded = RequestDecoder.decode(req, http2);
-    HandlerSpec spec;
+    InboundCalls.Routed routed;
     try {
-      spec = route(state.router(), decoded.meta(), decoded.ttlError());
+      routed = route(state.router(), decoded.meta(), decoded.ttlError(), deadlinePolicy);
     } catch (YarpcException e) {
       fail(ex, e, 0);
       return;
     }
-    Request request = Request.of(decoded.meta(), ReceivedContent.asBody(ex.takeBody()));
+    HandlerSpec spec = routed.spec();
+    Request request = Request.of(routed.meta(), ReceivedContent.asBody(ex.takeBody()));
     if (spec.type() == RpcType.UNARY) {
       serveUnary(ex, spec, request);
     } else {
@@ -124,71 +134,43 @@ final class CallServer {
   }
 
   /**
-   * The handler for {@code meta}: routing (spec 3.2 step 8), then the TTL error found while decoding (step
-   * 9, reported after routing), the missing deadline of a unary or oneway call, and the call type this
-   * transport serves (step 10). Returns a unary or oneway handler.
+   * Core's inbound path for {@code meta} ({@link InboundCalls}): routing (wire-http 3.2 step 8), then the
+   * TTL error found while decoding (step 9, reported after routing), then the call type this transport
+   * serves (unary and oneway, step 10), and the inbound's deadline policy. A unary or oneway call still
+   * without a deadline is refused by the dispatcher's handler ({@code missing TTL}).
    *
    * @throws YarpcException the error to answer with (a router's failure as {@link YarpcException#from})
    */
-  static HandlerSpec route(Router router, RequestMeta meta, YarpcException ttlError) {
-    // core-call-path: routing, the call-type check and the deadline check, in the order yarpc-go applies
-    // them; nothing here is HTTP's own, so it moves into core's one inbound call path (issue 13).
-    HandlerSpec spec;
+  static InboundCalls.Routed route(Router router, RequestMeta meta, YarpcException ttlError,
+      DeadlinePolicy policy) {
+    if (router == null) {
+      throw YarpcException.of(Code.UNAVAILABLE, "inbound has no router");
+    }
     try {
-      if (router == null) {
-        throw YarpcException.of(Code.UNAVAILABLE, "inbound has no router");
-      }
-      spec = router.choose(meta);
+      return InboundCalls.route(router, meta, "http", HANDLED, policy, ttlError);
     } catch (RuntimeException e) {
       throw YarpcException.from(e);
     }
-    if (ttlError != null) {
-      throw ttlError;
-    }
-    if (meta.deadline() == null && spec.type() != RpcType.STREAMING) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL"); // unary and oneway alike
-    }
-    if (spec.type() != RpcType.UNARY && spec.type() != RpcType.ONEWAY) {
-      throw YarpcException.of(Code.UNIMPLEMENTED, "transport http does not handle %s handlers", spec.type());
-    }
-    return spec;
   }
 
   private void serveUnary(Exchange ex, HandlerSpec spec, Request request) {
-    CompletableFuture<Response> future;
-    try {
-      future = spec.unary().handle(request);
-    } catch (Throwable t) {
-      request.body().release();
-      future = CompletableFuture.failedFuture(t);
-    }
-    if (future == null) {
-      future = CompletableFuture.failedFuture(new NullPointerException("handler returned no future"));
-    }
+    CompletableFuture<Response> future = InboundCalls.handle(spec.unary(), request, request.body()::release);
     ex.future(future);
     future.whenComplete((response, error) -> completed(ex, response, error));
   }
 
   private void serveOneway(Exchange ex, HandlerSpec spec, Request request) {
-    CompletableFuture<Void> future;
-    try {
-      future = spec.oneway().handle(request);
-    } catch (Throwable t) {
-      request.body().release();
-      future = CompletableFuture.failedFuture(t);
-    }
+    CompletableFuture<Void> future = InboundCalls.handle(spec.oneway(), request, request.body()::release);
     YarpcException refused = refusal(future);
     if (refused != null) {
       fail(ex, refused, 0);
       return;
     }
-    if (future != null) {
-      future.whenComplete((v, e) -> {
-        if (e != null) {
-          log.debug("oneway handler for {} failed: {}", request.meta(), e.toString());
-        }
-      });
-    }
+    future.whenComplete((v, e) -> {
+      if (e != null) {
+        log.debug("oneway handler for {} failed: {}", request.meta(), e.toString());
+      }
+    });
     write(ex, InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
   }
 
@@ -206,7 +188,8 @@ final class CallServer {
       return null;
     } catch (RuntimeException e) {
       YarpcException error = YarpcException.from(e);
-      return error.code() == Code.UNAVAILABLE ? error : null;
+      // stopping (unavailable) or no deadline (invalid-argument, missing TTL): answered, not acknowledged
+      return error.code() == Code.UNAVAILABLE || error.code() == Code.INVALID_ARGUMENT ? error : null;
     }
   }
 

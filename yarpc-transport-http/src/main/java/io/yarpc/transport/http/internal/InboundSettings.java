@@ -1,5 +1,7 @@
 package io.yarpc.transport.http.internal;
 
+import io.yarpc.transport.DeadlinePolicy;
+
 /**
  * The limits and timeouts of one HTTP inbound, fixed when it is built.
  *
@@ -12,6 +14,8 @@ package io.yarpc.transport.http.internal;
  * @param shutdownTimeoutNanos how long stop waits for in-flight requests
  * @param healthPath the path a {@code GET} or {@code HEAD} asks for the health status on, or {@code null}
  *     when the health check is off
+ * @param deadlinePolicy what calls without a deadline, or with a distant one, are handled with
  */
 public record InboundSettings(int maxBodySize, int maxHeaderSize, long idleTimeoutNanos, long readTimeoutNanos,
-    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos, String healthPath) {}
+    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos, String healthPath,
+    DeadlinePolicy deadlinePolicy) {}

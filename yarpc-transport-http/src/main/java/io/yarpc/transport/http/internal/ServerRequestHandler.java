@@ -51,7 +51,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     this.state = state;
     this.http2 = http2;
     this.receiver = new RequestReceiver(settings, http2, this::received);
-    this.calls = new CallServer(state, settings.healthPath(), writeAllocator, http2, new CallServer.Answers() {
+    this.calls = new CallServer(state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, http2, new CallServer.Answers() {
       @Override
       public void write(Exchange ex, FullHttpResponse res) {
         ServerRequestHandler.this.write(ex, res);

@@ -35,7 +35,7 @@ class RequestReceiverTest {
 
   private void open(int maxBodySize, boolean http2) {
     InboundSettings settings = new InboundSettings(maxBodySize, 8192, TimeUnit.SECONDS.toNanos(60),
-        TimeUnit.MILLISECONDS.toNanos(300), true, 100, 0, "/health");
+        TimeUnit.MILLISECONDS.toNanos(300), true, 100, 0, "/health", io.yarpc.transport.DeadlinePolicy.strict());
     receiver = new RequestReceiver(settings, http2, received::add);
     channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter() {
       @Override

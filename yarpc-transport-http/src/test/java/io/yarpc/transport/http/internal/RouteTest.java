@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Deadline;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.RequestMeta;
@@ -49,13 +50,16 @@ class RouteTest {
   }
 
   private static YarpcException failure(Router router, RequestMeta meta, YarpcException ttlError) {
-    return catchThrowableOfType(YarpcException.class, () -> CallServer.route(router, meta, ttlError));
+    return catchThrowableOfType(YarpcException.class,
+        () -> CallServer.route(router, meta, ttlError, DeadlinePolicy.strict()));
   }
 
   @Test
   void unaryAndOnewayWithADeadlineAreRouted() {
-    assertThat(CallServer.route(router(m -> UNARY), meta(true), null)).isSameAs(UNARY);
-    assertThat(CallServer.route(router(m -> ONEWAY), meta(true), null)).isSameAs(ONEWAY);
+    assertThat(CallServer.route(router(m -> UNARY), meta(true), null, DeadlinePolicy.strict()).spec())
+        .isSameAs(UNARY);
+    assertThat(CallServer.route(router(m -> ONEWAY), meta(true), null, DeadlinePolicy.strict()).spec())
+        .isSameAs(ONEWAY);
   }
 
   @Test
@@ -85,12 +89,15 @@ class RouteTest {
   }
 
   @Test
-  void unaryAndOnewayNeedADeadline() {
-    for (HandlerSpec spec : new HandlerSpec[] {UNARY, ONEWAY}) {
-      YarpcException e = failure(router(m -> spec), meta(false), null);
-      assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-      assertThat(e.getMessage()).isEqualTo("missing TTL");
-    }
+  void aMissingDeadlineIsLeftToTheDispatcherOrFilledByThePolicy() {
+    // strict (the default): routed with no deadline; the dispatcher's handler answers missing TTL
+    assertThat(CallServer.route(router(m -> UNARY), meta(false), null, DeadlinePolicy.strict()).meta().deadline())
+        .isNull();
+    // a default timeout serves plain HTTP clients that send no Context-TTL-MS
+    RequestMeta given = CallServer.route(router(m -> UNARY), meta(false), null,
+        DeadlinePolicy.withDefaultTimeout(Duration.ofSeconds(3))).meta();
+    assertThat(given.deadline()).isNotNull();
+    assertThat(given.deadline().remainingNanos()).isPositive().isLessThanOrEqualTo(3_000_000_000L);
   }
 
   @Test

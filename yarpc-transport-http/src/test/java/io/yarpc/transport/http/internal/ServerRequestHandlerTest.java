@@ -46,7 +46,7 @@ class ServerRequestHandlerTest {
       }
     });
     InboundSettings settings = new InboundSettings(1024, 8192, TimeUnit.SECONDS.toNanos(60),
-        TimeUnit.SECONDS.toNanos(60), true, 100, 0, null);
+        TimeUnit.SECONDS.toNanos(60), true, 100, 0, null, io.yarpc.transport.DeadlinePolicy.strict());
     channel = new EmbeddedChannel(new HttpServerCodec(),
         new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT, false));
   }
