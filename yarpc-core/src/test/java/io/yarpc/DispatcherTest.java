@@ -518,7 +518,7 @@ class DispatcherTest {
     Handler<Request, Response> bad = req -> null;
     p.server.register(Procedure.builder("null").unary(bad).build());
     YarpcException e = failure(p.cc().call(request("null", "", Duration.ofSeconds(5))));
-    assertThat(e.code()).isEqualTo(Code.UNKNOWN);
-    assertThat(e.getMessage()).contains("null future");
+    assertThat(e.code()).isEqualTo(Code.INTERNAL);
+    assertThat(e.getMessage()).isEqualTo("handler returned no future");
   }
 }

@@ -6,6 +6,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -154,12 +155,9 @@ public final class HandlerInvoker {
         inner = CompletableFuture.failedFuture(call.cancellation());
       } else {
         try {
-          inner = call.run(() -> handler.handle(input));
-          if (inner == null) {
-            inner = CompletableFuture.failedFuture(
-                new NullPointerException("handler returned a null future"));
-          }
-        } catch (Throwable t) {
+          // the input is released below however the handler ends, so nothing to do if it never took it
+          inner = call.run(() -> InboundCalls.handle(handler, input, () -> {}));
+        } catch (Throwable t) { // call.run's own failure (a Callable may throw checked exceptions)
           inner = CompletableFuture.failedFuture(t);
         }
       }
