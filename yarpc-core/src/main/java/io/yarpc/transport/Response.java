@@ -24,6 +24,7 @@ public final class Response {
   private final boolean applicationError;
   private final ApplicationErrorMeta applicationErrorMeta;
   private final String compression;
+  private final boolean initialHeadersKept;
 
   private Response(Builder b) {
     this.trailers = b.headers;
@@ -34,6 +35,7 @@ public final class Response {
     this.applicationError = b.applicationError;
     this.applicationErrorMeta = b.applicationErrorMeta;
     this.compression = b.compression;
+    this.initialHeadersKept = b.initialHeadersKept;
   }
 
   /** A successful response with this body and no headers. */
@@ -55,6 +57,7 @@ public final class Response {
     b.applicationError = applicationError;
     b.applicationErrorMeta = applicationErrorMeta;
     b.compression = compression;
+    b.initialHeadersKept = initialHeadersKept;
     return b;
   }
 
@@ -69,6 +72,15 @@ public final class Response {
   /** The headers sent ahead of the body where the wire has such a place (gRPC); usually empty. */
   public Headers initialHeaders() {
     return initialHeaders;
+  }
+
+  /**
+   * Whether whoever built this response kept initial headers apart from the others — a gRPC outbound does,
+   * even when none came — so that an empty {@link #initialHeaders()} means "none were sent ahead of the
+   * body" rather than "the wire has no such place" (HTTP, TChannel).
+   */
+  public boolean keepsInitialHeaders() {
+    return initialHeadersKept;
   }
 
   /** The headers that are not {@linkplain #initialHeaders() initial}: gRPC's trailers. */
@@ -110,6 +122,7 @@ public final class Response {
     private Headers headers = Headers.empty();
     private Headers initialHeaders = Headers.empty();
     private String compression;
+    private boolean initialHeadersKept;
     private Body body;
     private boolean applicationError;
     private ApplicationErrorMeta applicationErrorMeta = ApplicationErrorMeta.EMPTY;
@@ -126,9 +139,13 @@ public final class Response {
       return this;
     }
 
-    /** Sets the headers to send ahead of the body where the wire has such a place; default: none. */
+    /**
+     * Sets the headers to send ahead of the body where the wire has such a place (default: none), and marks
+     * the response as {@linkplain Response#keepsInitialHeaders() keeping them apart}.
+     */
     public Builder initialHeaders(Headers initialHeaders) {
       this.initialHeaders = requireNonNull(initialHeaders, "initialHeaders");
+      this.initialHeadersKept = true;
       return this;
     }
 

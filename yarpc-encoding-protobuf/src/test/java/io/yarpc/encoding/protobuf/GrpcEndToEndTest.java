@@ -98,6 +98,19 @@ class GrpcEndToEndTest extends EndToEndTestBase {
     assertThat(service.serverStreamSent).hasValue(count);
   }
 
+  /** As over a ManagedChannel: a header the server put in the trailers only is not in onHeaders. */
+  @Test
+  void responseHeadersSentAsTrailersAreNotInitialHeaders() {
+    java.util.concurrent.atomic.AtomicReference<io.grpc.Metadata> headers =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<io.grpc.Metadata> trailers =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    blocking("proto").withInterceptors(io.grpc.stub.MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+        .unary(request("where"));
+    assertThat(trailers.get().get(ECHOED_BY)).isEqualTo("echo-service");
+    assertThat(headers.get().get(ECHOED_BY)).isNull();
+  }
+
   @Override
   void closeTransports() {
     clientTransport.stop();

@@ -147,11 +147,12 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   }
 
   /**
-   * The headers {@code onHeaders} gets: the response's initial headers where the transport kept them apart
-   * (gRPC), else — HTTP and TChannel have one set of headers — all of them, which are also the trailers.
+   * The headers {@code onHeaders} gets: the response's initial headers where the transport keeps them
+   * apart (gRPC, even when there are none), else — HTTP and TChannel have one set of headers — all of
+   * them, which are also the trailers.
    */
   private static io.yarpc.transport.Headers initialHeaders(Response r) {
-    return r.initialHeaders().isEmpty() ? r.headers() : r.initialHeaders();
+    return r.keepsInitialHeaders() ? r.initialHeaders() : r.headers();
   }
 
   /** Delivers the response once requested, then closes with OK and the trailers. Serial only. */
