@@ -7,6 +7,7 @@ import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerServiceDefinition;
 import io.yarpc.Call;
+import io.yarpc.encoding.protobuf.internal.AliasingPools;
 import io.yarpc.encoding.protobuf.internal.ServiceAdapter;
 import io.yarpc.encoding.protobuf.internal.SharedExecutors;
 import io.yarpc.encoding.protobuf.unsafe.UnsafeAliasing;
@@ -134,7 +135,8 @@ public final class ProtobufProcedures {
     /** The procedures: one per method and encoding, sorted by method. */
     public List<Procedure> build() {
       Executor callbacks = callbackExecutor != null ? callbackExecutor : SharedExecutors.callbacks();
-      return ServiceAdapter.procedures(definition, service, aliasing, callbacks, nonBlocking);
+      return ServiceAdapter.procedures(
+          definition, service, AliasingPools.poolOf(aliasing), callbacks, nonBlocking);
     }
   }
 }

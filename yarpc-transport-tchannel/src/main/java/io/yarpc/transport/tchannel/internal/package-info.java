@@ -8,4 +8,7 @@
  * io.yarpc.transport.tchannel.internal.Connection} (one connection in either role) and {@link
  * io.yarpc.transport.tchannel.internal.TChannelPeer}.
  */
+@Internal
 package io.yarpc.transport.tchannel.internal;
+
+import io.yarpc.Internal;
