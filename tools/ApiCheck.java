@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -124,42 +125,71 @@ public final class ApiCheck {
     }
   }
 
-  /** A line diff (longest common subsequence), only changed lines with their class for context. */
-  static String diff(List<String> a, List<String> b) {
-    int n = a.size();
-    int m = b.size();
-    int[][] lcs = new int[n + 1][m + 1];
-    for (int i = n - 1; i >= 0; i--) {
-      for (int j = m - 1; j >= 0; j--) {
-        lcs[i][j] = a.get(i).equals(b.get(j)) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-      }
-    }
+  /** The difference of two API texts, class by class: types and members only in one of them. */
+  static String diff(List<String> oldLines, List<String> newLines) {
+    Map<String, List<String>> before = blocks(oldLines);
+    Map<String, List<String>> after = blocks(newLines);
+    Set<String> names = new java.util.TreeSet<>(before.keySet());
+    names.addAll(after.keySet());
     StringBuilder out = new StringBuilder();
-    String context = null;
-    String printedContext = null;
-    int i = 0;
-    int j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a.get(i).equals(b.get(j))) {
-        if (!a.get(i).startsWith(" ") && !a.get(i).isEmpty()) {
-          context = a.get(i);
+    for (String name : names) {
+      List<String> a = before.get(name);
+      List<String> b = after.get(name);
+      if (a == null || b == null) {
+        for (String line : a == null ? b : a) {
+          out.append(a == null ? "+ " : "- ").append(line).append('\n');
         }
-        i++;
-        j++;
         continue;
       }
-      boolean takeA = j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1]);
-      String line = takeA ? a.get(i++) : b.get(j++);
-      if (line.isEmpty()) {
+      if (a.equals(b)) {
         continue;
       }
-      if (line.startsWith(" ") && context != null && !context.equals(printedContext)) {
-        out.append("  ").append(context).append('\n');
-        printedContext = context;
+      if (a.get(0).equals(b.get(0))) {
+        out.append("  ").append(a.get(0)).append('\n');
+      } else {
+        out.append("- ").append(a.get(0)).append('\n').append("+ ").append(b.get(0)).append('\n');
       }
-      out.append(takeA ? "- " : "+ ").append(line).append('\n');
+      for (String line : a.subList(1, a.size())) {
+        if (!b.contains(line)) {
+          out.append("- ").append(line).append('\n');
+        }
+      }
+      for (String line : b.subList(1, b.size())) {
+        if (!a.contains(line)) {
+          out.append("+ ").append(line).append('\n');
+        }
+      }
     }
     return out.toString().stripTrailing();
+  }
+
+  /** The API text's types by name: the header line, then the member lines. */
+  private static Map<String, List<String>> blocks(List<String> lines) {
+    Map<String, List<String>> blocks = new LinkedHashMap<>();
+    List<String> current = null;
+    for (String line : lines) {
+      if (line.isBlank()) {
+        continue;
+      }
+      if (!line.startsWith(" ") || current == null) {
+        current = new ArrayList<>();
+        blocks.put(typeName(line), current);
+      }
+      current.add(line);
+    }
+    return blocks;
+  }
+
+  private static String typeName(String header) {
+    String[] words = header.split(" ");
+    for (int i = 0; i + 1 < words.length; i++) {
+      if (List.of("class", "interface", "enum", "record", "@interface").contains(words[i])) {
+        String name = words[i + 1];
+        int generic = name.indexOf('<');
+        return generic < 0 ? name : name.substring(0, generic);
+      }
+    }
+    return header;
   }
 
   // ---------------------------------------------------------------------------------------------------
