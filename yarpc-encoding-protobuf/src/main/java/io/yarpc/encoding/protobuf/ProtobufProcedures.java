@@ -47,7 +47,7 @@ import java.util.concurrent.Executor;
  * ProtobufCodec}); responses are lazily serialised bodies the transport owns. {@link
  * Builder#unsafeAliasing} opts in to aliased decoding.
  *
- * <p><b>Errors</b> (spec 2.3 and 6.4): a failed method — {@code onError}, a thrown exception, or a failed
+ * <p><b>Errors</b> (docs/spec/model.md §2.3 and §6.4): a failed method — {@code onError}, a thrown exception, or a failed
  * {@code ServerCall.close} — fails the call with its code and message; the unary response is flagged as an
  * application error. A {@code google.rpc.Status} it carries ({@code StatusProto.toStatusRuntimeException},
  * or a {@link io.yarpc.errors.YarpcException} whose details are a serialised status, see {@link

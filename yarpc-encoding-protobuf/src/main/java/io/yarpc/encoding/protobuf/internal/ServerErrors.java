@@ -14,7 +14,7 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 
 /**
- * What a grpc handler's failure becomes in YARPC (spec 2.3 and 6.4, as yarpc-go's protobuf encoding):
+ * What a grpc handler's failure becomes in YARPC (docs/spec/model.md §2.3 and §6.4, as yarpc-go's protobuf encoding):
  * a {@link YarpcException} with the status's code and message that carries ({@link
  * YarpcException#withResponse}) a response flagged as an application error.
  *

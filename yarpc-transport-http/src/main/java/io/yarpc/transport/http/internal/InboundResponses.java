@@ -22,7 +22,7 @@ import java.util.Base64;
 
 /**
  * Turns a handler's {@link Response} or {@link YarpcException} into the HTTP response yarpc-go would
- * write (spec {@code wire-http.md} 3.3). Response bodies are written straight from the {@link Body} into
+ * write (docs/spec/wire-http.md §3.3). Response bodies are written straight from the {@link Body} into
  * one pooled direct buffer sized by {@link Body#length()}; the body is released here, once, whatever
  * happens.
  */

@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * invocation releases the body. Limits: body size (413), header size (431, decoded by the codec), malformed
  * input (400), receive time (408).
  *
- * <p><b>Serving</b> follows spec {@code wire-http.md} 3.2: validate and route with {@link Router#choose},
+ * <p><b>Serving</b> follows docs/spec/wire-http.md §3.2: validate and route with {@link Router#choose},
  * then report an invalid TTL, then call the handler by type. A {@code GET} or {@code HEAD} of the health
  * path (when on) is answered first, in turn, from {@link InboundState#isServing()}. A unary response is
  * written when the handler's future completes; a oneway request is answered as soon as it is accepted.
@@ -308,7 +308,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Spec 3.2: method, metadata, validation and routing, TTL, then the handler by type. */
+  /** docs/spec/wire-http.md §3.2: method, metadata, validation and routing, TTL, then the handler by type. */
   private void serve(Exchange ex) {
     HttpRequest req = ex.head;
     ex.head = null;

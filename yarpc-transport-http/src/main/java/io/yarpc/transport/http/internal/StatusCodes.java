@@ -2,7 +2,7 @@ package io.yarpc.transport.http.internal;
 
 import io.yarpc.errors.Code;
 
-/** The HTTP status tables of spec {@code model.md} 2.4, in both directions. */
+/** The HTTP status tables of docs/spec/model.md §2.4, in both directions. */
 public final class StatusCodes {
   private StatusCodes() {}
 
