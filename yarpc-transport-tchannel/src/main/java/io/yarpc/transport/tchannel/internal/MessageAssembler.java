@@ -17,7 +17,7 @@ import java.util.List;
  * zero-length first chunk just closes it); the last frame closes everything.
  *
  * <p>Chunks are kept as retained slices of the frame buffers, never copied. arg3 leaves as a {@link Body}
- * with byte access over those slices ({@link #takeBody()}), composed with a {@link CompositeByteBuf} when
+ * with byte access over those slices ({@link #takeBody(ByteBufAllocator)}), composed with a {@link CompositeByteBuf} when
  * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
  * by {@link #release()}.
  *
