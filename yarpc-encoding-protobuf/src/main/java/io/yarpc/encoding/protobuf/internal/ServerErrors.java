@@ -35,7 +35,7 @@ import io.yarpc.transport.Response;
  * transports that deliver only a body with an error (TChannel's application-error reply) still deliver
  * the details.
  */
-public final class ServerErrors {
+final class ServerErrors {
   /** The {@code grpc-status-details-bin} trailer. */
   public static final Metadata.Key<com.google.rpc.Status> STATUS_DETAILS_KEY = Metadata.Key.of(
       "grpc-status-details-bin", ProtoUtils.metadataMarshaller(com.google.rpc.Status.getDefaultInstance()));

@@ -27,7 +27,7 @@ import io.yarpc.errors.YarpcException;
  * ({@link io.yarpc.internal.WireText#truncate}) to {@value #MAX_MESSAGE_WIRE_BYTES} bytes encoded, a name to
  * {@value Metadatas#MAX_NAME_WIRE_BYTES}.
  */
-public final class GrpcErrors {
+final class GrpcErrors {
   /** The most bytes the status message ({@code grpc-message}, name prefix included) takes encoded. */
   static final int MAX_MESSAGE_WIRE_BYTES = 4096;
 

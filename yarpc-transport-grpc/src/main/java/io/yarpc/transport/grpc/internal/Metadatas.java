@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Free text of our own response keys (error and application-error names and details) is percent-encoded
  * instead ({@link #encodeText}), so any character survives.
  */
-public final class Metadatas {
+final class Metadatas {
   /** Request: calling service (required). */
   public static final String CALLER = "rpc-caller";
   /** Request: destination service (required); response: echo of the service that answered. */

@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Escaping follows Go's {@code url.QueryEscape} exactly (unreserved: {@code A-Z a-z 0-9 - _ . ~}; space
  * becomes {@code +}), which differs from {@link java.net.URLEncoder} on {@code ~} and {@code *}.
  */
-public final class Procedures {
+final class Procedures {
   /** The service part of the path for procedures without {@code ::}. */
   public static final String DEFAULT_SERVICE = "__default__";
 

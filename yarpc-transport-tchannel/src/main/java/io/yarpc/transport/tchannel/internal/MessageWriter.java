@@ -34,7 +34,7 @@ import java.util.List;
  * never releases them; the returned frames hold their own references, and the caller writes (or
  * releases) every one of them.
  */
-public final class MessageWriter {
+final class MessageWriter {
   /** arg3 chunks up to this size are copied into the frame buffer instead of referenced. */
   static final int COPY_THRESHOLD = 1024;
 

@@ -13,7 +13,7 @@ import java.util.zip.Checksum;
  * ChecksumType#NONE} and {@link ChecksumType#FARMHASH} it computes nothing ({@link #isVerifiable()} is
  * false). Not thread-safe.
  */
-public final class RunningChecksum {
+final class RunningChecksum {
   private final ChecksumType type;
   private final Checksum crc;
 
