@@ -7,7 +7,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 
 /**
- * YARPC errors to gRPC statuses and back (spec: wire-grpc 4.4). Codes map by number in both directions.
+ * YARPC errors to gRPC statuses and back (docs/spec/wire-grpc.md §4.4). Codes map by number in both directions.
  *
  * <p>Server side: an error with details sends them verbatim as {@code grpc-status-details-bin} when they
  * are a serialised {@code google.rpc.Status}, whose code and message then become the gRPC status (as

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Maps YARPC procedure names to gRPC paths and back, as yarpc-go does (spec: wire-grpc 4.1).
+ * Maps YARPC procedure names to gRPC paths and back, as yarpc-go does (docs/spec/wire-grpc.md §4.1).
  *
  * <ul>
  *   <li>Outbound: split at the first {@code ::}; no {@code ::} means the whole name is the method of the
