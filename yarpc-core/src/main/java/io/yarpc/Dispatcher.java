@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *     .inbound(httpInbound)
  *     .outbound("users", Outbounds.unary(grpcOutbound))
  *     .build();
- * dispatcher.register(Raw.procedure("echo", (body, call) -> body));
+ * dispatcher.register(Raw.procedure("echo", body -> body));
  * dispatcher.start();
  * ClientConfig users = dispatcher.clientConfig("users");
  * }</pre>

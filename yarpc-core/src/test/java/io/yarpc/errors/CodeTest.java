@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class CodeTest {
 
-  /** Spec section 2.1: number, wire name and fault class of every code. */
+  /** docs/spec/model.md §2.1: number, wire name and fault class of every code. */
   @ParameterizedTest
   @CsvSource({
     "0,  OK,                  ok,                  ",

@@ -7,6 +7,7 @@ import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerServiceDefinition;
 import io.yarpc.Call;
+import io.yarpc.encoding.protobuf.internal.AliasingPools;
 import io.yarpc.encoding.protobuf.internal.ServiceAdapter;
 import io.yarpc.encoding.protobuf.internal.SharedExecutors;
 import io.yarpc.encoding.protobuf.unsafe.UnsafeAliasing;
@@ -46,7 +47,7 @@ import java.util.concurrent.Executor;
  * ProtobufCodec}); responses are lazily serialised bodies the transport owns. {@link
  * Builder#unsafeAliasing} opts in to aliased decoding.
  *
- * <p><b>Errors</b> (spec 2.3 and 6.4): a failed method — {@code onError}, a thrown exception, or a failed
+ * <p><b>Errors</b> (docs/spec/model.md §2.3 and §6.4): a failed method — {@code onError}, a thrown exception, or a failed
  * {@code ServerCall.close} — fails the call with its code and message; the unary response is flagged as an
  * application error. A {@code google.rpc.Status} it carries ({@code StatusProto.toStatusRuntimeException},
  * or a {@link io.yarpc.errors.YarpcException} whose details are a serialised status, see {@link
@@ -134,7 +135,8 @@ public final class ProtobufProcedures {
     /** The procedures: one per method and encoding, sorted by method. */
     public List<Procedure> build() {
       Executor callbacks = callbackExecutor != null ? callbackExecutor : SharedExecutors.callbacks();
-      return ServiceAdapter.procedures(definition, service, aliasing, callbacks, nonBlocking);
+      return ServiceAdapter.procedures(
+          definition, service, AliasingPools.poolOf(aliasing), callbacks, nonBlocking);
     }
   }
 }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A gRPC server that serves every {@code /Service/Method} path through the dispatcher's router, as
- * yarpc-go's gRPC inbound does (spec: wire-grpc 4): {@code /Svc/Method} is procedure {@code Svc::Method},
+ * yarpc-go's gRPC inbound does (docs/spec/wire-grpc.md §4): {@code /Svc/Method} is procedure {@code Svc::Method},
  * {@code /__default__/m} is {@code m}; the {@code rpc-*} metadata fills the request's metadata, the rest
  * becomes application headers; the deadline comes from {@code grpc-timeout}. Unary procedures and streams
  * (client, server and bidirectional) are served; oneway procedures are refused with

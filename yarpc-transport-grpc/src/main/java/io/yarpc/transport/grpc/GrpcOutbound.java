@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends unary calls and opens streams over gRPC to the peers a {@link PeerChooser} picks, as yarpc-go's
- * gRPC outbound does (spec: wire-grpc 4): procedure {@code Svc::Method} goes to {@code /Svc/Method},
+ * gRPC outbound does (docs/spec/wire-grpc.md §4): procedure {@code Svc::Method} goes to {@code /Svc/Method},
  * {@code m} to {@code /__default__/m}; the request's metadata travels as {@code rpc-*} metadata, its
  * application headers as plain metadata (a header named {@code rpc-...}, or with CR, LF or NUL in its
  * value, fails the call with {@code invalid-argument}, and so does any value that is not printable ASCII,

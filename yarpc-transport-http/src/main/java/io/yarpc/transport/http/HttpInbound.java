@@ -20,7 +20,7 @@ import java.util.List;
 
 /**
  * Receives YARPC calls over HTTP/1.1 and h2c on one port, as yarpc-go's HTTP inbound does: {@code POST}
- * requests carrying the {@code Rpc-*} headers of spec {@code wire-http.md}, served by the dispatcher's
+ * requests carrying the {@code Rpc-*} headers of docs/spec/wire-http.md, served by the dispatcher's
  * router (unary and oneway procedures; streaming ones are refused with {@code unimplemented}). Requests
  * that arrive over HTTP/2 carry the transport name {@code http2}, as in yarpc-go; over HTTP/1.1
  * {@code http}.

@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Sends unary and oneway YARPC calls over HTTP/1.1 (default) or h2c to the peers its {@link PeerChooser}
  * picks, with yarpc-go's wire format: {@code POST} with {@code Rpc-*} headers, responses read back into a
- * {@link Response} or a {@link YarpcException} (spec {@code wire-http.md} 3.3: {@code Rpc-Error-Code}, or
+ * {@link Response} or a {@link YarpcException} (docs/spec/wire-http.md §3.3: {@code Rpc-Error-Code}, or
  * the status-code table when it is absent, so a bare 504 is {@code deadline-exceeded}).
  *
  * <p><b>Ownership.</b> The outbound owns a request's body from the call on: it writes it into a pooled

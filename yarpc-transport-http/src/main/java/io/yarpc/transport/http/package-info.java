@@ -1,6 +1,6 @@
 /**
- * The YARPC HTTP transport, wire-compatible with yarpc-go's {@code transport/http} (spec
- * {@code wire-http.md}): {@link io.yarpc.transport.http.HttpTransport} owns the event loops and the peers,
+ * The YARPC HTTP transport, wire-compatible with yarpc-go's {@code transport/http}
+ * (docs/spec/wire-http.md): {@link io.yarpc.transport.http.HttpTransport} owns the event loops and the peers,
  * {@link io.yarpc.transport.http.HttpInbound} serves HTTP/1.1 and h2c on one port, and
  * {@link io.yarpc.transport.http.HttpOutbound} calls the peers its chooser picks over HTTP/1.1 (keep-alive
  * pool per peer) or h2c (one multiplexed connection per peer).
@@ -14,8 +14,8 @@
  *       chunks of a message aggregated in a composite), by default heap buffers so decoders get arrays and
  *       parse in place; released exactly once by whoever owns the body (see {@link io.yarpc.transport.Body}).
  *       Bodies sent are written straight from the {@code Body} into one pooled direct buffer.
- *   <li><b>Errors on the wire</b> follow yarpc-go: {@code Rpc-Error-Code} and the status table of spec
- *       {@code model.md} 2.4, a {@code text/plain} message body with a trailing newline, or the
+ *   <li><b>Errors on the wire</b> follow yarpc-go: {@code Rpc-Error-Code} and the status table of
+ *       docs/spec/model.md §2.4, a {@code text/plain} message body with a trailing newline, or the
  *       both-response-error form when the client asks for it (this outbound always does).
  *   <li><b>Limits</b> of the inbound (body 413, headers 431, malformed 400, receive time 408) answer with
  *       YARPC error headers too, so clients see {@code resource-exhausted}, {@code invalid-argument} or

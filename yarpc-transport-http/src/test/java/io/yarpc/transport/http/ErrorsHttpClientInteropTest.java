@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Interop with a client this project did not write: the JDK's {@link HttpClient} sends YARPC requests with
  * the headers set by hand to the HTTP inbound, for every case of crossdock's {@code errors_httpclient}
- * (spec {@code model.md} 8.9 item 6), and checks status, headers and body text exactly.
+ * (docs/spec/model.md §8.9 item 6), and checks status, headers and body text exactly.
  */
 class ErrorsHttpClientInteropTest {
   private static YarpcTestService server;

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Oneway over HTTP (spec {@code model.md} 8.7): the inbound answers 200 once the whole body has arrived and
+ * Oneway over HTTP (docs/spec/model.md §8.7): the inbound answers 200 once the whole body has arrived and
  * the call was accepted, before the handler runs to its end; the handler's own failure is not the client's
  * concern; a oneway call without TTL is refused with 400 {@code missing TTL}.
  */

@@ -23,7 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
- * The crossdock test subject of spec {@code model.md} 8.9 ({@code yarpc-test}) on an HTTP inbound:
+ * The crossdock test subject of docs/spec/model.md §8.9 ({@code yarpc-test}) on an HTTP inbound:
  * {@code echo} (json), {@code echo/raw}, {@code unexpected-error}, {@code bad-response}, {@code phone}
  * (a JSON proxy calling another procedure over a fresh HTTP outbound), {@code sleep},
  * {@code waitfortimeout/raw}, and {@code Echo::echo} standing in for the Thrift echo (registered for

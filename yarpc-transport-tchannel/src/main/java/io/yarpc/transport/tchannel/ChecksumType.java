@@ -1,7 +1,7 @@
 package io.yarpc.transport.tchannel;
 
 /**
- * The checksum a TChannel call message carries over its args (protocol v2, wire-tchannel spec §7.4): one
+ * The checksum a TChannel call message carries over its args (protocol v2, docs/spec/wire-tchannel.md §7.4): one
  * running value over the raw bytes of every arg chunk of the message, carried from frame to frame.
  *
  * <p>Receiving: all four types are parsed; {@link #CRC32} and {@link #CRC32C} are verified (a mismatch is

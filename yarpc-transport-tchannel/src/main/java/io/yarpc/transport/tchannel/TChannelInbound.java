@@ -29,14 +29,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * Serves the dispatcher's unary procedures over TChannel: listens on a TCP address (default {@code
  * 127.0.0.1}, a free port; see {@link #address()}), completes the init handshake with each connecting
- * peer, and turns every call req into a YARPC request for the router (wire-tchannel spec §12.2).
+ * peer, and turns every call req into a YARPC request for the router (docs/spec/wire-tchannel.md §12.2).
  *
  * <p>Each call: transport {@code tchannel}, the deadline from the ttl (a ttl of 0 is answered with a
  * bad-request error frame {@code timeout required}); the handler runs through the dispatcher's handler
  * (which hops to its executor; the event loop never blocks). A successful response is a call res with the
  * response's headers and {@code $rpc$-service} in arg2; an exception carrying an application-error
  * response becomes a call res with code 0x01 and the {@code $rpc$-error-*} keys; any other error an error
- * frame mapped by yarpc-go's table (wire-tchannel spec §12.4). Oneway and streaming procedures are refused
+ * frame mapped by yarpc-go's table (docs/spec/wire-tchannel.md §12.4). Oneway and streaming procedures are refused
  * as yarpc-go does ({@code unimplemented}, a bad-request error frame). A cancel frame cancels the handler's
  * call.
  *

@@ -24,14 +24,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Sends unary calls over TChannel to the peers its {@link PeerChooser} chooses, on the peers' shared
- * connections (wire-tchannel spec §12.1): service, {@code as}, {@code cn}, {@code sk}, {@code rk}, {@code
+ * connections (docs/spec/wire-tchannel.md §12.1): service, {@code as}, {@code cn}, {@code sk}, {@code rk}, {@code
  * rd}, ttl from the deadline, arg1 = procedure, arg2 = headers plus {@code $rpc$-caller-procedure}, arg3 =
  * body, with the outbound's {@link ChecksumType} (default CRC-32, as tchannel-go).
  *
  * <p>What comes back: a call res becomes a {@link Response} (code 0x01 flags it as an application error,
  * with the meta of the {@code $rpc$-application-error-*} keys); when arg2 holds {@code $rpc$-error-code} the
  * future fails with a {@link YarpcException} of that code, name and message that carries the response; an
- * error frame fails it with the code of yarpc-go's table (wire-tchannel spec §12.4). Reserved keys are
+ * error frame fails it with the code of yarpc-go's table (docs/spec/wire-tchannel.md §12.4). Reserved keys are
  * removed from the response headers; a {@code $rpc$-service} other than the request's service is an
  * {@code internal} error.
  *

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Error texts longer than a TChannel string can hold (two-byte lengths in arg2, spec §10): they arrive cut
+ * Error texts longer than a TChannel string can hold (two-byte lengths in arg2, docs/spec/wire-tchannel.md §10): they arrive cut
  * by core's rule, with the handler's code, instead of failing the response. The conformance kit covers
  * everything up to 10 KiB, which TChannel carries whole.
  */

@@ -20,7 +20,7 @@ import java.util.concurrent.CancellationException;
  * from the body of the application-error response attached to the error, when it is a {@code
  * google.rpc.Status} with the error's code. Attached response bodies are released here.
  */
-public final class ClientErrors {
+final class ClientErrors {
   private static final int MAX_DETAILS_BODY = 1 << 20;
 
   private ClientErrors() {}

@@ -11,7 +11,7 @@ import java.util.Base64;
  * headers gRPC manages ({@code content-type}, {@code te}, {@code user-agent}) are not application
  * headers and are skipped, as are header keys grpc does not accept.
  */
-public final class HeaderMetadata {
+final class HeaderMetadata {
   private HeaderMetadata() {}
 
   /** The application headers in {@code metadata} (the last value of a repeated key wins). */

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (a handler may echo a request's {@code bytes} field, and a lazy response body serialises only when the
  * transport writes it, possibly after the call ended).
  */
-public final class Lease {
+final class Lease {
   private final ArrayPool pool;
   private final byte[] array;
   private final AtomicInteger holders = new AtomicInteger(1);

@@ -20,7 +20,7 @@ import java.util.List;
  *
  * @param <T> the message type
  */
-public abstract class MessageCodec<T> {
+abstract class MessageCodec<T> {
   private static final List<String> BOTH = List.of(Protobuf.ENCODING, Protobuf.JSON_ENCODING);
   private static final List<String> PROTO_ONLY = List.of(Protobuf.ENCODING);
 

@@ -13,7 +13,7 @@ import java.lang.ref.SoftReference;
  * while the thread's array is in use (it cannot happen with protobuf's parsers, which run no user code,
  * but a body's stream could) gets a one-off array too.
  */
-public final class Scratch {
+final class Scratch {
   /** The largest array a thread keeps between decodes: 4 MiB. */
   public static final int MAX_RETAINED = 4 << 20;
 

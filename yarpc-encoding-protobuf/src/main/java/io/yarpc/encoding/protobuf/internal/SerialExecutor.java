@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * a direct delegate ({@code Runnable::run}) tasks run on the submitting thread unless another thread is
  * already draining, in which case that thread runs them.
  */
-public final class SerialExecutor implements Executor {
+final class SerialExecutor implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
 
   private final Executor delegate;

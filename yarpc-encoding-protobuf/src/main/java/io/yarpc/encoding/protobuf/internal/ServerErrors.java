@@ -14,7 +14,7 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 
 /**
- * What a grpc handler's failure becomes in YARPC (spec 2.3 and 6.4, as yarpc-go's protobuf encoding):
+ * What a grpc handler's failure becomes in YARPC (docs/spec/model.md §2.3 and §6.4, as yarpc-go's protobuf encoding):
  * a {@link YarpcException} with the status's code and message that carries ({@link
  * YarpcException#withResponse}) a response flagged as an application error.
  *
@@ -35,7 +35,7 @@ import io.yarpc.transport.Response;
  * transports that deliver only a body with an error (TChannel's application-error reply) still deliver
  * the details.
  */
-public final class ServerErrors {
+final class ServerErrors {
   /** The {@code grpc-status-details-bin} trailer. */
   public static final Metadata.Key<com.google.rpc.Status> STATUS_DETAILS_KEY = Metadata.Key.of(
       "grpc-status-details-bin", ProtoUtils.metadataMarshaller(com.google.rpc.Status.getDefaultInstance()));

@@ -3,4 +3,7 @@
  * ServerCall}/{@code ClientCall} implementations over YARPC requests and streams, error and header
  * mapping. Public only for the module's other packages (and its benchmarks); not an API.
  */
+@Internal
 package io.yarpc.encoding.protobuf.internal;
+
+import io.yarpc.Internal;

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import io.yarpc.encoding.protobuf.ProtobufCodec;
+import io.yarpc.encoding.protobuf.internal.AliasingPools;
 import io.yarpc.encoding.protobuf.internal.ArrayPool;
 import io.yarpc.encoding.protobuf.internal.ProtoDecoding;
 import io.yarpc.transport.Body;
@@ -56,8 +57,12 @@ import java.util.concurrent.atomic.LongAdder;
  * At most {@link Builder#maxPooledBytes} (default 64 MiB) wait in the pool; arrays given back beyond that
  * are dropped. Thread-safe.
  */
-public final class UnsafeAliasing implements ArrayPool {
+public final class UnsafeAliasing {
   private static final int MIN_SHIFT = 12; // 4 KiB
+
+  static {
+    AliasingPools.register(aliasing -> aliasing.pool);
+  }
 
   private final int maxArrayBytes;
   private final long maxPooledBytes;
@@ -65,6 +70,17 @@ public final class UnsafeAliasing implements ArrayPool {
   private final AtomicLong pooledBytes = new AtomicLong();
   private final LongAdder allocated = new LongAdder();
   private final LongAdder borrowed = new LongAdder();
+  private final ArrayPool pool = new ArrayPool() {
+    @Override
+    public byte[] borrow(int minLength) {
+      return UnsafeAliasing.this.borrow(minLength);
+    }
+
+    @Override
+    public void giveBack(byte[] array) {
+      UnsafeAliasing.this.giveBack(array);
+    }
+  };
 
   private UnsafeAliasing(Builder b) {
     this.maxArrayBytes = b.maxArrayBytes;
@@ -98,16 +114,12 @@ public final class UnsafeAliasing implements ArrayPool {
   public <T extends Message> Aliased<T> decode(ProtobufCodec<T> codec, Body body) throws IOException {
     @SuppressWarnings("unchecked")
     Parser<T> parser = (Parser<T>) codec.prototype().getParserForType();
-    ProtoDecoding.Aliased<T> a = ProtoDecoding.parseAliased(parser, requireNonNull(body, "body"), this);
-    return new Aliased<>(a.message(), a.array(), this);
+    ProtoDecoding.Aliased<T> a = ProtoDecoding.parseAliased(parser, requireNonNull(body, "body"), pool);
+    return new Aliased<>(a.message(), a.array(), pool);
   }
 
-  /**
-   * An array of at least {@code minLength} bytes: pooled up to the maximum array size, else a one-off.
-   * Used by the encoding; applications use {@link #decode}.
-   */
-  @Override
-  public byte[] borrow(int minLength) {
+  /** An array of at least {@code minLength} bytes: pooled up to the maximum array size, else a one-off. */
+  private byte[] borrow(int minLength) {
     borrowed.increment();
     int bucket = bucketFor(minLength);
     if (bucket >= 0) {
@@ -124,8 +136,7 @@ public final class UnsafeAliasing implements ArrayPool {
   }
 
   /** Takes back an array from {@link #borrow}; nothing may read it, or alias it, afterwards. */
-  @Override
-  public void giveBack(byte[] array) {
+  private void giveBack(byte[] array) {
     int len = array.length;
     if (Integer.bitCount(len) != 1 || len < (1 << MIN_SHIFT) || len > maxArrayBytes) {
       return; // a one-off

@@ -7,7 +7,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 
 /**
- * YARPC errors to gRPC statuses and back (spec: wire-grpc 4.4). Codes map by number in both directions.
+ * YARPC errors to gRPC statuses and back (docs/spec/wire-grpc.md §4.4). Codes map by number in both directions.
  *
  * <p>Server side: an error with details sends them verbatim as {@code grpc-status-details-bin} when they
  * are a serialised {@code google.rpc.Status}, whose code and message then become the gRPC status (as
@@ -27,7 +27,7 @@ import io.yarpc.errors.YarpcException;
  * ({@link io.yarpc.internal.WireText#truncate}) to {@value #MAX_MESSAGE_WIRE_BYTES} bytes encoded, a name to
  * {@value Metadatas#MAX_NAME_WIRE_BYTES}.
  */
-public final class GrpcErrors {
+final class GrpcErrors {
   /** The most bytes the status message ({@code grpc-message}, name prefix included) takes encoded. */
   static final int MAX_MESSAGE_WIRE_BYTES = 4096;
 

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * One remote address and the grpc-java {@link ManagedChannel} to it. The transport creates it on the first
  * retain of its identifier and counts retains per subscriber; the last release shuts the channel down.
  *
- * <p>Status mirrors the channel's connectivity (spec: wire-grpc 4.5): {@code READY} is
+ * <p>Status mirrors the channel's connectivity (docs/spec/wire-grpc.md §4.5): {@code READY} is
  * {@link ConnectionStatus#AVAILABLE}, {@code CONNECTING} is {@link ConnectionStatus#CONNECTING}, anything
  * else {@link ConnectionStatus#UNAVAILABLE}; an idle channel is asked to connect, so a retained peer
  * becomes available without waiting for a first call. Subscribers hear about every status change.

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Request and response metadata on the gRPC wire (spec: wire-grpc 4.2 and 4.4), both directions.
+ * Request and response metadata on the gRPC wire (docs/spec/wire-grpc.md §4.2 and §4.4), both directions.
  *
  * <p>Values sent must be printable ASCII (gRPC's rule: grpc-java drops other values, grpc-go fails the
  * call); the outbound refuses others with {@code invalid-argument}. Values received are decoded as UTF-8
@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Free text of our own response keys (error and application-error names and details) is percent-encoded
  * instead ({@link #encodeText}), so any character survives.
  */
-public final class Metadatas {
+final class Metadatas {
   /** Request: calling service (required). */
   public static final String CALLER = "rpc-caller";
   /** Request: destination service (required); response: echo of the service that answered. */

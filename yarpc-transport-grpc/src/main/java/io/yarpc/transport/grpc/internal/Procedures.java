@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Maps YARPC procedure names to gRPC paths and back, as yarpc-go does (spec: wire-grpc 4.1).
+ * Maps YARPC procedure names to gRPC paths and back, as yarpc-go does (docs/spec/wire-grpc.md §4.1).
  *
  * <ul>
  *   <li>Outbound: split at the first {@code ::}; no {@code ::} means the whole name is the method of the
@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Escaping follows Go's {@code url.QueryEscape} exactly (unreserved: {@code A-Z a-z 0-9 - _ . ~}; space
  * becomes {@code +}), which differs from {@link java.net.URLEncoder} on {@code ~} and {@code *}.
  */
-public final class Procedures {
+final class Procedures {
   /** The service part of the path for procedures without {@code ::}. */
   public static final String DEFAULT_SERVICE = "__default__";
 

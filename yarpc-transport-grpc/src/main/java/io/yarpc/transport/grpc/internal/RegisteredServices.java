@@ -39,7 +39,7 @@ import java.util.TreeSet;
  * <p>Both are derived from {@link Router#procedures()} on demand and kept until the router's list changes
  * (a registration after start shows up on the next call). Thread-safe.
  */
-public final class RegisteredServices {
+final class RegisteredServices {
   private static final String SEPARATOR = "::";
 
   /** One router state and what was derived from it. */

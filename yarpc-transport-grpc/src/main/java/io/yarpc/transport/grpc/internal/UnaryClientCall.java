@@ -15,7 +15,7 @@ import io.yarpc.transport.Response;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One outbound unary call (spec: wire-grpc 4.4, client side): choose a peer, send the request message and
+ * One outbound unary call (docs/spec/wire-grpc.md §4.4, client side): choose a peer, send the request message and
  * half-close, then build the response from the one response message and the headers and trailers.
  *
  * <p>A non-OK status becomes a {@link YarpcException} (code by number, name from {@code rpc-error-name},

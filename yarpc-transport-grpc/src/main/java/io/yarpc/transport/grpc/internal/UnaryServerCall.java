@@ -13,7 +13,7 @@ import io.yarpc.transport.Response;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One inbound unary call (spec: wire-grpc 4.4): receive exactly one message, invoke the handler once the
+ * One inbound unary call (docs/spec/wire-grpc.md §4.4): receive exactly one message, invoke the handler once the
  * client half-closes, then always send a response message — the handler's body, the body of a response
  * attached to its error, or an empty one — followed by the status, with the response metadata in the
  * trailers ({@code rpc-service}, application headers, application-error keys, {@code rpc-error-name}).

@@ -10,4 +10,7 @@
  * io.yarpc.transport.grpc.internal.RegisteredServices} (the router's services as health names and as
  * definitions for reflection).
  */
+@Internal
 package io.yarpc.transport.grpc.internal;
+
+import io.yarpc.Internal;

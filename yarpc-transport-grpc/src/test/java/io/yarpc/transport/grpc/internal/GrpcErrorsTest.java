@@ -8,7 +8,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import org.junit.jupiter.api.Test;
 
-/** YARPC errors to gRPC statuses and back (spec: wire-grpc 4.4). */
+/** YARPC errors to gRPC statuses and back (docs/spec/wire-grpc.md §4.4). */
 class GrpcErrorsTest {
   private static final Metadata.Key<String> NAME = Metadata.Key.of("rpc-error-name", Metadata.ASCII_STRING_MARSHALLER);
 

@@ -13,7 +13,7 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import org.junit.jupiter.api.Test;
 
-/** Request and response metadata on the wire (spec: wire-grpc 4.2, 4.4). */
+/** Request and response metadata on the wire (docs/spec/wire-grpc.md §4.2, §4.4). */
 class MetadatasTest {
   private static Metadata.Key<String> key(String name) {
     return Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);

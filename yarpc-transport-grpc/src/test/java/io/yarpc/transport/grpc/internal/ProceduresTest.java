@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Procedure names to gRPC paths and back, as yarpc-go maps them (spec: wire-grpc 4.1). */
+/** Procedure names to gRPC paths and back, as yarpc-go maps them (docs/spec/wire-grpc.md §4.1). */
 class ProceduresTest {
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(delimiter = '|', value = {

@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * One remote {@code host:port} of an HTTP transport: its connection status, a pool of keep-alive HTTP/1.1
  * connections, and one multiplexed h2c connection (opened on first use, replaced after GOAWAY or close).
  *
- * <p>Status (yarpc-go's HTTP peer, spec {@code model.md} 7.4): while retained, a probe (a plain TCP
+ * <p>Status (yarpc-go's HTTP peer, docs/spec/model.md §7.4): while retained, a probe (a plain TCP
  * connect, then close) decides between {@link ConnectionStatus#AVAILABLE} and
  * {@link ConnectionStatus#UNAVAILABLE}; a failing probe is retried with exponential backoff and full
  * jitter. A failed connection attempt or an I/O error during a call moves the peer back to

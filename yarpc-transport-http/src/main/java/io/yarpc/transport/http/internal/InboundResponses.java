@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns a handler's {@link Response} or {@link YarpcException} into the HTTP response yarpc-go would
- * write (spec {@code wire-http.md} 3.3). Response bodies are written straight from the {@link Body} into
+ * write (docs/spec/wire-http.md §3.3). Response bodies are written straight from the {@link Body} into
  * one pooled direct buffer sized by {@link Body#length()}; the body is released here, once, whatever
  * happens. {@link #answerSuccess} and {@link #answerError} never throw: what cannot be built is answered
  * {@code internal} with a fixed message. Pure functions of their arguments; callable on any thread.

@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The client half of the wire protocol (spec {@code wire-http.md} 3.1 and 3.3): builds the HTTP request
+ * The client half of the wire protocol (docs/spec/wire-http.md §3.1 and §3.3): builds the HTTP request
  * for a YARPC request, and reads the YARPC response or error out of an HTTP response.
  */
 public final class OutboundCodec {

@@ -2,8 +2,8 @@ package io.yarpc.transport.http.internal;
 
 import io.yarpc.errors.Code;
 
-/** The HTTP status tables of spec {@code model.md} 2.4, in both directions. */
-public final class StatusCodes {
+/** The HTTP status tables of docs/spec/model.md §2.4, in both directions. */
+final class StatusCodes {
   private StatusCodes() {}
 
   /** The HTTP status a server answers an error of {@code code} with. */

@@ -10,7 +10,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * The yarpc-go HTTP wire vocabulary (spec {@code wire-http.md} 3.1 and 3.3): header names, content types
+ * The yarpc-go HTTP wire vocabulary (docs/spec/wire-http.md §3.1 and §3.3): header names, content types
  * by encoding, and the mapping between YARPC application headers and HTTP headers in both directions.
  * Header names are written in Go's canonical MIME casing (HTTP/2 lower-cases them on the wire); they are
  * matched case-insensitively when read.

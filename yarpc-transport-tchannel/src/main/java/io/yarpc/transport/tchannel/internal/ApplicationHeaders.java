@@ -14,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * arg2 as YARPC uses it: application headers (wire-tchannel spec §10, §12.1). For the {@code json} arg
+ * arg2 as YARPC uses it: application headers (docs/spec/wire-tchannel.md §10, §12.1). For the {@code json} arg
  * scheme a JSON object of strings ({@code {}} when empty); for every other scheme the binary header map
  * {@code nh:2 (k~2 v~2){nh}} ({@code 00 00} when empty).
  *

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The YARPC mapping onto TChannel call messages, as yarpc-go's {@code transport/tchannel} does it
- * (wire-tchannel spec §12): service in the frame, {@code as}/{@code cn}/{@code sk}/{@code rk}/{@code rd}
+ * (docs/spec/wire-tchannel.md §12): service in the frame, {@code as}/{@code cn}/{@code sk}/{@code rk}/{@code rd}
  * transport headers, the deadline as ttl, arg1 = procedure, arg2 = application headers (JSON for {@code
  * json}, the binary map otherwise) with {@code $rpc$-caller-procedure}, arg3 = body; responses with
  * {@code as} as the only transport header, an empty arg1, {@code $rpc$-service} and, for application
@@ -60,7 +60,7 @@ public final class CallCodec {
 
   /**
    * The most UTF-8 bytes a text in arg2 can hold: the binary header map gives each key and value a
-   * two-byte length (spec §10). Error texts longer than that are cut to it by core's rule; application
+   * two-byte length (docs/spec/wire-tchannel.md §10). Error texts longer than that are cut to it by core's rule; application
    * headers are refused instead (they are data, not text for people).
    */
   static final int MAX_TEXT_BYTES = 0xFFFF;
@@ -158,7 +158,7 @@ public final class CallCodec {
   }
 
   /**
-   * The request metadata a server builds from a complete call req (wire-tchannel spec §12.2): caller =
+   * The request metadata a server builds from a complete call req (docs/spec/wire-tchannel.md §12.2): caller =
    * {@code cn}, encoding = {@code as}, shard key, routing key and routing delegate from their headers,
    * procedure = arg1, headers = arg2 without {@code $rpc$-caller-procedure} (moved to the caller
    * procedure) and the {@code $tracing$} keys, deadline = now + ttl.
@@ -287,7 +287,7 @@ public final class CallCodec {
   }
 
   /**
-   * The client's view of a complete call res (wire-tchannel spec §12.3, §12.5 item 4): the response, or,
+   * The client's view of a complete call res (docs/spec/wire-tchannel.md §12.3, §12.5 item 4): the response, or,
    * when arg2 holds {@code $rpc$-error-code}, a {@link YarpcException} with that code, name and message
    * carrying the response. Reserved keys are removed from the headers; a {@code $rpc$-service} that differs
    * from the request's service is an {@code internal} error (the body is then released).

@@ -260,7 +260,7 @@ public final class Connection extends ChannelDuplexHandler {
         break;
       case Frames.CLAIM:
       case Frames.PING_RES:
-        break; // claim: accepted and ignored (spec §5.4); ping res: nothing waits for it
+        break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing waits for it
       case Frames.PING_REQ:
         out.writeAndFlush(Frames.empty(out.alloc(), Frames.PING_RES, id));
         break;

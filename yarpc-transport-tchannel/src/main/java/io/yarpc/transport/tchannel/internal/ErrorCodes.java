@@ -4,9 +4,9 @@ import io.yarpc.errors.Code;
 
 /**
  * TChannel system error codes (the {@code code} byte of an error frame) and their mapping to and from
- * YARPC codes, as yarpc-go's {@code transport/tchannel} does it (wire-tchannel spec §8 and §12.4).
+ * YARPC codes, as yarpc-go's {@code transport/tchannel} does it (docs/spec/wire-tchannel.md §8 and §12.4).
  */
-public final class ErrorCodes {
+final class ErrorCodes {
   /** 0x01 timeout: the ttl expired. */
   public static final int TIMEOUT = 0x01;
   /** 0x02 cancelled: a cancel frame ended the call. */

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * init req (0x01) and init res (0x02): {@code version:2 nh:2 (k~2 v~2){nh}} (wire-tchannel spec §2).
+ * init req (0x01) and init res (0x02): {@code version:2 nh:2 (k~2 v~2){nh}} (docs/spec/wire-tchannel.md §2).
  * This transport always sends all five keys.
  */
 public final class InitFrames {

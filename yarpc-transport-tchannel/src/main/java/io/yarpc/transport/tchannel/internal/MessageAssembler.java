@@ -12,17 +12,17 @@ import java.util.List;
 
 /**
  * Reassembles the three args of one call message from its frames, the reader algorithm of
- * wire-tchannel spec §6.2: in each frame every chunk after the first starts the next arg; the last chunk
+ * docs/spec/wire-tchannel.md §6.2: in each frame every chunk after the first starts the next arg; the last chunk
  * of a frame with the more-fragments flag stays open and the next frame's first chunk continues it (a
  * zero-length first chunk just closes it); the last frame closes everything.
  *
  * <p>Chunks are kept as retained slices of the frame buffers, never copied. arg3 leaves as a {@link Body}
- * with byte access over those slices ({@link #takeBody()}), composed with a {@link CompositeByteBuf} when
+ * with byte access over those slices ({@link #takeBody(ByteBufAllocator)}), composed with a {@link CompositeByteBuf} when
  * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
  * by {@link #release()}.
  *
  * <p>Checks, each a {@link ProtocolException} bad request (the message ends, the connection stays): arg1
- * not entirely in the first frame (spec §6.3 rule 4) or longer than 16 KiB (requests), more than three
+ * not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB (requests), more than three
  * args, a last frame before arg3, a checksum type that changes between frames, a CRC-32 or CRC-32C
  * checksum that does not match (verified frame by frame; farmhash is not verified), and more than
  * {@code maxBytes} bytes of args.

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits one call message (call req or call res) into frames by the writer rules of wire-tchannel spec
- * §6.3, the way tchannel-go does:
+ * Splits one call message (call req or call res) into frames by the writer rules of
+ * docs/spec/wire-tchannel.md §6.3, the way tchannel-go does:
  *
  * <ol>
  *   <li>all three args are always written, an empty one as a zero-length chunk;
@@ -34,7 +34,7 @@ import java.util.List;
  * never releases them; the returned frames hold their own references, and the caller writes (or
  * releases) every one of them.
  */
-public final class MessageWriter {
+final class MessageWriter {
   /** arg3 chunks up to this size are copied into the frame buffer instead of referenced. */
   static final int COPY_THRESHOLD = 1024;
 

@@ -6,7 +6,7 @@ package io.yarpc.transport.tchannel.internal;
  * message it belongs to (the connection stays open). Thrown and caught inside the transport; it never
  * reaches users. No stack trace: it is control flow.
  */
-public final class ProtocolException extends Exception {
+final class ProtocolException extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final int errorCode;

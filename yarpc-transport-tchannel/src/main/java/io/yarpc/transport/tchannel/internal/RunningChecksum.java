@@ -9,11 +9,11 @@ import java.util.zip.Checksum;
 
 /**
  * The running checksum of one call message: CRC-32 or CRC-32C over the raw bytes of every arg chunk in
- * order, without the length prefixes, across all frames (wire-tchannel spec §7.4). For {@link
+ * order, without the length prefixes, across all frames (docs/spec/wire-tchannel.md §7.4). For {@link
  * ChecksumType#NONE} and {@link ChecksumType#FARMHASH} it computes nothing ({@link #isVerifiable()} is
  * false). Not thread-safe.
  */
-public final class RunningChecksum {
+final class RunningChecksum {
   private final ChecksumType type;
   private final Checksum crc;
 

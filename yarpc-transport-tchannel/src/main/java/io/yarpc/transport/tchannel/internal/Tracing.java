@@ -8,7 +8,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * root span per outbound call as tchannel-node does (trace id = span id, parent 0, not sampled);
  * responses and error frames echo the request's bytes. Modern tracing context travels in arg2, not here.
  */
-public final class Tracing {
+final class Tracing {
   private Tracing() {}
 
   /** A new root span. */

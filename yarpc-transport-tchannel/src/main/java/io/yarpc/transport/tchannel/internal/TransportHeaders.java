@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Call frames' transport headers, {@code nh:1 (hk~1 hv~1){nh}} (wire-tchannel spec §7.3), and the keys
+ * Call frames' transport headers, {@code nh:1 (hk~1 hv~1){nh}} (docs/spec/wire-tchannel.md §7.3), and the keys
  * YARPC uses.
  *
  * <p>Reading enforces the spec's limits as tchannel-node does, as fatal protocol errors: a key must not be

@@ -1,7 +1,7 @@
 package io.yarpc.transport.tchannel.internal;
 
 /** Version strings this transport puts in its init frames. */
-public final class Versions {
+final class Versions {
   /** The {@code tchannel_version} init header: this library's version. */
   public static final String LIBRARY = versionOf(Versions.class.getPackage());
 

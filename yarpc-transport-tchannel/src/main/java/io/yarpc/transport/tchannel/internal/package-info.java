@@ -9,4 +9,7 @@
  * routes frames to its {@code Handshake}, {@code IncomingCalls} and {@code OutgoingCalls}, which write
  * through its {@code FrameOutput}) and {@link io.yarpc.transport.tchannel.internal.TChannelPeer}.
  */
+@Internal
 package io.yarpc.transport.tchannel.internal;
+
+import io.yarpc.Internal;

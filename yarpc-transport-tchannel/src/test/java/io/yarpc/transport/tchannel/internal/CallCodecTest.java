@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The YARPC mapping of wire-tchannel spec §12 on both sides, without sockets. */
+/** The YARPC mapping of docs/spec/wire-tchannel.md §12 on both sides, without sockets. */
 class CallCodecTest {
   private static final RequestMeta META = RequestMeta.builder().caller("caller").service("svc").procedure("proc")
       .encoding("raw").shardKey("sk1").routingKey("rk1").routingDelegate("rd1").callerProcedure("cp")

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Checksums (spec §7.4 vectors), the reader's per-message checks, header maps and the error tables. */
+/** Checksums (docs/spec/wire-tchannel.md §7.4 vectors), the reader's per-message checks, header maps and the error tables. */
 class ChecksumAndRulesTest {
   private static int crc(ChecksumType type, String... chunks) {
     RunningChecksum c = new RunningChecksum(type);

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The writer rules of wire-tchannel spec §6.3 and the reader algorithm of §6.2, over many arg sizes and
+ * The writer rules of docs/spec/wire-tchannel.md §6.3 and the reader algorithm of §6.2, over many arg sizes and
  * small frame limits so that every boundary case (an arg ending exactly at, or within two bytes of, the
  * end of a frame) occurs.
  */

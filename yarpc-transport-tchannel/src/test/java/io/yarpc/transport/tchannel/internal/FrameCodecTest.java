@@ -28,7 +28,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The codec against the byte-exact frames of wire-tchannel spec §15, decoding and encoding. */
+/** The codec against the byte-exact frames of docs/spec/wire-tchannel.md §15, decoding and encoding. */
 class FrameCodecTest {
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
@@ -258,7 +258,7 @@ class FrameCodecTest {
 
   @Test
   void withoutTheZeroLengthMarkerArg2SwallowsArg3() throws Exception {
-    // Frame 3 without its 00 00 chunk: [echo, hd | more] [r-bytes | more] [hello | last] (spec §6.2).
+    // Frame 3 without its 00 00 chunk: [echo, hd | more] [r-bytes | more] [hello | last] (docs/spec/wire-tchannel.md §6.2).
     ByteBuf third = Unpooled.buffer();
     third.writeBytes(FRAGMENT_3, 0, 16);
     third.setShort(0, FRAGMENT_3.length - 2);

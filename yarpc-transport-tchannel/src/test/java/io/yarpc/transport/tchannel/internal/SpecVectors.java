@@ -2,7 +2,7 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBufUtil;
 
-/** The byte-exact frames of wire-tchannel spec §15, captured between tchannel-node 4.0.1 peers. */
+/** The byte-exact frames of docs/spec/wire-tchannel.md §15, captured between tchannel-node 4.0.1 peers. */
 final class SpecVectors {
   private SpecVectors() {}
 
