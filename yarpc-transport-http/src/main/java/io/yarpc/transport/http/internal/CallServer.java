@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves one received exchange as spec {@code wire-http.md} 3.2 orders it: the health check, the method
+ * Serves one received exchange as docs/spec/wire-http.md §3.2 orders it: the health check, the method
  * check, decoding ({@link RequestDecoder}), routing with the TTL, deadline and call-type checks
  * ({@link #route}), then the unary or oneway handler; and turns the outcome into the answer
  * ({@link InboundResponses}), which goes to the {@link Answers} (the channel's handler) to be written. A
@@ -103,7 +103,7 @@ final class CallServer {
     }
   }
 
-  /** Spec 3.2: health check, method, metadata, then {@link #route}, then the handler by type. */
+  /** docs/spec/wire-http.md §3.2: health check, method, metadata, then {@link #route}, then the handler by type. */
   private void serveInOrder(Exchange ex) {
     HttpRequest req = ex.takeHead();
     if (HealthCheck.matches(req, healthPath)) {
@@ -134,7 +134,7 @@ final class CallServer {
   }
 
   /**
-   * Core's inbound path for {@code meta} ({@link InboundCalls}): routing (wire-http 3.2 step 8), then the
+   * Core's inbound path for {@code meta} ({@link InboundCalls}): routing (docs/spec/wire-http.md §3.2 step 8), then the
    * TTL error found while decoding (step 9, reported after routing), then the call type this transport
    * serves (unary and oneway, step 10), and the inbound's deadline policy. A unary or oneway call still
    * without a deadline is refused by the dispatcher's handler ({@code missing TTL}).

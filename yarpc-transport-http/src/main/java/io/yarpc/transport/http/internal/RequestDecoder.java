@@ -13,7 +13,7 @@ import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
 
 /**
- * Reads a received request head the way spec {@code wire-http.md} 3.2 says: what its answer needs, the
+ * Reads a received request head the way docs/spec/wire-http.md §3.2 says: what its answer needs, the
  * method check, and the YARPC metadata ({@link RequestMeta}) with the TTL error that is reported after
  * routing.
  *
@@ -49,7 +49,7 @@ final class RequestDecoder {
     return req == null || HttpUtil.isKeepAlive(req);
   }
 
-  /** Spec 3.2 step 2: {@code not-found} for any method but {@code POST}, else null. */
+  /** docs/spec/wire-http.md §3.2 step 2: {@code not-found} for any method but {@code POST}, else null. */
   static YarpcException methodError(HttpRequest req) {
     if (HttpMethod.POST.equals(req.method())) {
       return null;
@@ -58,7 +58,7 @@ final class RequestDecoder {
   }
 
   /**
-   * Spec 3.2 steps 3, 4 and 6: the metadata from the {@code Rpc-*} headers, application headers, and the
+   * docs/spec/wire-http.md §3.2 steps 3, 4 and 6: the metadata from the {@code Rpc-*} headers, application headers, and the
    * deadline from {@code Context-TTL-MS} counted from now. A TTL that is not a non-negative integer leaves
    * the deadline unset and yields {@code invalid TTL "..." for service "S" and procedure "P"}.
    */

@@ -12,7 +12,7 @@ import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Request heads read as spec {@code wire-http.md} 3.2 says, with no channel. */
+/** Request heads read as docs/spec/wire-http.md §3.2 says, with no channel. */
 class RequestDecoderTest {
   private static HttpRequest post(String... headers) {
     return request(HttpVersion.HTTP_1_1, HttpMethod.POST, headers);

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The init handshake of one {@link Connection} (wire-tchannel spec §2.1), in either role. The initiator
+ * The init handshake of one {@link Connection} (docs/spec/wire-tchannel.md §2.1), in either role. The initiator
  * sends init req when the channel becomes active and waits for init res (an error frame instead is a
  * refusal); the acceptor waits for init req and answers init res with the same id. Both sides send all
  * five init headers; the version must be 2, and an init req must carry {@code host_port} and {@code
