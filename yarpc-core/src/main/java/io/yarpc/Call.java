@@ -155,7 +155,12 @@ public final class Call {
 
   /** Cancels the call with code {@code cancelled}. */
   public void cancel() {
-    cancel(YarpcException.of(Code.CANCELLED, "call to procedure \"%s\" of service \"%s\" from caller "
-        + "\"%s\" was cancelled", meta.procedure(), meta.service(), meta.caller()));
+    cancel(
+        YarpcException.of(
+            Code.CANCELLED,
+            "call to procedure \"%s\" of service \"%s\" from caller " + "\"%s\" was cancelled",
+            meta.procedure(),
+            meta.service(),
+            meta.caller()));
   }
 }

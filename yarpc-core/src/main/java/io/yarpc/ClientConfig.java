@@ -32,8 +32,12 @@ public final class ClientConfig {
   private final Handler<Request, Void> oneway;
   private final Handler<RequestMeta, ClientStream> stream;
 
-  ClientConfig(String caller, String service, Handler<Request, Response> unary,
-      Handler<Request, Void> oneway, Handler<RequestMeta, ClientStream> stream) {
+  ClientConfig(
+      String caller,
+      String service,
+      Handler<Request, Response> unary,
+      Handler<Request, Void> oneway,
+      Handler<RequestMeta, ClientStream> stream) {
     this.caller = caller;
     this.service = service;
     this.unary = unary;
@@ -49,22 +53,46 @@ public final class ClientConfig {
   public static ClientConfig of(String caller, String service, Outbounds outbounds) {
     java.util.Objects.requireNonNull(caller, "caller");
     java.util.Objects.requireNonNull(service, "service");
-    return create(caller, service, java.util.Objects.requireNonNull(outbounds, "outbounds"), List.of(),
-        List.of(), List.of());
+    return create(
+        caller,
+        service,
+        java.util.Objects.requireNonNull(outbounds, "outbounds"),
+        List.of(),
+        List.of(),
+        List.of());
   }
 
   /** The config for {@code outbounds} with this outbound middleware (first outermost). */
-  static ClientConfig create(String caller, String service, Outbounds outbounds,
-      List<Middleware<Request, Response>> unaryMiddleware, List<Middleware<Request, Void>> onewayMiddleware,
+  static ClientConfig create(
+      String caller,
+      String service,
+      Outbounds outbounds,
+      List<Middleware<Request, Response>> unaryMiddleware,
+      List<Middleware<Request, Void>> onewayMiddleware,
       List<Middleware<RequestMeta, ClientStream>> streamMiddleware) {
-    Handler<Request, Response> unary = outbounds.unary() == null ? null
-        : OutboundInvoker.unary(caller, service, outbounds.unary(), outbounds.unary()::call, unaryMiddleware);
-    Handler<Request, Void> oneway = outbounds.oneway() == null ? null
-        : OutboundInvoker.oneway(caller, service, outbounds.oneway(), outbounds.oneway()::callOneway,
-            onewayMiddleware);
-    Handler<RequestMeta, ClientStream> stream = outbounds.stream() == null ? null
-        : OutboundInvoker.stream(caller, service, outbounds.stream(), outbounds.stream()::callStream,
-            streamMiddleware);
+    Handler<Request, Response> unary =
+        outbounds.unary() == null
+            ? null
+            : OutboundInvoker.unary(
+                caller, service, outbounds.unary(), outbounds.unary()::call, unaryMiddleware);
+    Handler<Request, Void> oneway =
+        outbounds.oneway() == null
+            ? null
+            : OutboundInvoker.oneway(
+                caller,
+                service,
+                outbounds.oneway(),
+                outbounds.oneway()::callOneway,
+                onewayMiddleware);
+    Handler<RequestMeta, ClientStream> stream =
+        outbounds.stream() == null
+            ? null
+            : OutboundInvoker.stream(
+                caller,
+                service,
+                outbounds.stream(),
+                outbounds.stream()::callStream,
+                streamMiddleware);
     return new ClientConfig(caller, service, unary, oneway, stream);
   }
 
@@ -105,7 +133,8 @@ public final class ClientConfig {
   }
 
   private <T> CompletableFuture<T> missing(String type) {
-    return CompletableFuture.failedFuture(YarpcException.of(Code.UNIMPLEMENTED,
-        "no %s outbound is configured for service \"%s\"", type, service));
+    return CompletableFuture.failedFuture(
+        YarpcException.of(
+            Code.UNIMPLEMENTED, "no %s outbound is configured for service \"%s\"", type, service));
   }
 }

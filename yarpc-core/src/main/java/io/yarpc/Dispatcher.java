@@ -6,7 +6,6 @@ import io.yarpc.internal.HandlerInvoker;
 import io.yarpc.internal.MapRouter;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.transport.ClientStream;
-import io.yarpc.transport.Handler;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Lifecycle;
@@ -26,8 +25,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -68,7 +67,11 @@ public final class Dispatcher implements Lifecycle {
   private static final Pattern UUID =
       Pattern.compile("[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}");
 
-  private enum State { IDLE, RUNNING, STOPPED }
+  private enum State {
+    IDLE,
+    RUNNING,
+    STOPPED
+  }
 
   private final String name;
   private final List<Inbound> inbounds;
@@ -97,31 +100,33 @@ public final class Dispatcher implements Lifecycle {
       this.executor = ownedExecutor;
     }
     this.router = new MapRouter(name);
-    this.invoker = new HandlerInvoker(new HandlerInvoker.Host() {
-      @Override
-      public Executor executor() {
-        return executor;
-      }
+    this.invoker =
+        new HandlerInvoker(
+            new HandlerInvoker.Host() {
+              @Override
+              public Executor executor() {
+                return executor;
+              }
 
-      @Override
-      public boolean isDraining() {
-        return draining;
-      }
+              @Override
+              public boolean isDraining() {
+                return draining;
+              }
 
-      @Override
-      public void track(int delta) {
-        if (inFlight.addAndGet(delta) == 0 && delta < 0) {
-          synchronized (drainLock) {
-            drainLock.notifyAll();
-          }
-        }
-      }
+              @Override
+              public void track(int delta) {
+                if (inFlight.addAndGet(delta) == 0 && delta < 0) {
+                  synchronized (drainLock) {
+                    drainLock.notifyAll();
+                  }
+                }
+              }
 
-      @Override
-      public String name() {
-        return name;
-      }
-    });
+              @Override
+              public String name() {
+                return name;
+              }
+            });
     outbounds.forEach((key, out) -> clientConfigs.put(key, buildClientConfig(key, out)));
   }
 
@@ -192,16 +197,16 @@ public final class Dispatcher implements Lifecycle {
   public ClientConfig clientConfig(String outboundKey) {
     ClientConfig cc = clientConfigs.get(outboundKey);
     if (cc == null) {
-      throw new IllegalArgumentException("no outbounds for \"" + outboundKey + "\"; known: "
-          + clientConfigs.keySet());
+      throw new IllegalArgumentException(
+          "no outbounds for \"" + outboundKey + "\"; known: " + clientConfigs.keySet());
     }
     return cc;
   }
 
   private ClientConfig buildClientConfig(String key, Outbounds out) {
     String service = out.serviceName().isEmpty() ? key : out.serviceName();
-    return ClientConfig.create(name, service, out, config.unaryOutbound, config.onewayOutbound,
-        config.streamOutbound);
+    return ClientConfig.create(
+        name, service, out, config.unaryOutbound, config.onewayOutbound, config.streamOutbound);
   }
 
   /** Starts transports, then outbounds, then inbounds; see the class comment. */
@@ -211,7 +216,8 @@ public final class Dispatcher implements Lifecycle {
       return;
     }
     if (state == State.STOPPED) {
-      throw new IllegalStateException("dispatcher \"" + name + "\" was stopped and cannot start again");
+      throw new IllegalStateException(
+          "dispatcher \"" + name + "\" was stopped and cannot start again");
     }
     for (Inbound in : inbounds) {
       in.setRouter(router);
@@ -237,7 +243,10 @@ public final class Dispatcher implements Lifecycle {
     }
     draining = false;
     state = State.RUNNING;
-    log.info("dispatcher {} started with {} inbound(s) and {} outbound key(s)", name, inbounds.size(),
+    log.info(
+        "dispatcher {} started with {} inbound(s) and {} outbound key(s)",
+        name,
+        inbounds.size(),
         outbounds.size());
   }
 
@@ -328,7 +337,10 @@ public final class Dispatcher implements Lifecycle {
       while (inFlight.get() > 0) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          log.warn("dispatcher {} stopping with {} call(s) still in flight after {}", name, inFlight.get(),
+          log.warn(
+              "dispatcher {} stopping with {} call(s) still in flight after {}",
+              name,
+              inFlight.get(),
               grace);
           return;
         }
@@ -355,12 +367,18 @@ public final class Dispatcher implements Lifecycle {
 
   private static ExecutorService defaultExecutor(String name) {
     AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 1024, 60, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, "yarpc-" + name + "-handler-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            0,
+            1024,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "yarpc-" + name + "-handler-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     return pool;
   }
 
@@ -464,7 +482,8 @@ public final class Dispatcher implements Lifecycle {
 
     /** Appends stream outbound middleware (first outermost). */
     @SafeVarargs
-    public final Builder streamOutboundMiddleware(Middleware<RequestMeta, ClientStream>... middleware) {
+    public final Builder streamOutboundMiddleware(
+        Middleware<RequestMeta, ClientStream>... middleware) {
       streamOutbound.addAll(List.of(middleware));
       return this;
     }

@@ -89,7 +89,8 @@ public final class Outbounds {
     /** The outbounds. @throws IllegalArgumentException when none is set */
     public Outbounds build() {
       if (unary == null && oneway == null && stream == null) {
-        throw new IllegalArgumentException("outbounds need at least one of unary, oneway or stream");
+        throw new IllegalArgumentException(
+            "outbounds need at least one of unary, oneway or stream");
       }
       return new Outbounds(this);
     }

@@ -86,9 +86,12 @@ class CallTest {
 
     outer.run(
         () -> {
-          assertThatThrownBy(() -> inner.run(() -> {
-                throw failure;
-              }))
+          assertThatThrownBy(
+                  () ->
+                      inner.run(
+                          () -> {
+                            throw failure;
+                          }))
               .isSameAs(failure);
           assertThat(Call.current()).isSameAs(outer);
           return null;
@@ -101,9 +104,13 @@ class CallTest {
   void runPassesCheckedExceptionsThrough() {
     Exception checked = new Exception("checked");
 
-    assertThatThrownBy(() -> call("p").run(() -> {
-          throw checked;
-        }))
+    assertThatThrownBy(
+            () ->
+                call("p")
+                    .run(
+                        () -> {
+                          throw checked;
+                        }))
         .isSameAs(checked);
     assertThat(Call.current()).isNull();
   }

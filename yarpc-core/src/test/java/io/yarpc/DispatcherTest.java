@@ -46,8 +46,13 @@ class DispatcherTest {
   }
 
   private static Request request(String procedure, String body, Duration timeout) {
-    return Request.of(RequestMeta.builder().procedure(procedure).encoding("raw")
-        .deadline(timeout == null ? null : Deadline.after(timeout)).build(), body(body));
+    return Request.of(
+        RequestMeta.builder()
+            .procedure(procedure)
+            .encoding("raw")
+            .deadline(timeout == null ? null : Deadline.after(timeout))
+            .build(),
+        body(body));
   }
 
   private static Body body(String s) {
@@ -72,8 +77,11 @@ class DispatcherTest {
   }
 
   private static Procedure echo(String name) {
-    return Procedure.builder(name).unary(req -> CompletableFuture.completedFuture(
-        Response.of(Body.of(req.body().toByteArray())))).build();
+    return Procedure.builder(name)
+        .unary(
+            req ->
+                CompletableFuture.completedFuture(Response.of(Body.of(req.body().toByteArray()))))
+        .build();
   }
 
   /** A server and a client dispatcher joined by a loopback. */
@@ -84,12 +92,16 @@ class DispatcherTest {
 
     Pair(Dispatcher.Builder serverBuilder, Dispatcher.Builder clientBuilder) {
       server = started(serverBuilder.inbound(loop).build());
-      client = started(clientBuilder.outbound("server",
-          Outbounds.builder().unary(loop).oneway(loop).build()).build());
+      client =
+          started(
+              clientBuilder
+                  .outbound("server", Outbounds.builder().unary(loop).oneway(loop).build())
+                  .build());
     }
 
     Pair() {
-      this(Dispatcher.builder("server").shutdownGracePeriod(Duration.ofMillis(100)),
+      this(
+          Dispatcher.builder("server").shutdownGracePeriod(Duration.ofMillis(100)),
           Dispatcher.builder("client"));
     }
 
@@ -100,7 +112,8 @@ class DispatcherTest {
 
   // ---- lifecycle ----
 
-  private static final class Recorded extends AbstractLifecycle implements Inbound, UnaryOutbound, Transport {
+  private static final class Recorded extends AbstractLifecycle
+      implements Inbound, UnaryOutbound, Transport {
     private final String name;
     private final List<String> log;
     private final List<Transport> transports;
@@ -156,16 +169,27 @@ class DispatcherTest {
     Recorded transport = new Recorded("transport", log, false);
     Recorded out = new Recorded("outbound", log, false, transport);
     Recorded in = new Recorded("inbound", log, false, transport);
-    Dispatcher d = Dispatcher.builder("svc").inbound(in)
-        .outbound("a", Outbounds.unary(out)).outbound("b", Outbounds.unary(out)).build();
+    Dispatcher d =
+        Dispatcher.builder("svc")
+            .inbound(in)
+            .outbound("a", Outbounds.unary(out))
+            .outbound("b", Outbounds.unary(out))
+            .build();
     d.start();
     d.start();
     assertThat(d.isRunning()).isTrue();
     d.stop();
     d.stop();
     assertThat(d.isRunning()).isFalse();
-    assertThat(log).containsExactly("start transport", "start outbound", "start inbound",
-        "drain inbound", "stop inbound", "stop outbound", "stop transport");
+    assertThat(log)
+        .containsExactly(
+            "start transport",
+            "start outbound",
+            "start inbound",
+            "drain inbound",
+            "stop inbound",
+            "stop outbound",
+            "stop transport");
   }
 
   @Test
@@ -175,22 +199,35 @@ class DispatcherTest {
     Recorded b = new Recorded("b", log, false);
     CompletableFuture<Response> gate = new CompletableFuture<>();
     CountDownLatch entered = new CountDownLatch(1);
-    Dispatcher d = Dispatcher.builder("svc").inbound(a, b).shutdownGracePeriod(Duration.ofSeconds(20)).build();
-    d.register(Procedure.builder("gated").unary(req -> {
-      entered.countDown();
-      return gate;
-    }).build());
+    Dispatcher d =
+        Dispatcher.builder("svc").inbound(a, b).shutdownGracePeriod(Duration.ofSeconds(20)).build();
+    d.register(
+        Procedure.builder("gated")
+            .unary(
+                req -> {
+                  entered.countDown();
+                  return gate;
+                })
+            .build());
     d.start();
-    RequestMeta meta = RequestMeta.builder().caller("c").service("svc").procedure("gated").encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(30))).build();
-    CompletableFuture<Response> inFlight = d.router().choose(meta).unary().handle(Request.of(meta, Body.empty()));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("svc")
+            .procedure("gated")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofSeconds(30)))
+            .build();
+    CompletableFuture<Response> inFlight =
+        d.router().choose(meta).unary().handle(Request.of(meta, Body.empty()));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
 
     CompletableFuture<Void> stopping = CompletableFuture.runAsync(d::stop);
     for (int i = 0; i < 1000 && !log.contains("drain b"); i++) {
       Thread.sleep(5);
     }
-    // both inbounds heard of the drain while the call is still in flight, and neither was stopped yet
+    // both inbounds heard of the drain while the call is still in flight, and neither was stopped
+    // yet
     assertThat(log).containsExactly("start a", "start b", "drain a", "drain b");
     assertThat(stopping).isNotDone();
     gate.complete(Response.of(body("done")));
@@ -213,11 +250,13 @@ class DispatcherTest {
     Recorded transport = new Recorded("transport", log, false);
     Recorded out = new Recorded("outbound", log, false, transport);
     Recorded in = new Recorded("inbound", log, true, transport);
-    Dispatcher d = Dispatcher.builder("svc").inbound(in).outbound("a", Outbounds.unary(out)).build();
+    Dispatcher d =
+        Dispatcher.builder("svc").inbound(in).outbound("a", Outbounds.unary(out)).build();
     assertThatThrownBy(d::start).hasMessageContaining("inbound refuses to start");
     // the failing inbound cleans up after itself, then the dispatcher stops what had started
-    assertThat(log).containsExactly("start transport", "start outbound", "stop inbound", "stop outbound",
-        "stop transport");
+    assertThat(log)
+        .containsExactly(
+            "start transport", "start outbound", "stop inbound", "stop outbound", "stop transport");
     assertThat(d.isRunning()).isFalse();
   }
 
@@ -226,9 +265,18 @@ class DispatcherTest {
     for (String ok : List.of("ab", "keyvalue", "my_service-2")) {
       Dispatcher.validateServiceName(ok);
     }
-    for (String bad : List.of("a", "", "1abc", "Abc", "a--b", "abc-", "a.b",
-        "svc-123e4567-e89b-12d3-a456-426614174000")) {
-      assertThatThrownBy(() -> Dispatcher.builder(bad)).isInstanceOf(IllegalArgumentException.class)
+    for (String bad :
+        List.of(
+            "a",
+            "",
+            "1abc",
+            "Abc",
+            "a--b",
+            "abc-",
+            "a.b",
+            "svc-123e4567-e89b-12d3-a456-426614174000")) {
+      assertThatThrownBy(() -> Dispatcher.builder(bad))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("invalid service name");
     }
   }
@@ -239,10 +287,14 @@ class DispatcherTest {
   void unaryRoundTripRunsOnTheHandlerExecutorNotTheCallerThread() throws Exception {
     AtomicReference<String> thread = new AtomicReference<>();
     Pair p = new Pair();
-    p.server.register(Procedure.builder("who").unary(req -> {
-      thread.set(Thread.currentThread().getName());
-      return CompletableFuture.completedFuture(Response.of(body("me")));
-    }).build());
+    p.server.register(
+        Procedure.builder("who")
+            .unary(
+                req -> {
+                  thread.set(Thread.currentThread().getName());
+                  return CompletableFuture.completedFuture(Response.of(body("me")));
+                })
+            .build());
     Response r = p.cc().call(request("who", "", Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS);
     assertThat(text(r)).isEqualTo("me");
     assertThat(thread.get()).startsWith("yarpc-server-handler-");
@@ -252,11 +304,20 @@ class DispatcherTest {
   void nonBlockingProceduresRunOnTheTransportThread() throws Exception {
     AtomicReference<Thread> thread = new AtomicReference<>();
     Pair p = new Pair();
-    p.server.register(Procedure.builder("direct").nonBlocking(true).unary(req -> {
-      thread.set(Thread.currentThread());
-      return CompletableFuture.completedFuture(Response.of(Body.empty()));
-    }).build());
-    p.cc().call(request("direct", "", Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS).body().release();
+    p.server.register(
+        Procedure.builder("direct")
+            .nonBlocking(true)
+            .unary(
+                req -> {
+                  thread.set(Thread.currentThread());
+                  return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                })
+            .build());
+    p.cc()
+        .call(request("direct", "", Duration.ofSeconds(5)))
+        .get(10, TimeUnit.SECONDS)
+        .body()
+        .release();
     assertThat(thread.get()).isSameAs(Thread.currentThread());
   }
 
@@ -264,11 +325,19 @@ class DispatcherTest {
   void callerAndServiceAreFilledFromTheClientConfig() throws Exception {
     AtomicReference<RequestMeta> seen = new AtomicReference<>();
     Pair p = new Pair();
-    p.server.register(Procedure.builder("meta").unary(req -> {
-      seen.set(Call.current().meta());
-      return CompletableFuture.completedFuture(Response.of(Body.empty()));
-    }).build());
-    p.cc().call(request("meta", "", Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS).body().release();
+    p.server.register(
+        Procedure.builder("meta")
+            .unary(
+                req -> {
+                  seen.set(Call.current().meta());
+                  return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                })
+            .build());
+    p.cc()
+        .call(request("meta", "", Duration.ofSeconds(5)))
+        .get(10, TimeUnit.SECONDS)
+        .body()
+        .release();
     assertThat(seen.get().caller()).isEqualTo("client");
     assertThat(seen.get().service()).isEqualTo("server");
     assertThat(seen.get().transport()).isEqualTo("loopback");
@@ -277,19 +346,25 @@ class DispatcherTest {
   @Test
   void handlerExceptionBecomesUnknownWithYarpcMessage() {
     Pair p = new Pair();
-    p.server.register(Procedure.builder("boom").unary(req -> {
-      throw new IllegalStateException("boom");
-    }).build());
+    p.server.register(
+        Procedure.builder("boom")
+            .unary(
+                req -> {
+                  throw new IllegalStateException("boom");
+                })
+            .build());
     YarpcException e = failure(p.cc().call(request("boom", "", Duration.ofSeconds(5))));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
-    assertThat(e.getMessage()).isEqualTo("error for service \"server\" and procedure \"boom\": boom");
+    assertThat(e.getMessage())
+        .isEqualTo("error for service \"server\" and procedure \"boom\": boom");
   }
 
   @Test
   void yarpcExceptionsPassThroughUnchanged() {
     Pair p = new Pair();
     YarpcException thrown = YarpcException.of(Code.NOT_FOUND, "no such key").withName("Missing");
-    p.server.register(Procedure.builder("nf").unary(req -> CompletableFuture.failedFuture(thrown)).build());
+    p.server.register(
+        Procedure.builder("nf").unary(req -> CompletableFuture.failedFuture(thrown)).build());
     assertThat(failure(p.cc().call(request("nf", "", Duration.ofSeconds(5))))).isEqualTo(thrown);
   }
 
@@ -298,17 +373,37 @@ class DispatcherTest {
     Pair p = new Pair();
     p.server.register(echo("echo"));
     Body b = body("x");
-    YarpcException client = failure(p.cc().call(Request.of(
-        RequestMeta.builder().procedure("echo").encoding("raw").build(), b)));
+    YarpcException client =
+        failure(
+            p.cc()
+                .call(
+                    Request.of(
+                        RequestMeta.builder().procedure("echo").encoding("raw").build(), b)));
     assertThat(client.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(client.getMessage()).isEqualTo("missing TTL");
     assertThat(b.isReleased()).isTrue();
 
     Body b2 = body("x");
-    CompletableFuture<Response> server = p.server.router().choose(RequestMeta.builder().caller("c")
-        .service("server").procedure("echo").encoding("raw").build()).unary()
-        .handle(Request.of(RequestMeta.builder().caller("c").service("server").procedure("echo")
-            .encoding("raw").build(), b2));
+    CompletableFuture<Response> server =
+        p.server
+            .router()
+            .choose(
+                RequestMeta.builder()
+                    .caller("c")
+                    .service("server")
+                    .procedure("echo")
+                    .encoding("raw")
+                    .build())
+            .unary()
+            .handle(
+                Request.of(
+                    RequestMeta.builder()
+                        .caller("c")
+                        .service("server")
+                        .procedure("echo")
+                        .encoding("raw")
+                        .build(),
+                    b2));
     assertThat(failure(server).getMessage()).isEqualTo("missing TTL");
     assertThat(b2.isReleased()).isTrue();
   }
@@ -318,20 +413,32 @@ class DispatcherTest {
     CountDownLatch cancelled = new CountDownLatch(1);
     CountDownLatch entered = new CountDownLatch(1);
     Pair p = new Pair();
-    p.server.register(Procedure.builder("slow").unary(req -> {
-      Call.current().onCancel(cancelled::countDown);
-      entered.countDown();
-      return new CompletableFuture<>(); // never completes by itself
-    }).build());
+    p.server.register(
+        Procedure.builder("slow")
+            .unary(
+                req -> {
+                  Call.current().onCancel(cancelled::countDown);
+                  entered.countDown();
+                  return new CompletableFuture<>(); // never completes by itself
+                })
+            .build());
     Body b = body("payload");
     // Call the server's handler directly so the server-side timeout (not the client's) is observed.
-    RequestMeta meta = RequestMeta.builder().caller("c").service("server").procedure("slow").encoding("raw")
-        .deadline(Deadline.after(Duration.ofMillis(50))).build();
-    CompletableFuture<Response> f = p.server.router().choose(meta).unary().handle(Request.of(meta, b));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("slow")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofMillis(50)))
+            .build();
+    CompletableFuture<Response> f =
+        p.server.router().choose(meta).unary().handle(Request.of(meta, b));
     YarpcException e = failure(f);
     assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
-    assertThat(e.getMessage()).startsWith(
-        "call to procedure \"slow\" of service \"server\" from caller \"c\" timed out after ");
+    assertThat(e.getMessage())
+        .startsWith(
+            "call to procedure \"slow\" of service \"server\" from caller \"c\" timed out after ");
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
   }
@@ -351,11 +458,15 @@ class DispatcherTest {
     AtomicReference<Body> seen = new AtomicReference<>();
     CountDownLatch entered = new CountDownLatch(1);
     Pair p = new Pair();
-    p.server.register(Procedure.builder("gated").unary(req -> {
-      seen.set(req.body());
-      entered.countDown();
-      return gate;
-    }).build());
+    p.server.register(
+        Procedure.builder("gated")
+            .unary(
+                req -> {
+                  seen.set(req.body());
+                  entered.countDown();
+                  return gate;
+                })
+            .build());
     CompletableFuture<Response> f = p.cc().call(request("gated", "abc", Duration.ofSeconds(10)));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(seen.get().isReleased()).isFalse();
@@ -380,33 +491,59 @@ class DispatcherTest {
   void outboundCallsInsideAHandlerInheritDeadlineCallerProcedureAndCancellation() throws Exception {
     // server "front" calls server "back" from inside its handler, passing nothing by hand.
     LoopbackOutbound backLoop = new LoopbackOutbound();
-    Dispatcher back = started(Dispatcher.builder("back").inbound(backLoop)
-        .shutdownGracePeriod(Duration.ofMillis(100)).build());
+    Dispatcher back =
+        started(
+            Dispatcher.builder("back")
+                .inbound(backLoop)
+                .shutdownGracePeriod(Duration.ofMillis(100))
+                .build());
     AtomicReference<RequestMeta> backSaw = new AtomicReference<>();
     CountDownLatch backCancelled = new CountDownLatch(1);
     CountDownLatch backEntered = new CountDownLatch(1);
-    back.register(Procedure.builder("inner").unary(req -> {
-      backSaw.set(Call.current().meta());
-      Call.current().onCancel(backCancelled::countDown);
-      backEntered.countDown();
-      return new CompletableFuture<>();
-    }).build());
+    back.register(
+        Procedure.builder("inner")
+            .unary(
+                req -> {
+                  backSaw.set(Call.current().meta());
+                  Call.current().onCancel(backCancelled::countDown);
+                  backEntered.countDown();
+                  return new CompletableFuture<>();
+                })
+            .build());
 
     LoopbackOutbound frontLoop = new LoopbackOutbound();
-    Dispatcher front = started(Dispatcher.builder("front").inbound(frontLoop)
-        .outbound("back", Outbounds.unary(backLoop)).build());
+    Dispatcher front =
+        started(
+            Dispatcher.builder("front")
+                .inbound(frontLoop)
+                .outbound("back", Outbounds.unary(backLoop))
+                .build());
     ClientConfig toBack = front.clientConfig("back");
-    front.register(Procedure.builder("outer").unary(req -> toBack.call(Request.of(
-        RequestMeta.builder().procedure("inner").encoding("raw").build(), Body.empty()))).build());
+    front.register(
+        Procedure.builder("outer")
+            .unary(
+                req ->
+                    toBack.call(
+                        Request.of(
+                            RequestMeta.builder().procedure("inner").encoding("raw").build(),
+                            Body.empty())))
+            .build());
 
-    RequestMeta meta = RequestMeta.builder().caller("c").service("front").procedure("outer").encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(30))).build();
-    CompletableFuture<Response> outer = front.router().choose(meta).unary()
-        .handle(Request.of(meta, Body.empty()));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("front")
+            .procedure("outer")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofSeconds(30)))
+            .build();
+    CompletableFuture<Response> outer =
+        front.router().choose(meta).unary().handle(Request.of(meta, Body.empty()));
     assertThat(backEntered.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(backSaw.get().callerProcedure()).isEqualTo("outer");
     assertThat(backSaw.get().deadline()).isNotNull();
-    assertThat(backSaw.get().deadline().timeRemaining()).isLessThanOrEqualTo(Duration.ofSeconds(30));
+    assertThat(backSaw.get().deadline().timeRemaining())
+        .isLessThanOrEqualTo(Duration.ofSeconds(30));
     // the caller of "outer" goes away: the nested call is cancelled too
     outer.cancel(false);
     assertThat(backCancelled.await(10, TimeUnit.SECONDS)).isTrue();
@@ -415,33 +552,72 @@ class DispatcherTest {
   @Test
   void middlewareRunsInListOrderOnBothSidesWhicheverTheRegistrationTime() throws Exception {
     List<String> log = Collections.synchronizedList(new ArrayList<>());
-    Middleware<Request, Response> in1 = (r, next) -> { log.add("in1"); return next.handle(r); };
-    Middleware<Request, Response> in2 = (r, next) -> { log.add("in2"); return next.handle(r); };
-    Middleware<Request, Response> out1 = (r, next) -> { log.add("out1"); return next.handle(r); };
-    Middleware<Request, Response> out2 = (r, next) -> { log.add("out2"); return next.handle(r); };
-    Pair p = new Pair(Dispatcher.builder("server").unaryInboundMiddleware(in1, in2),
-        Dispatcher.builder("client").unaryOutboundMiddleware(out1, out2));
+    Middleware<Request, Response> in1 =
+        (r, next) -> {
+          log.add("in1");
+          return next.handle(r);
+        };
+    Middleware<Request, Response> in2 =
+        (r, next) -> {
+          log.add("in2");
+          return next.handle(r);
+        };
+    Middleware<Request, Response> out1 =
+        (r, next) -> {
+          log.add("out1");
+          return next.handle(r);
+        };
+    Middleware<Request, Response> out2 =
+        (r, next) -> {
+          log.add("out2");
+          return next.handle(r);
+        };
+    Pair p =
+        new Pair(
+            Dispatcher.builder("server").unaryInboundMiddleware(in1, in2),
+            Dispatcher.builder("client").unaryOutboundMiddleware(out1, out2));
     p.server.register(echo("echo"));
-    assertThat(text(p.cc().call(request("echo", "hi", Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS)))
+    assertThat(
+            text(
+                p.cc()
+                    .call(request("echo", "hi", Duration.ofSeconds(5)))
+                    .get(10, TimeUnit.SECONDS)))
         .isEqualTo("hi");
     assertThat(log).containsExactly("out1", "out2", "in1", "in2");
   }
 
   @Test
   void middlewareCanShortCircuitAndOwnsTheBodyItKeeps() throws Exception {
-    Middleware<Request, Response> deny = (r, next) -> {
-      r.body().release();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.PERMISSION_DENIED, "nope"));
-    };
-    Pair p = new Pair(Dispatcher.builder("server").unaryInboundMiddleware(deny), Dispatcher.builder("client"));
+    Middleware<Request, Response> deny =
+        (r, next) -> {
+          r.body().release();
+          return CompletableFuture.failedFuture(YarpcException.of(Code.PERMISSION_DENIED, "nope"));
+        };
+    Pair p =
+        new Pair(
+            Dispatcher.builder("server").unaryInboundMiddleware(deny),
+            Dispatcher.builder("client"));
     AtomicReference<Boolean> reached = new AtomicReference<>(false);
-    p.server.register(Procedure.builder("x").unary(req -> {
-      reached.set(true);
-      return CompletableFuture.completedFuture(Response.of(Body.empty()));
-    }).build());
+    p.server.register(
+        Procedure.builder("x")
+            .unary(
+                req -> {
+                  reached.set(true);
+                  return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                })
+            .build());
     Body b = body("secret");
-    YarpcException e = failure(p.cc().call(Request.of(RequestMeta.builder().procedure("x").encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(5))).build(), b)));
+    YarpcException e =
+        failure(
+            p.cc()
+                .call(
+                    Request.of(
+                        RequestMeta.builder()
+                            .procedure("x")
+                            .encoding("raw")
+                            .deadline(Deadline.after(Duration.ofSeconds(5)))
+                            .build(),
+                        b)));
     assertThat(e.code()).isEqualTo(Code.PERMISSION_DENIED);
     assertThat(reached.get()).isFalse();
     assertThat(b.isReleased()).isTrue();
@@ -451,11 +627,17 @@ class DispatcherTest {
   void onewayHandlersRunAfterTheAck() throws Exception {
     CompletableFuture<String> got = new CompletableFuture<>();
     Pair p = new Pair();
-    p.server.register(Procedure.builder("fire").oneway(req -> {
-      got.complete(new String(req.body().toByteArray(), StandardCharsets.UTF_8));
-      return CompletableFuture.completedFuture(null);
-    }).build());
-    p.cc().callOneway(request("fire", "and forget", Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS);
+    p.server.register(
+        Procedure.builder("fire")
+            .oneway(
+                req -> {
+                  got.complete(new String(req.body().toByteArray(), StandardCharsets.UTF_8));
+                  return CompletableFuture.completedFuture(null);
+                })
+            .build());
+    p.cc()
+        .callOneway(request("fire", "and forget", Duration.ofSeconds(5)))
+        .get(10, TimeUnit.SECONDS);
     assertThat(got.get(10, TimeUnit.SECONDS)).isEqualTo("and forget");
   }
 
@@ -464,17 +646,31 @@ class DispatcherTest {
     CompletableFuture<Response> gate = new CompletableFuture<>();
     CountDownLatch entered = new CountDownLatch(1);
     LoopbackOutbound loop = new LoopbackOutbound();
-    Dispatcher server = Dispatcher.builder("server").inbound(loop)
-        .shutdownGracePeriod(Duration.ofSeconds(20)).build();
-    server.register(Procedure.builder("gated").unary(req -> {
-      entered.countDown();
-      return gate;
-    }).build(), echo("echo"));
+    Dispatcher server =
+        Dispatcher.builder("server")
+            .inbound(loop)
+            .shutdownGracePeriod(Duration.ofSeconds(20))
+            .build();
+    server.register(
+        Procedure.builder("gated")
+            .unary(
+                req -> {
+                  entered.countDown();
+                  return gate;
+                })
+            .build(),
+        echo("echo"));
     server.start();
-    RequestMeta meta = RequestMeta.builder().caller("c").service("server").procedure("gated").encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(30))).build();
-    CompletableFuture<Response> inFlight = server.router().choose(meta).unary()
-        .handle(Request.of(meta, Body.empty()));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("gated")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofSeconds(30)))
+            .build();
+    CompletableFuture<Response> inFlight =
+        server.router().choose(meta).unary().handle(Request.of(meta, Body.empty()));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
 
     CompletableFuture<Void> stopping = CompletableFuture.runAsync(server::stop);
@@ -482,7 +678,8 @@ class DispatcherTest {
     YarpcException refused = null;
     for (int i = 0; i < 1000 && refused == null; i++) {
       RequestMeta m = meta.toBuilder().procedure("echo").build();
-      CompletableFuture<Response> f = server.router().choose(m).unary().handle(Request.of(m, body("x")));
+      CompletableFuture<Response> f =
+          server.router().choose(m).unary().handle(Request.of(m, body("x")));
       if (f.isCompletedExceptionally()) {
         refused = failure(f);
       } else {
@@ -502,12 +699,18 @@ class DispatcherTest {
   @Test
   void unknownOutboundKeyAndMissingOutboundKind() {
     Pair p = new Pair();
-    assertThatThrownBy(() -> p.client.clientConfig("nope")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> p.client.clientConfig("nope"))
+        .isInstanceOf(IllegalArgumentException.class);
     LoopbackOutbound loop = new LoopbackOutbound();
-    Dispatcher d = started(Dispatcher.builder("client2").outbound("s", Outbounds.unary(loop)).build());
+    Dispatcher d =
+        started(Dispatcher.builder("client2").outbound("s", Outbounds.unary(loop)).build());
     Body b = body("x");
-    YarpcException e = failure(d.clientConfig("s").callOneway(request("p", "x", Duration.ofSeconds(1))
-        .withMeta(RequestMeta.builder().procedure("p").encoding("raw").build())));
+    YarpcException e =
+        failure(
+            d.clientConfig("s")
+                .callOneway(
+                    request("p", "x", Duration.ofSeconds(1))
+                        .withMeta(RequestMeta.builder().procedure("p").encoding("raw").build())));
     assertThat(e.code()).isEqualTo(Code.UNIMPLEMENTED);
     b.release();
   }

@@ -43,17 +43,19 @@ final class LoopbackOutbound extends AbstractLifecycle
       CompletableFuture<Response> f = router.choose(request.meta()).unary().handle(request);
       lastServerFuture = f;
       CompletableFuture<Response> client = new CompletableFuture<>();
-      client.whenComplete((r, e) -> {
-        if (client.isCancelled()) {
-          f.cancel(false);
-        }
-      });
-      f.whenComplete((r, e) -> {
-        boolean taken = e == null ? client.complete(r) : client.completeExceptionally(e);
-        if (!taken && r != null) {
-          r.body().release();
-        }
-      });
+      client.whenComplete(
+          (r, e) -> {
+            if (client.isCancelled()) {
+              f.cancel(false);
+            }
+          });
+      f.whenComplete(
+          (r, e) -> {
+            boolean taken = e == null ? client.complete(r) : client.completeExceptionally(e);
+            if (!taken && r != null) {
+              r.body().release();
+            }
+          });
       return client;
     } catch (RuntimeException e) {
       request.body().release();
@@ -77,6 +79,7 @@ final class LoopbackOutbound extends AbstractLifecycle
 
   @Override
   public CompletableFuture<ClientStream> callStream(RequestMeta meta) {
-    return CompletableFuture.failedFuture(new UnsupportedOperationException("no streams in core tests"));
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("no streams in core tests"));
   }
 }

@@ -80,16 +80,20 @@ import java.util.regex.Pattern;
 final class CallCommand {
   private static final Set<String> FLAGS =
       Set.of("peer", "transport", "service", "procedure", "encoding", "header", "timeout");
-  static final String USAGE = "usage: call --peer host:port --transport http|grpc|tchannel --service S"
-      + " --procedure P --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY";
+  static final String USAGE =
+      "usage: call --peer host:port --transport http|grpc|tchannel --service S"
+          + " --procedure P --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY";
   private static final String CALLER = "yarpc-call";
   private static final Duration CONNECT_WAIT = Duration.ofSeconds(5);
+
   /** The services whose messages {@code --encoding proto} can write and read. */
   private static final List<FileDescriptor> KNOWN_PROTOS =
       List.of(Keyvalue.getDescriptor(), EchoOuterClass.getDescriptor());
-  private static final JsonFormat.TypeRegistry ERROR_DETAIL_TYPES = JsonFormat.TypeRegistry.newBuilder()
-      .add(ErrorDetailsProto.getDescriptor().getMessageTypes())
-      .build();
+
+  private static final JsonFormat.TypeRegistry ERROR_DETAIL_TYPES =
+      JsonFormat.TypeRegistry.newBuilder()
+          .add(ErrorDetailsProto.getDescriptor().getMessageTypes())
+          .build();
 
   private CallCommand() {}
 
@@ -104,10 +108,11 @@ final class CallCommand {
       return 2;
     }
     PeerTransport transport = transport(options.transport);
-    Dispatcher client = Dispatcher.builder(CALLER)
-        .outbound(options.service, Outbounds.unary(outbound(transport, options.peer)))
-        .shutdownGracePeriod(Duration.ZERO)
-        .build();
+    Dispatcher client =
+        Dispatcher.builder(CALLER)
+            .outbound(options.service, Outbounds.unary(outbound(transport, options.peer)))
+            .shutdownGracePeriod(Duration.ZERO)
+            .build();
     try {
       client.start();
       awaitConnected(transport, options.peer);
@@ -149,14 +154,15 @@ final class CallCommand {
   private static void awaitConnected(PeerTransport transport, String peer) {
     CountDownLatch settled = new CountDownLatch(1);
     AtomicBoolean attempting = new AtomicBoolean();
-    PeerSubscriber watcher = p -> {
-      ConnectionStatus status = p.status();
-      if (status == ConnectionStatus.CONNECTING) {
-        attempting.set(true);
-      } else if (status == ConnectionStatus.AVAILABLE || attempting.get()) {
-        settled.countDown(); // connected, or an attempt ended unavailable
-      }
-    };
+    PeerSubscriber watcher =
+        p -> {
+          ConnectionStatus status = p.status();
+          if (status == ConnectionStatus.CONNECTING) {
+            attempting.set(true);
+          } else if (status == ConnectionStatus.AVAILABLE || attempting.get()) {
+            settled.countDown(); // connected, or an attempt ended unavailable
+          }
+        };
     Peer retained = transport.retainPeer(peer, watcher);
     try {
       watcher.onStatusChanged(retained);
@@ -186,7 +192,9 @@ final class CallCommand {
         ApplicationErrorMeta meta = response.applicationErrorMeta();
         Code code = meta.code() == null ? Code.UNKNOWN : meta.code();
         String message = meta.details() == null ? "application error" : meta.details();
-        printError(YarpcException.of(code, "%s", message).withName(meta.name()).withResponse(response), err);
+        printError(
+            YarpcException.of(code, "%s", message).withName(meta.name()).withResponse(response),
+            err);
         return 1;
       }
       JsonObject result = new JsonObject();
@@ -196,7 +204,8 @@ final class CallCommand {
         response.headers().forEach(headers::addProperty);
         result.add("headers", headers);
       }
-      out.println(new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(result));
+      out.println(
+          new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(result));
       return 0;
     } catch (IOException | RuntimeException e) {
       err.println("Error: cannot read the response body: " + YarpcException.describe(e));
@@ -226,7 +235,9 @@ final class CallCommand {
 
   private static String printDetail(Any detail) {
     try {
-      return JsonFormat.printer().usingTypeRegistry(ERROR_DETAIL_TYPES).omittingInsignificantWhitespace()
+      return JsonFormat.printer()
+          .usingTypeRegistry(ERROR_DETAIL_TYPES)
+          .omittingInsignificantWhitespace()
           .print(detail);
     } catch (InvalidProtocolBufferException e) {
       return detail.getTypeUrl() + " (" + detail.getValue().size() + " bytes)";
@@ -235,7 +246,8 @@ final class CallCommand {
 
   /** The parsed command line. */
   private static final class Options {
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");
+    private static final Pattern DURATION =
+        Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");
 
     String peer;
     String transport;
@@ -254,13 +266,15 @@ final class CallCommand {
       o.peer = flags.required("peer");
       o.transport = flags.required("transport");
       if (!List.of("http", "grpc", "tchannel").contains(o.transport)) {
-        throw new Flags.UsageException("--transport must be http, grpc or tchannel, got \"" + o.transport + "\"");
+        throw new Flags.UsageException(
+            "--transport must be http, grpc or tchannel, got \"" + o.transport + "\"");
       }
       o.service = flags.required("service");
       o.procedure = flags.required("procedure");
       o.encoding = flags.required("encoding");
       if (!List.of("raw", "json", "proto").contains(o.encoding)) {
-        throw new Flags.UsageException("--encoding must be raw, json or proto, got \"" + o.encoding + "\"");
+        throw new Flags.UsageException(
+            "--encoding must be raw, json or proto, got \"" + o.encoding + "\"");
       }
       for (String header : flags.all("header")) {
         int eq = header.indexOf('=');
@@ -271,8 +285,8 @@ final class CallCommand {
       }
       o.timeout = parseDuration(flags.get("timeout", "1s"));
       if (flags.positional().size() > 1) {
-        throw new Flags.UsageException("one BODY argument expected, got " + flags.positional().size()
-            + " (quote the body)");
+        throw new Flags.UsageException(
+            "one BODY argument expected, got " + flags.positional().size() + " (quote the body)");
       }
       if (o.encoding.equals("proto")) {
         MethodDescriptor method = findMethod(o.procedure);
@@ -294,17 +308,31 @@ final class CallCommand {
       while (m.find() && m.start() == end) {
         double n = Double.parseDouble(m.group(1));
         switch (m.group(2)) {
-          case "ns": nanos += n; break;
-          case "us": case "µs": nanos += n * 1e3; break;
-          case "ms": nanos += n * 1e6; break;
-          case "s": nanos += n * 1e9; break;
-          case "m": nanos += n * 60e9; break;
-          default: nanos += n * 3600e9; break;
+          case "ns":
+            nanos += n;
+            break;
+          case "us":
+          case "µs":
+            nanos += n * 1e3;
+            break;
+          case "ms":
+            nanos += n * 1e6;
+            break;
+          case "s":
+            nanos += n * 1e9;
+            break;
+          case "m":
+            nanos += n * 60e9;
+            break;
+          default:
+            nanos += n * 3600e9;
+            break;
         }
         end = m.end();
       }
       if (end == 0 || end != text.length()) {
-        throw new Flags.UsageException("--timeout wants a duration such as 1s or 500ms, got \"" + text + "\"");
+        throw new Flags.UsageException(
+            "--timeout wants a duration such as 1s or 500ms, got \"" + text + "\"");
       }
       return positive(Duration.ofNanos((long) nanos), text);
     }
@@ -326,7 +354,8 @@ final class CallCommand {
             String name = s.getFullName() + "::" + m.getName();
             if (m.isClientStreaming() || m.isServerStreaming()) {
               if (name.equals(procedure)) {
-                throw new Flags.UsageException(procedure + " is a streaming method; call makes unary calls");
+                throw new Flags.UsageException(
+                    procedure + " is a streaming method; call makes unary calls");
               }
               continue;
             }
@@ -337,8 +366,11 @@ final class CallCommand {
           }
         }
       }
-      throw new Flags.UsageException("--encoding proto needs a unary method of a known service; \""
-          + procedure + "\" is none of " + known);
+      throw new Flags.UsageException(
+          "--encoding proto needs a unary method of a known service; \""
+              + procedure
+              + "\" is none of "
+              + known);
     }
 
     String wireEncoding() {
@@ -363,8 +395,11 @@ final class CallCommand {
           try {
             JsonFormat.parser().merge(body.isBlank() ? "{}" : body, message);
           } catch (InvalidProtocolBufferException e) {
-            throw new Flags.UsageException("BODY is not a " + requestType.getFullName() + " in proto3 JSON: "
-                + e.getMessage());
+            throw new Flags.UsageException(
+                "BODY is not a "
+                    + requestType.getFullName()
+                    + " in proto3 JSON: "
+                    + e.getMessage());
           }
           return message.build().toByteArray();
       }
@@ -383,7 +418,8 @@ final class CallCommand {
           }
         default:
           DynamicMessage message =
-              ProtobufCodec.of(DynamicMessage.getDefaultInstance(responseType)).decode(responseBody, Protobuf.ENCODING);
+              ProtobufCodec.of(DynamicMessage.getDefaultInstance(responseType))
+                  .decode(responseBody, Protobuf.ENCODING);
           return JsonParser.parseString(JsonFormat.printer().print(message));
       }
     }

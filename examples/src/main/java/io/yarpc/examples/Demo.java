@@ -99,10 +99,11 @@ final class Demo {
     HttpInbound httpInbound = serverHttp.inbound();
     GrpcInbound grpcInbound = serverGrpc.inbound(new InetSocketAddress("127.0.0.1", 0));
     TChannelInbound tchannelInbound = serverTChannel.inbound();
-    Dispatcher server = Dispatcher.builder("keyvalue")
-        .inbound(httpInbound, grpcInbound, tchannelInbound)
-        .unaryInboundMiddleware(Demo::delayWhenAsked)
-        .build();
+    Dispatcher server =
+        Dispatcher.builder("keyvalue")
+            .inbound(httpInbound, grpcInbound, tchannelInbound)
+            .unaryInboundMiddleware(Demo::delayWhenAsked)
+            .build();
     server.register(ProtobufProcedures.of(new KeyValueService()));
 
     HttpTransport clientHttp = HttpTransport.builder().eventLoopThreads(2).build();
@@ -117,17 +118,30 @@ final class Demo {
       peers.put(TRANSPORT_GRPC, "127.0.0.1:" + grpcInbound.port());
       peers.put(TRANSPORT_TCHANNEL, tchannelInbound.hostPort());
       GrpcOutbound grpcOutbound = clientGrpc.singleOutbound(peers.get(TRANSPORT_GRPC));
-      client = Dispatcher.builder("keyvalue-client")
-          .outbound(TRANSPORT_HTTP, Outbounds.builder().serviceName("keyvalue")
-              .unary(clientHttp.singleOutbound(peers.get(TRANSPORT_HTTP))).build())
-          .outbound(TRANSPORT_GRPC, Outbounds.builder().serviceName("keyvalue")
-              .unary(grpcOutbound).stream(grpcOutbound).build())
-          .outbound(TRANSPORT_TCHANNEL, Outbounds.builder().serviceName("keyvalue")
-              .unary(clientTChannel.singleOutbound(peers.get(TRANSPORT_TCHANNEL))).build())
-          .build();
+      client =
+          Dispatcher.builder("keyvalue-client")
+              .outbound(
+                  TRANSPORT_HTTP,
+                  Outbounds.builder()
+                      .serviceName("keyvalue")
+                      .unary(clientHttp.singleOutbound(peers.get(TRANSPORT_HTTP)))
+                      .build())
+              .outbound(
+                  TRANSPORT_GRPC,
+                  Outbounds.builder().serviceName("keyvalue").unary(grpcOutbound).stream(
+                          grpcOutbound)
+                      .build())
+              .outbound(
+                  TRANSPORT_TCHANNEL,
+                  Outbounds.builder()
+                      .serviceName("keyvalue")
+                      .unary(clientTChannel.singleOutbound(peers.get(TRANSPORT_TCHANNEL)))
+                      .build())
+              .build();
       client.start();
 
-      out.println("The keyvalue service (a grpc-java KeyValueImplBase) served by one dispatcher over:");
+      out.println(
+          "The keyvalue service (a grpc-java KeyValueImplBase) served by one dispatcher over:");
       peers.forEach((transport, peer) -> out.printf("  %-9s %s%n", transport, peer));
       out.println();
       for (String transport : peers.keySet()) {
@@ -136,13 +150,22 @@ final class Demo {
     } catch (RuntimeException e) {
       rows.add(new Row("-", "start the demo", "failed: " + e, Duration.ZERO, false));
     } finally {
-      // Dispatchers stop their inbounds, outbounds and transports; the transports' own stop is for a
+      // Dispatchers stop their inbounds, outbounds and transports; the transports' own stop is for
+      // a
       // dispatcher that never started. Every stop runs even when one fails.
       List<Lifecycle> all = new ArrayList<>();
       if (client != null) {
         all.add(client);
       }
-      all.addAll(List.of(server, clientHttp, serverHttp, clientGrpc, serverGrpc, clientTChannel, serverTChannel));
+      all.addAll(
+          List.of(
+              server,
+              clientHttp,
+              serverHttp,
+              clientGrpc,
+              serverGrpc,
+              clientTChannel,
+              serverTChannel));
       for (Lifecycle component : all) {
         try {
           component.stop();
@@ -154,9 +177,12 @@ final class Demo {
     print(rows, out);
     boolean allOk = !rows.isEmpty() && rows.stream().allMatch(Row::ok);
     out.println();
-    out.println("Latency is what the client saw; the first call over each transport includes connecting.");
-    out.println(allOk ? "Every step behaved as expected."
-        : "Some steps did not behave as expected (ok = NO above).");
+    out.println(
+        "Latency is what the client saw; the first call over each transport includes connecting.");
+    out.println(
+        allOk
+            ? "Every step behaved as expected."
+            : "Some steps did not behave as expected (ok = NO above).");
     return new Result(List.copyOf(rows), allOk ? 0 : 1);
   }
 
@@ -166,47 +192,78 @@ final class Demo {
     String value = "hello over " + transport;
     List<Row> rows = new ArrayList<>();
 
-    rows.add(step(transport, "SetValue greeting", () -> {
-      kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-          .setValue(SetValueRequest.newBuilder().setKey("greeting").setValue(value).build());
-      return Outcome.ok("ok");
-    }));
+    rows.add(
+        step(
+            transport,
+            "SetValue greeting",
+            () -> {
+              kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                  .setValue(
+                      SetValueRequest.newBuilder().setKey("greeting").setValue(value).build());
+              return Outcome.ok("ok");
+            }));
 
-    rows.add(step(transport, "GetValue greeting", () -> {
-      String got = kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-          .getValue(GetValueRequest.newBuilder().setKey("greeting").build()).getValue();
-      return new Outcome(quote(got), got.equals(value));
-    }));
+    rows.add(
+        step(
+            transport,
+            "GetValue greeting",
+            () -> {
+              String got =
+                  kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                      .getValue(GetValueRequest.newBuilder().setKey("greeting").build())
+                      .getValue();
+              return new Outcome(quote(got), got.equals(value));
+            }));
 
-    rows.add(step(transport, "GetValue missing -> not-found", () -> {
-      try {
-        kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-            .getValue(GetValueRequest.newBuilder().setKey("missing").build());
-        return new Outcome("unexpectedly found", false);
-      } catch (StatusRuntimeException e) {
-        ErrorInfo info = errorInfo(e);
-        String detail = info == null ? "no details"
-            : "ErrorInfo{reason=" + info.getReason() + ", key=" + info.getMetadataOrDefault("key", "") + "}";
-        boolean ok = e.getStatus().getCode() == Status.Code.NOT_FOUND && info != null
-            && info.getReason().equals("KEY_NOT_FOUND");
-        return new Outcome(codeOf(e) + " + " + detail, ok);
-      }
-    }));
+    rows.add(
+        step(
+            transport,
+            "GetValue missing -> not-found",
+            () -> {
+              try {
+                kv.withDeadlineAfter(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .getValue(GetValueRequest.newBuilder().setKey("missing").build());
+                return new Outcome("unexpectedly found", false);
+              } catch (StatusRuntimeException e) {
+                ErrorInfo info = errorInfo(e);
+                String detail =
+                    info == null
+                        ? "no details"
+                        : "ErrorInfo{reason="
+                            + info.getReason()
+                            + ", key="
+                            + info.getMetadataOrDefault("key", "")
+                            + "}";
+                boolean ok =
+                    e.getStatus().getCode() == Status.Code.NOT_FOUND
+                        && info != null
+                        && info.getReason().equals("KEY_NOT_FOUND");
+                return new Outcome(codeOf(e) + " + " + detail, ok);
+              }
+            }));
 
-    String slowStep = String.format("GetValue, server %dms, deadline %dms", SERVER_DELAY_MILLIS,
-        SHORT_DEADLINE.toMillis());
-    rows.add(step(transport, slowStep, () -> {
-      Metadata delay = new Metadata();
-      delay.put(Metadata.Key.of(DELAY_HEADER, Metadata.ASCII_STRING_MARSHALLER), Long.toString(SERVER_DELAY_MILLIS));
-      try {
-        kv.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(delay))
-            .withDeadlineAfter(SHORT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-            .getValue(GetValueRequest.newBuilder().setKey("greeting").build());
-        return new Outcome("unexpectedly answered in time", false);
-      } catch (StatusRuntimeException e) {
-        return new Outcome(codeOf(e), e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED);
-      }
-    }));
+    String slowStep =
+        String.format(
+            "GetValue, server %dms, deadline %dms", SERVER_DELAY_MILLIS, SHORT_DEADLINE.toMillis());
+    rows.add(
+        step(
+            transport,
+            slowStep,
+            () -> {
+              Metadata delay = new Metadata();
+              delay.put(
+                  Metadata.Key.of(DELAY_HEADER, Metadata.ASCII_STRING_MARSHALLER),
+                  Long.toString(SERVER_DELAY_MILLIS));
+              try {
+                kv.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(delay))
+                    .withDeadlineAfter(SHORT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+                    .getValue(GetValueRequest.newBuilder().setKey("greeting").build());
+                return new Outcome("unexpectedly answered in time", false);
+              } catch (StatusRuntimeException e) {
+                return new Outcome(
+                    codeOf(e), e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED);
+              }
+            }));
 
     if (transport.equals(TRANSPORT_GRPC)) {
       rows.add(step(transport, "Watch greeting, set twice, cancel", () -> watch(channel, value)));
@@ -222,29 +279,31 @@ final class Demo {
     KeyValueGrpc.KeyValueBlockingStub kv = KeyValueGrpc.newBlockingStub(channel);
     BlockingQueue<Object> events = new LinkedBlockingQueue<>();
     AtomicReference<ClientCallStreamObserver<WatchRequest>> call = new AtomicReference<>();
-    KeyValueGrpc.newStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS).watch(
-        WatchRequest.newBuilder().setKey("greeting").build(),
-        new ClientResponseObserver<WatchRequest, GetValueResponse>() {
-          @Override
-          public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
-            call.set(requestStream);
-          }
+    KeyValueGrpc.newStub(channel)
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .watch(
+            WatchRequest.newBuilder().setKey("greeting").build(),
+            new ClientResponseObserver<WatchRequest, GetValueResponse>() {
+              @Override
+              public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+                call.set(requestStream);
+              }
 
-          @Override
-          public void onNext(GetValueResponse value) {
-            events.add(value.getValue());
-          }
+              @Override
+              public void onNext(GetValueResponse value) {
+                events.add(value.getValue());
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            events.add(t);
-          }
+              @Override
+              public void onError(Throwable t) {
+                events.add(t);
+              }
 
-          @Override
-          public void onCompleted() {
-            events.add("end of stream");
-          }
-        });
+              @Override
+              public void onCompleted() {
+                events.add("end of stream");
+              }
+            });
     List<String> seen = new ArrayList<>();
     try {
       seen.add(String.valueOf(next(events)));
@@ -257,10 +316,12 @@ final class Demo {
       call.get().cancel("the demo has seen enough", null);
     }
     Object end = next(events);
-    boolean cancelled = end instanceof StatusRuntimeException
-        && ((StatusRuntimeException) end).getStatus().getCode() == Status.Code.CANCELLED;
-    String outcome = String.join(" -> ", seen.stream().map(Demo::quote).toList())
-        + (cancelled ? ", then cancelled" : ", then " + end);
+    boolean cancelled =
+        end instanceof StatusRuntimeException
+            && ((StatusRuntimeException) end).getStatus().getCode() == Status.Code.CANCELLED;
+    String outcome =
+        String.join(" -> ", seen.stream().map(Demo::quote).toList())
+            + (cancelled ? ", then cancelled" : ", then " + end);
     return new Outcome(outcome, cancelled && seen.equals(List.of(current, "bonjour", "hallo")));
   }
 
@@ -274,7 +335,8 @@ final class Demo {
    * call is cancelled (its deadline passed), before going on to the handler.
    */
   @SuppressWarnings("try") // the registration is only closed
-  static CompletableFuture<Response> delayWhenAsked(Request request, Handler<Request, Response> next) {
+  static CompletableFuture<Response> delayWhenAsked(
+      Request request, Handler<Request, Response> next) {
     String delay = request.headers().get(DELAY_HEADER);
     if (delay != null) {
       Call call = Call.current();
@@ -351,7 +413,8 @@ final class Demo {
       }
       outcome = new Outcome("failed: " + e, false);
     }
-    return new Row(transport, name, outcome.text(), Duration.ofNanos(System.nanoTime() - start), outcome.ok());
+    return new Row(
+        transport, name, outcome.text(), Duration.ofNanos(System.nanoTime() - start), outcome.ok());
   }
 
   private static void print(List<Row> rows, PrintStream out) {
@@ -359,9 +422,15 @@ final class Demo {
     out.printf(format, "transport", "step", "outcome", "latency", "ok");
     out.printf(format, "-".repeat(9), "-".repeat(38), "-".repeat(60), "-".repeat(9), "--");
     for (Row r : rows) {
-      String outcome = r.outcome().length() > 60 ? r.outcome().substring(0, 57) + "..." : r.outcome();
-      out.printf(format, r.transport(), r.step(), outcome,
-          String.format("%.1f ms", r.latency().toNanos() / 1e6), r.ok() ? "ok" : "NO");
+      String outcome =
+          r.outcome().length() > 60 ? r.outcome().substring(0, 57) + "..." : r.outcome();
+      out.printf(
+          format,
+          r.transport(),
+          r.step(),
+          outcome,
+          String.format("%.1f ms", r.latency().toNanos() / 1e6),
+          r.ok() ? "ok" : "NO");
     }
   }
 }

@@ -93,7 +93,8 @@ final class Flags {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new UsageException("--" + name + " must be a port number (0 to 65535), got \"" + v + "\"");
+    throw new UsageException(
+        "--" + name + " must be a port number (0 to 65535), got \"" + v + "\"");
   }
 
   /** The positional arguments. */

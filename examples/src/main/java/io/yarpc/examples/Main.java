@@ -20,22 +20,24 @@ import java.util.Arrays;
  * io.yarpc.examples.rawjson.RawJsonExample}.
  */
 public final class Main {
-  static final String USAGE = String.join("\n",
-      "usage: java -jar yarpc-examples.jar <command> [flags]",
-      "",
-      "commands:",
-      "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each",
-      "  serve   --http-port 8080 --grpc-port 8081 --tchannel-port 8082 [--host 127.0.0.1]",
-      "          serves the yarpc-test service until interrupted (port 0: any free port)",
-      "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
-      "          --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY",
-      "          one call; prints the response body and headers, or the error (exit status 1)",
-      "",
-      "example programs (java -cp yarpc-examples.jar <class>):",
-      "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",
-      "  io.yarpc.examples.protobuf.ProtobufExample      a grpc-java service and stubs over YARPC",
-      "  io.yarpc.examples.middleware.MiddlewareExample  logging and header-based auth middleware",
-      "  io.yarpc.examples.gateway.GatewayExample        a gateway whose downstream call inherits the deadline");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar yarpc-examples.jar <command> [flags]",
+          "",
+          "commands:",
+          "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each",
+          "  serve   --http-port 8080 --grpc-port 8081 --tchannel-port 8082 [--host 127.0.0.1]",
+          "          serves the yarpc-test service until interrupted (port 0: any free port)",
+          "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
+          "          --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY",
+          "          one call; prints the response body and headers, or the error (exit status 1)",
+          "",
+          "example programs (java -cp yarpc-examples.jar <class>):",
+          "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",
+          "  io.yarpc.examples.protobuf.ProtobufExample      a grpc-java service and stubs over YARPC",
+          "  io.yarpc.examples.middleware.MiddlewareExample  logging and header-based auth middleware",
+          "  io.yarpc.examples.gateway.GatewayExample        a gateway whose downstream call inherits the deadline");
 
   private Main() {}
 

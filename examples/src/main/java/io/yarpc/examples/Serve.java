@@ -57,9 +57,8 @@ final class Serve implements AutoCloseable {
     httpInbound = http.inboundBuilder().address(host, httpPort).build();
     grpcInbound = grpc.inbound(new InetSocketAddress(host, grpcPort));
     tchannelInbound = tchannel.inboundBuilder().host(host).port(tchannelPort).build();
-    dispatcher = Dispatcher.builder(SERVICE)
-        .inbound(httpInbound, grpcInbound, tchannelInbound)
-        .build();
+    dispatcher =
+        Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound).build();
     dispatcher.register(TestSubject.procedures());
     dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
     dispatcher.register(ProtobufProcedures.of(new EchoService()));
@@ -82,15 +81,20 @@ final class Serve implements AutoCloseable {
   }
 
   /** The {@code serve} command: parses the flags, starts, prints how to call it, and runs until stopped. */
-  static int runUntilStopped(String[] args, PrintStream out, PrintStream err) throws InterruptedException {
+  static int runUntilStopped(String[] args, PrintStream out, PrintStream err)
+      throws InterruptedException {
     Serve serve;
     try {
       Flags flags = Flags.parse(args, Set.of("http-port", "grpc-port", "tchannel-port", "host"));
       if (!flags.positional().isEmpty()) {
         throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
       }
-      serve = start(flags.get("host", "127.0.0.1"), flags.port("http-port", 8080),
-          flags.port("grpc-port", 8081), flags.port("tchannel-port", 8082));
+      serve =
+          start(
+              flags.get("host", "127.0.0.1"),
+              flags.port("http-port", 8080),
+              flags.port("grpc-port", 8081),
+              flags.port("tchannel-port", 8082));
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
       err.println(Main.USAGE);
@@ -100,13 +104,17 @@ final class Serve implements AutoCloseable {
       return 1;
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      out.println("stopping " + SERVICE + " (draining calls in flight)...");
-      serve.close();
-      out.println("stopped");
-      out.flush();
-      stopped.countDown();
-    }, "yarpc-test-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  out.println("stopping " + SERVICE + " (draining calls in flight)...");
+                  serve.close();
+                  out.println("stopped");
+                  out.flush();
+                  stopped.countDown();
+                },
+                "yarpc-test-shutdown"));
     serve.printBanner(out);
     out.flush();
     stopped.await();
@@ -143,22 +151,37 @@ final class Serve implements AutoCloseable {
     out.println("procedures:");
     Map<String, Set<String>> encodings = new TreeMap<>();
     for (Procedure p : dispatcher.router().procedures()) {
-      encodings.computeIfAbsent(p.name(), k -> new TreeSet<>()).add(p.encoding().isEmpty() ? "raw" : p.encoding());
+      encodings
+          .computeIfAbsent(p.name(), k -> new TreeSet<>())
+          .add(p.encoding().isEmpty() ? "raw" : p.encoding());
     }
     encodings.forEach((name, e) -> out.printf("  %-45s %s%n", name, String.join(", ", e)));
     out.println("try:");
-    out.println("  curl -sS -D - http://" + httpPeer + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: " + SERVICE
-        + "' -H 'Rpc-Procedure: echo/raw' -H 'Rpc-Encoding: raw' -H 'Context-TTL-MS: 1000'"
-        + " -H 'Rpc-Header-Greeting: hi' --data 'hello'");
-    out.println("  curl -sS http://" + httpPeer + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: " + SERVICE
-        + "' -H 'Rpc-Procedure: yarpc.examples.keyvalue.KeyValue::SetValue' -H 'Rpc-Encoding: json'"
-        + " -H 'Context-TTL-MS: 1000' --data '{\"key\":\"greeting\",\"value\":\"hello\"}'");
-    out.println("  java -jar examples/target/yarpc-examples.jar call --peer " + hostPort(grpcAddress())
-        + " --transport grpc --service " + SERVICE
-        + " --procedure yarpc.examples.keyvalue.KeyValue::GetValue --encoding proto '{\"key\":\"greeting\"}'");
+    out.println(
+        "  curl -sS -D - http://"
+            + httpPeer
+            + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: "
+            + SERVICE
+            + "' -H 'Rpc-Procedure: echo/raw' -H 'Rpc-Encoding: raw' -H 'Context-TTL-MS: 1000'"
+            + " -H 'Rpc-Header-Greeting: hi' --data 'hello'");
+    out.println(
+        "  curl -sS http://"
+            + httpPeer
+            + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: "
+            + SERVICE
+            + "' -H 'Rpc-Procedure: yarpc.examples.keyvalue.KeyValue::SetValue' -H 'Rpc-Encoding: json'"
+            + " -H 'Context-TTL-MS: 1000' --data '{\"key\":\"greeting\",\"value\":\"hello\"}'");
+    out.println(
+        "  java -jar examples/target/yarpc-examples.jar call --peer "
+            + hostPort(grpcAddress())
+            + " --transport grpc --service "
+            + SERVICE
+            + " --procedure yarpc.examples.keyvalue.KeyValue::GetValue --encoding proto '{\"key\":\"greeting\"}'");
     out.println("health (200 SERVING; 503 NOT_SERVING once stopping begins):");
     out.println("  curl -sS http://" + httpPeer + "/health");
-    out.println("  grpc.health.v1.Health and server reflection (v1, v1alpha) on " + hostPort(grpcAddress()));
+    out.println(
+        "  grpc.health.v1.Health and server reflection (v1, v1alpha) on "
+            + hostPort(grpcAddress()));
     out.println("Ctrl-C stops it.");
   }
 
@@ -173,7 +196,8 @@ final class Serve implements AutoCloseable {
     try {
       dispatcher.stop();
     } finally {
-      // The dispatcher stops the transports it started; these cover a dispatcher that failed to start.
+      // The dispatcher stops the transports it started; these cover a dispatcher that failed to
+      // start.
       tchannel.stop();
       grpc.stop();
       http.stop();
@@ -182,7 +206,12 @@ final class Serve implements AutoCloseable {
 
   /** A line per transport, for logs and tests. */
   Map<String, String> peers() {
-    return Map.of("http", hostPort(httpAddress()), "grpc", hostPort(grpcAddress()), "tchannel",
+    return Map.of(
+        "http",
+        hostPort(httpAddress()),
+        "grpc",
+        hostPort(grpcAddress()),
+        "tchannel",
         hostPort(tchannelAddress()));
   }
 }

@@ -26,37 +26,53 @@ final class TestSubject {
   static List<Procedure> procedures() {
     return List.of(
         // json echo: returns the request body; response headers = the request's application headers
-        Json.procedure("echo", JsonElement.class, body -> {
-          echoHeaders();
-          return body;
-        }),
-        Raw.procedure("echo/raw", body -> {
-          echoHeaders();
-          return body;
-        }),
+        Json.procedure(
+            "echo",
+            JsonElement.class,
+            body -> {
+              echoHeaders();
+              return body;
+            }),
+        Raw.procedure(
+            "echo/raw",
+            body -> {
+              echoHeaders();
+              return body;
+            }),
         // sleeps the number of milliseconds in the body (ASCII), then returns it
-        Raw.procedure("sleep/raw", body -> {
-          long millis;
-          try {
-            millis = Long.parseLong(new String(body, UTF_8).trim());
-          } catch (NumberFormatException e) {
-            throw YarpcException.of(Code.INVALID_ARGUMENT, "sleep/raw wants a number of milliseconds, got %s",
-                new String(body, UTF_8));
-          }
-          awaitCancellation(millis);
-          return body;
-        }),
+        Raw.procedure(
+            "sleep/raw",
+            body -> {
+              long millis;
+              try {
+                millis = Long.parseLong(new String(body, UTF_8).trim());
+              } catch (NumberFormatException e) {
+                throw YarpcException.of(
+                    Code.INVALID_ARGUMENT,
+                    "sleep/raw wants a number of milliseconds, got %s",
+                    new String(body, UTF_8));
+              }
+              awaitCancellation(millis);
+              return body;
+            }),
         // waits until its deadline passes, then fails
-        Raw.procedure("waitfortimeout/raw", body -> {
-          Deadline deadline = Call.current().deadline();
-          awaitCancellation(deadline == null ? 0 : deadline.remainingMillis() + 1);
-          Call call = Call.current();
-          throw call.isCancelled() ? call.cancellation() : YarpcException.of(Code.DEADLINE_EXCEEDED,
-              "call to procedure \"waitfortimeout/raw\" timed out");
-        }),
-        Json.procedure("unexpected-error", JsonElement.class, body -> {
-          throw new IllegalStateException("error");
-        }));
+        Raw.procedure(
+            "waitfortimeout/raw",
+            body -> {
+              Deadline deadline = Call.current().deadline();
+              awaitCancellation(deadline == null ? 0 : deadline.remainingMillis() + 1);
+              Call call = Call.current();
+              throw call.isCancelled()
+                  ? call.cancellation()
+                  : YarpcException.of(
+                      Code.DEADLINE_EXCEEDED, "call to procedure \"waitfortimeout/raw\" timed out");
+            }),
+        Json.procedure(
+            "unexpected-error",
+            JsonElement.class,
+            body -> {
+              throw new IllegalStateException("error");
+            }));
   }
 
   private static void echoHeaders() {

@@ -20,21 +20,29 @@ class DemoTest {
     Demo.Result result = Demo.run(new PrintStream(printed, true, StandardCharsets.UTF_8));
     String output = printed.toString(StandardCharsets.UTF_8);
 
-    assertThat(result.rows()).as(output).allSatisfy(row -> assertThat(row.ok()).as(row.toString()).isTrue());
+    assertThat(result.rows())
+        .as(output)
+        .allSatisfy(row -> assertThat(row.ok()).as(row.toString()).isTrue());
     assertThat(result.exitCode()).as(output).isZero();
 
     Map<String, List<Demo.Row>> byTransport =
         result.rows().stream().collect(Collectors.groupingBy(Demo.Row::transport));
     assertThat(byTransport).containsOnlyKeys("http", "grpc", "tchannel");
     for (List<Demo.Row> rows : byTransport.values()) {
-      assertThat(rows).extracting(Demo.Row::step).contains("SetValue greeting", "GetValue greeting",
-          "GetValue missing -> not-found");
-      assertThat(rows).extracting(Demo.Row::outcome)
+      assertThat(rows)
+          .extracting(Demo.Row::step)
+          .contains("SetValue greeting", "GetValue greeting", "GetValue missing -> not-found");
+      assertThat(rows)
+          .extracting(Demo.Row::outcome)
           .anySatisfy(o -> assertThat(o).startsWith("not-found").contains("KEY_NOT_FOUND"))
           .anySatisfy(o -> assertThat(o).isEqualTo("deadline-exceeded"));
     }
-    assertThat(byTransport.get("grpc")).extracting(Demo.Row::outcome)
-        .anySatisfy(o -> assertThat(o).isEqualTo("\"hello over grpc\" -> \"bonjour\" -> \"hallo\", then cancelled"));
+    assertThat(byTransport.get("grpc"))
+        .extracting(Demo.Row::outcome)
+        .anySatisfy(
+            o ->
+                assertThat(o)
+                    .isEqualTo("\"hello over grpc\" -> \"bonjour\" -> \"hallo\", then cancelled"));
 
     assertThat(output).contains("transport", "latency", "Every step behaved as expected.");
   }
@@ -43,7 +51,9 @@ class DemoTest {
   void mainRunsTheDemoByDefault() throws Exception {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-    assertThat(Main.run(new String[0], out, out)).as(printed.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(Main.run(new String[0], out, out))
+        .as(printed.toString(StandardCharsets.UTF_8))
+        .isZero();
   }
 
   @Test
@@ -51,6 +61,7 @@ class DemoTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
     assertThat(Main.run(new String[] {"nope"}, out, out)).isEqualTo(2);
-    assertThat(printed.toString(StandardCharsets.UTF_8)).contains("unknown command \"nope\"", "usage:");
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .contains("unknown command \"nope\"", "usage:");
   }
 }

@@ -28,7 +28,8 @@ class ExamplesTest {
     assertThat(MiddlewareExample.run())
         .anySatisfy(l -> assertThat(l).startsWith("[server] vault-client -> vault::open: ok"))
         .anySatisfy(l -> assertThat(l).startsWith("[client] vault-client -> vault::open: ok"))
-        .anySatisfy(l -> assertThat(l).startsWith("[server] stranger -> vault::open: unauthenticated"))
+        .anySatisfy(
+            l -> assertThat(l).startsWith("[server] stranger -> vault::open: unauthenticated"))
         .contains("with a token:    the vault is open")
         .anySatisfy(l -> assertThat(l).startsWith("without a token: unauthenticated"));
   }
@@ -37,8 +38,12 @@ class ExamplesTest {
   void gatewayDeadlinePropagates() throws Exception {
     GatewayExample.Observed o = GatewayExample.run();
     // Deadlines only shrink along the path: no hop gets more time than the one before it.
-    assertThat(o.fast().gatewayRemainingMillis).isPositive().isLessThanOrEqualTo(o.clientTimeoutMillis());
-    assertThat(o.fast().usersRemainingMillis).isPositive().isLessThanOrEqualTo(o.fast().gatewayRemainingMillis);
+    assertThat(o.fast().gatewayRemainingMillis)
+        .isPositive()
+        .isLessThanOrEqualTo(o.clientTimeoutMillis());
+    assertThat(o.fast().usersRemainingMillis)
+        .isPositive()
+        .isLessThanOrEqualTo(o.fast().gatewayRemainingMillis);
     assertThat(o.slowError()).isNotNull();
     assertThat(o.slowError().code()).isEqualTo(Code.DEADLINE_EXCEEDED);
     assertThat(o.usersSawOnSlowCall()).startsWith("its call ended: ");

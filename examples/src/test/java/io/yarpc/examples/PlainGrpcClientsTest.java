@@ -45,7 +45,8 @@ class PlainGrpcClientsTest {
   static void start() {
     serve = Serve.start("127.0.0.1", 0, 0, 0);
     InetSocketAddress grpc = serve.grpcAddress();
-    channel = NettyChannelBuilder.forAddress(grpc.getHostString(), grpc.getPort()).usePlaintext().build();
+    channel =
+        NettyChannelBuilder.forAddress(grpc.getHostString(), grpc.getPort()).usePlaintext().build();
   }
 
   @AfterAll
@@ -62,37 +63,47 @@ class PlainGrpcClientsTest {
   void grpcJavaStubWithoutDeadlineOrYarpcMetadata() throws Exception {
     KeyValueGrpc.KeyValueBlockingStub kv = KeyValueGrpc.newBlockingStub(channel);
     kv.setValue(SetValueRequest.newBuilder().setKey("java-key").setValue("v1").build());
-    assertThat(kv.getValue(GetValueRequest.newBuilder().setKey("java-key").build()).getValue()).isEqualTo("v1");
+    assertThat(kv.getValue(GetValueRequest.newBuilder().setKey("java-key").build()).getValue())
+        .isEqualTo("v1");
 
-    StatusRuntimeException missing = catchThrowableOfType(StatusRuntimeException.class,
-        () -> kv.getValue(GetValueRequest.newBuilder().setKey("java-missing").build()));
+    StatusRuntimeException missing =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () -> kv.getValue(GetValueRequest.newBuilder().setKey("java-missing").build()));
     assertThat(missing.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(StatusProto.fromThrowable(missing).getDetailsCount()).isEqualTo(1);
 
-    EchoMessage echo = EchoMessage.newBuilder().setPayload(ByteString.copyFrom(new byte[] {1, 2, 3}))
-        .setToken("t").build();
+    EchoMessage echo =
+        EchoMessage.newBuilder()
+            .setPayload(ByteString.copyFrom(new byte[] {1, 2, 3}))
+            .setToken("t")
+            .build();
     assertThat(EchoGrpc.newBlockingStub(channel).echo(echo)).isEqualTo(echo);
 
     // server streaming, no deadline: the current value, then a change, then the client cancels
     LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
     io.grpc.Context.CancellableContext watching = io.grpc.Context.current().withCancellation();
-    watching.run(() -> KeyValueGrpc.newStub(channel).watch(WatchRequest.newBuilder().setKey("java-key").build(),
-        new StreamObserver<GetValueResponse>() {
-          @Override
-          public void onNext(GetValueResponse value) {
-            events.add(value.getValue());
-          }
+    watching.run(
+        () ->
+            KeyValueGrpc.newStub(channel)
+                .watch(
+                    WatchRequest.newBuilder().setKey("java-key").build(),
+                    new StreamObserver<GetValueResponse>() {
+                      @Override
+                      public void onNext(GetValueResponse value) {
+                        events.add(value.getValue());
+                      }
 
-          @Override
-          public void onError(Throwable t) {
-            events.add(Status.fromThrowable(t).getCode());
-          }
+                      @Override
+                      public void onError(Throwable t) {
+                        events.add(Status.fromThrowable(t).getCode());
+                      }
 
-          @Override
-          public void onCompleted() {
-            events.add("completed");
-          }
-        }));
+                      @Override
+                      public void onCompleted() {
+                        events.add("completed");
+                      }
+                    }));
     assertThat(events.poll(10, TimeUnit.SECONDS)).isEqualTo("v1");
     kv.setValue(SetValueRequest.newBuilder().setKey("java-key").setValue("v2").build());
     assertThat(events.poll(10, TimeUnit.SECONDS)).isEqualTo("v2");
@@ -102,16 +113,23 @@ class PlainGrpcClientsTest {
 
   @Test
   void pythonGrpcioWithoutDeadlineOrYarpcMetadata() throws Exception {
-    boolean available = Files.isExecutable(PYTHON)
-        && new ProcessBuilder(PYTHON.toString(), "-c", "import grpc").start().waitFor() == 0;
+    boolean available =
+        Files.isExecutable(PYTHON)
+            && new ProcessBuilder(PYTHON.toString(), "-c", "import grpc").start().waitFor() == 0;
     if (System.getenv("YARPC_REQUIRE_PEERS") != null) {
       assertThat(available).as("python3-grpcio (apt-get install python3-grpcio)").isTrue();
     }
-    Assumptions.assumeTrue(available, "python3-grpcio is not installed (apt-get install python3-grpcio)");
+    Assumptions.assumeTrue(
+        available, "python3-grpcio is not installed (apt-get install python3-grpcio)");
 
     InetSocketAddress grpc = serve.grpcAddress();
-    Process p = new ProcessBuilder(PYTHON.toString(), "src/test/python/plain_grpc_client.py",
-        grpc.getHostString() + ":" + grpc.getPort()).redirectErrorStream(false).start();
+    Process p =
+        new ProcessBuilder(
+                PYTHON.toString(),
+                "src/test/python/plain_grpc_client.py",
+                grpc.getHostString() + ":" + grpc.getPort())
+            .redirectErrorStream(false)
+            .start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("python client finished").isTrue();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -45,21 +45,44 @@ class ServeAndCallTest {
   }
 
   private static Run call(String transport, String... args) {
-    List<String> all = new ArrayList<>(List.of("--peer", serve.peers().get(transport), "--transport", transport,
-        "--service", "yarpc-test", "--timeout", "10s"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--peer",
+                serve.peers().get(transport),
+                "--transport",
+                transport,
+                "--service",
+                "yarpc-test",
+                "--timeout",
+                "10s"));
     all.addAll(List.of(args));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = CallCommand.run(all.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int status =
+        CallCommand.run(
+            all.toArray(String[]::new),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void rawEchoReturnsBodyAndHeaders(String transport) {
-    Run run = call(transport, "--procedure", "echo/raw", "--encoding", "raw", "--header", "Token=abc",
-        "--header", "x-other=1", "hello, raw");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "echo/raw",
+            "--encoding",
+            "raw",
+            "--header",
+            "Token=abc",
+            "--header",
+            "x-other=1",
+            "hello, raw");
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.json().get("body").getAsString()).isEqualTo("hello, raw");
     assertThat(run.json().getAsJsonObject("headers").get("token").getAsString()).isEqualTo("abc");
@@ -69,8 +92,16 @@ class ServeAndCallTest {
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void jsonEchoReturnsBodyAndHeaders(String transport) {
-    Run run = call(transport, "--procedure", "echo", "--encoding", "json", "--header", "k=v",
-        "{\"token\":\"t\",\"n\":[1,2]}");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "echo",
+            "--encoding",
+            "json",
+            "--header",
+            "k=v",
+            "{\"token\":\"t\",\"n\":[1,2]}");
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.json().getAsJsonObject("body"))
         .isEqualTo(JsonParser.parseString("{\"token\":\"t\",\"n\":[1,2]}"));
@@ -80,8 +111,14 @@ class ServeAndCallTest {
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void protoEchoService(String transport) {
-    Run run = call(transport, "--procedure", "yarpc.examples.echo.Echo::Echo", "--encoding", "proto",
-        "{\"payload\":\"aGVsbG8=\",\"token\":\"tok\"}");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "yarpc.examples.echo.Echo::Echo",
+            "--encoding",
+            "proto",
+            "{\"payload\":\"aGVsbG8=\",\"token\":\"tok\"}");
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.json().getAsJsonObject("body"))
         .isEqualTo(JsonParser.parseString("{\"payload\":\"aGVsbG8=\",\"token\":\"tok\"}"));
@@ -90,33 +127,59 @@ class ServeAndCallTest {
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void protoKeyValueSetThenGet(String transport) {
-    Run set = call(transport, "--procedure", "yarpc.examples.keyvalue.KeyValue::SetValue", "--encoding", "proto",
-        "{\"key\":\"k-" + transport + "\",\"value\":\"v-" + transport + "\"}");
+    Run set =
+        call(
+            transport,
+            "--procedure",
+            "yarpc.examples.keyvalue.KeyValue::SetValue",
+            "--encoding",
+            "proto",
+            "{\"key\":\"k-" + transport + "\",\"value\":\"v-" + transport + "\"}");
     assertThat(set.status()).as(set.err()).isZero();
     assertThat(set.json().getAsJsonObject("body").size()).isZero();
 
-    Run get = call(transport, "--procedure", "yarpc.examples.keyvalue.KeyValue::GetValue", "--encoding", "proto",
-        "{\"key\":\"k-" + transport + "\"}");
+    Run get =
+        call(
+            transport,
+            "--procedure",
+            "yarpc.examples.keyvalue.KeyValue::GetValue",
+            "--encoding",
+            "proto",
+            "{\"key\":\"k-" + transport + "\"}");
     assertThat(get.status()).as(get.err()).isZero();
-    assertThat(get.json().getAsJsonObject("body").get("value").getAsString()).isEqualTo("v-" + transport);
+    assertThat(get.json().getAsJsonObject("body").get("value").getAsString())
+        .isEqualTo("v-" + transport);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void protoMissingKeyIsNotFoundWithDetails(String transport) {
-    Run run = call(transport, "--procedure", "yarpc.examples.keyvalue.KeyValue::GetValue", "--encoding", "proto",
-        "{\"key\":\"absent\"}");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "yarpc.examples.keyvalue.KeyValue::GetValue",
+            "--encoding",
+            "proto",
+            "{\"key\":\"absent\"}");
     assertThat(run.status()).isEqualTo(1);
     assertThat(run.out()).isEmpty();
-    assertThat(run.err()).contains("Error: code:not-found", "no value for key \"absent\"")
+    assertThat(run.err())
+        .contains("Error: code:not-found", "no value for key \"absent\"")
         .contains("\"reason\":\"KEY_NOT_FOUND\"", "\"key\":\"absent\"");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void protoJsonEncodingOfTheSameService(String transport) {
-    Run run = call(transport, "--procedure", "yarpc.examples.echo.Echo::Echo", "--encoding", "json",
-        "{\"token\":\"as-json\"}");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "yarpc.examples.echo.Echo::Echo",
+            "--encoding",
+            "json",
+            "{\"token\":\"as-json\"}");
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.json().getAsJsonObject("body").get("token").getAsString()).isEqualTo("as-json");
   }
@@ -132,7 +195,16 @@ class ServeAndCallTest {
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void callPastItsTimeoutIsDeadlineExceeded(String transport) {
-    Run run = call(transport, "--procedure", "sleep/raw", "--encoding", "raw", "--timeout", "100ms", "5000");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "sleep/raw",
+            "--encoding",
+            "raw",
+            "--timeout",
+            "100ms",
+            "5000");
     assertThat(run.status()).isEqualTo(1);
     assertThat(run.err()).contains("Error: code:deadline-exceeded");
   }
@@ -140,7 +212,15 @@ class ServeAndCallTest {
   @ParameterizedTest
   @ValueSource(strings = {"http", "grpc", "tchannel"})
   void waitForTimeoutFailsWithDeadlineExceeded(String transport) {
-    Run run = call(transport, "--procedure", "waitfortimeout/raw", "--encoding", "raw", "--timeout", "200ms");
+    Run run =
+        call(
+            transport,
+            "--procedure",
+            "waitfortimeout/raw",
+            "--encoding",
+            "raw",
+            "--timeout",
+            "200ms");
     assertThat(run.status()).isEqualTo(1);
     assertThat(run.err()).contains("code:deadline-exceeded");
   }
@@ -154,11 +234,13 @@ class ServeAndCallTest {
 
   @Test
   void badCommandLinesAreUsageErrors() {
-    Run missingPeer = runCall("--transport", "http", "--service", "s", "--procedure", "p", "--encoding", "raw");
+    Run missingPeer =
+        runCall("--transport", "http", "--service", "s", "--procedure", "p", "--encoding", "raw");
     assertThat(missingPeer.status()).isEqualTo(2);
     assertThat(missingPeer.err()).contains("missing --peer", "usage: call");
 
-    Run badTransport = call("http", "--transport", "smoke-signals", "--procedure", "p", "--encoding", "raw");
+    Run badTransport =
+        call("http", "--transport", "smoke-signals", "--procedure", "p", "--encoding", "raw");
     assertThat(badTransport.status()).isEqualTo(2);
     assertThat(badTransport.err()).contains("--transport must be http, grpc or tchannel");
 
@@ -166,7 +248,13 @@ class ServeAndCallTest {
     assertThat(unknownMethod.status()).isEqualTo(2);
     assertThat(unknownMethod.err()).contains("yarpc.examples.keyvalue.KeyValue::GetValue");
 
-    Run streaming = call("grpc", "--procedure", "yarpc.examples.keyvalue.KeyValue::Watch", "--encoding", "proto");
+    Run streaming =
+        call(
+            "grpc",
+            "--procedure",
+            "yarpc.examples.keyvalue.KeyValue::Watch",
+            "--encoding",
+            "proto");
     assertThat(streaming.status()).isEqualTo(2);
     assertThat(streaming.err()).contains("streaming method");
 
@@ -182,9 +270,13 @@ class ServeAndCallTest {
   private static Run runCall(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = CallCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int status =
+        CallCommand.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -192,7 +284,9 @@ class ServeAndCallTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     serve.printBanner(new PrintStream(printed, true, StandardCharsets.UTF_8));
     String banner = printed.toString(StandardCharsets.UTF_8);
-    assertThat(banner).contains(serve.peers().get("http"), serve.peers().get("grpc"), serve.peers().get("tchannel"))
+    assertThat(banner)
+        .contains(
+            serve.peers().get("http"), serve.peers().get("grpc"), serve.peers().get("tchannel"))
         .contains("curl -sS", "Rpc-Service: yarpc-test", "yarpc.examples.keyvalue.KeyValue::Watch")
         .contains("http://" + serve.peers().get("http") + "/health", "grpc.health.v1.Health");
   }

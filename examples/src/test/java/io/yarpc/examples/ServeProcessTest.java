@@ -26,13 +26,25 @@ class ServeProcessTest {
   @Test
   void servesUntilSigtermThenStopsCleanly() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "serve", "--http-port", "0", "--grpc-port", "0", "--tchannel-port", "0")
-        .redirectErrorStream(true)
-        .start();
+    Process process =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "serve",
+                "--http-port",
+                "0",
+                "--grpc-port",
+                "0",
+                "--tchannel-port",
+                "0")
+            .redirectErrorStream(true)
+            .start();
     try {
       BufferedReader reader =
-          new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       List<String> lines = new ArrayList<>();
       Map<String, String> peers = new HashMap<>();
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {
@@ -51,18 +63,37 @@ class ServeProcessTest {
       for (Map.Entry<String, String> peer : peers.entrySet()) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = CallCommand.run(new String[] {"--peer", peer.getValue(), "--transport", peer.getKey(),
-            "--service", "yarpc-test", "--procedure", "echo/raw", "--encoding", "raw", "--timeout", "10s",
-            "hi " + peer.getKey()}, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status =
+            CallCommand.run(
+                new String[] {
+                  "--peer",
+                  peer.getValue(),
+                  "--transport",
+                  peer.getKey(),
+                  "--service",
+                  "yarpc-test",
+                  "--procedure",
+                  "echo/raw",
+                  "--encoding",
+                  "raw",
+                  "--timeout",
+                  "10s",
+                  "hi " + peer.getKey()
+                },
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("\"hi " + peer.getKey() + "\"");
       }
 
-      CompletableFuture<List<String>> rest = CompletableFuture.supplyAsync(() -> reader.lines().toList());
-      process.toHandle().destroy(); // SIGTERM (Process.destroy would also close our end of its output)
+      CompletableFuture<List<String>> rest =
+          CompletableFuture.supplyAsync(() -> reader.lines().toList());
+      process
+          .toHandle()
+          .destroy(); // SIGTERM (Process.destroy would also close our end of its output)
       assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("serve exits after SIGTERM").isTrue();
-      assertThat(rest.get(10, TimeUnit.SECONDS)).as("what serve printed while stopping")
+      assertThat(rest.get(10, TimeUnit.SECONDS))
+          .as("what serve printed while stopping")
           .contains("stopped")
           .noneSatisfy(l -> assertThat(l).containsAnyOf("Exception", "LEAK"));
       assertThat(process.exitValue()).isEqualTo(128 + 15); // the JVM's status after SIGTERM

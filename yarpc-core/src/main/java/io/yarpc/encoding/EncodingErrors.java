@@ -5,8 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.internal.GoStrings;
 import io.yarpc.internal.Futures;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
@@ -66,12 +66,16 @@ public final class EncodingErrors {
         return;
       }
     }
-    String reason = allowed.length == 1
-        ? "expected encoding " + GoStrings.quote(allowed[0]) + " but got " + GoStrings.quote(got)
-        : "expected one of encodings " + goList(allowed) + " but got " + GoStrings.quote(got);
+    String reason =
+        allowed.length == 1
+            ? "expected encoding "
+                + GoStrings.quote(allowed[0])
+                + " but got "
+                + GoStrings.quote(got)
+            : "expected one of encodings " + goList(allowed) + " but got " + GoStrings.quote(got);
     String encodings = allowed.length == 1 ? GoStrings.quote(allowed[0]) : goList(allowed);
-    throw YarpcException.of(Code.INVALID_ARGUMENT,
-        serverMessage("decode", encodings, "request", meta, reason));
+    throw YarpcException.of(
+        Code.INVALID_ARGUMENT, serverMessage("decode", encodings, "request", meta, reason));
   }
 
   /**
@@ -79,36 +83,44 @@ public final class EncodingErrors {
    * decode "<encoding>" request body for procedure "P" of service "S" from caller "C": <cause message>}.
    * The cause is kept for logs, never sent.
    */
-  public static YarpcException requestBodyDecodeError(RequestMeta meta, String encoding, Throwable cause) {
-    return YarpcException.withCause(Code.INVALID_ARGUMENT,
-        serverMessage("decode", GoStrings.quote(encoding), "request", meta, describe(cause)), cause);
+  public static YarpcException requestBodyDecodeError(
+      RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(
+        Code.INVALID_ARGUMENT,
+        serverMessage("decode", GoStrings.quote(encoding), "request", meta, describe(cause)),
+        cause);
   }
 
   /**
    * The server's error for a response it cannot encode: {@code invalid-argument} {@code failed to encode
    * "<encoding>" response body for procedure "P" of service "S" from caller "C": <cause message>}.
    */
-  public static YarpcException responseBodyEncodeError(RequestMeta meta, String encoding, Throwable cause) {
-    return YarpcException.withCause(Code.INVALID_ARGUMENT,
-        serverMessage("encode", GoStrings.quote(encoding), "response", meta, describe(cause)), cause);
+  public static YarpcException responseBodyEncodeError(
+      RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(
+        Code.INVALID_ARGUMENT,
+        serverMessage("encode", GoStrings.quote(encoding), "response", meta, describe(cause)),
+        cause);
   }
 
   /**
    * The client's error for a request it cannot encode: {@code internal} {@code failed to encode
    * "<encoding>" request body for procedure "P" of service "S": <cause message>}.
    */
-  public static YarpcException requestBodyEncodeError(RequestMeta meta, String encoding, Throwable cause) {
-    return YarpcException.withCause(Code.INTERNAL,
-        clientMessage("encode", encoding, "request", meta, cause), cause);
+  public static YarpcException requestBodyEncodeError(
+      RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(
+        Code.INTERNAL, clientMessage("encode", encoding, "request", meta, cause), cause);
   }
 
   /**
    * The client's error for a response it cannot decode: {@code internal} {@code failed to decode
    * "<encoding>" response body for procedure "P" of service "S": <cause message>}.
    */
-  public static YarpcException responseBodyDecodeError(RequestMeta meta, String encoding, Throwable cause) {
-    return YarpcException.withCause(Code.INTERNAL,
-        clientMessage("decode", encoding, "response", meta, cause), cause);
+  public static YarpcException responseBodyDecodeError(
+      RequestMeta meta, String encoding, Throwable cause) {
+    return YarpcException.withCause(
+        Code.INTERNAL, clientMessage("decode", encoding, "response", meta, cause), cause);
   }
 
   /**
@@ -123,8 +135,15 @@ public final class EncodingErrors {
     if (cause instanceof YarpcException) {
       return (YarpcException) cause;
     }
-    return YarpcException.withCause(Code.UNKNOWN, "error for service " + GoStrings.quote(meta.service())
-        + " and procedure " + GoStrings.quote(meta.procedure()) + ": " + YarpcException.describe(cause), cause);
+    return YarpcException.withCause(
+        Code.UNKNOWN,
+        "error for service "
+            + GoStrings.quote(meta.service())
+            + " and procedure "
+            + GoStrings.quote(meta.procedure())
+            + ": "
+            + YarpcException.describe(cause),
+        cause);
   }
 
   /**
@@ -140,7 +159,8 @@ public final class EncodingErrors {
    *     .responseHeaders()})
    * @param t what the handler threw
    */
-  public static YarpcException handlerError(RequestMeta meta, Headers responseHeaders, Throwable t) {
+  public static YarpcException handlerError(
+      RequestMeta meta, Headers responseHeaders, Throwable t) {
     requireNonNull(responseHeaders, "responseHeaders");
     YarpcException e = wrapHandlerError(meta, t);
     if (e.response() != null) {
@@ -156,9 +176,10 @@ public final class EncodingErrors {
       }
     }
     String message = cause.getMessage();
-    ApplicationErrorMeta appMeta = new ApplicationErrorMeta(code, name,
-        message == null || message.isEmpty() ? null : message);
-    return e.withResponse(Response.builder().headers(responseHeaders).applicationError(appMeta).build());
+    ApplicationErrorMeta appMeta =
+        new ApplicationErrorMeta(code, name, message == null || message.isEmpty() ? null : message);
+    return e.withResponse(
+        Response.builder().headers(responseHeaders).applicationError(appMeta).build());
   }
 
   /**
@@ -173,7 +194,8 @@ public final class EncodingErrors {
     response.body().release();
     ApplicationErrorMeta m = response.applicationErrorMeta();
     Code code = m.code() == null || m.code() == Code.OK ? Code.UNKNOWN : m.code();
-    String message = m.details() == null || m.details().isEmpty() ? APPLICATION_ERROR_MESSAGE : m.details();
+    String message =
+        m.details() == null || m.details().isEmpty() ? APPLICATION_ERROR_MESSAGE : m.details();
     return YarpcException.of(code, "%s", message)
         .withName(m.name())
         .withResponse(response.toBuilder().body(Body.empty()).build());
@@ -195,17 +217,38 @@ public final class EncodingErrors {
     return e.withResponse(attached.toBuilder().body(Body.empty()).build());
   }
 
-  private static String serverMessage(String verb, String encodings, String what, RequestMeta meta,
-      String reason) {
-    return "failed to " + verb + " " + encodings + " " + what + " body for procedure "
-        + GoStrings.quote(meta.procedure()) + " of service " + GoStrings.quote(meta.service()) + " from caller "
-        + GoStrings.quote(meta.caller()) + ": " + reason;
+  private static String serverMessage(
+      String verb, String encodings, String what, RequestMeta meta, String reason) {
+    return "failed to "
+        + verb
+        + " "
+        + encodings
+        + " "
+        + what
+        + " body for procedure "
+        + GoStrings.quote(meta.procedure())
+        + " of service "
+        + GoStrings.quote(meta.service())
+        + " from caller "
+        + GoStrings.quote(meta.caller())
+        + ": "
+        + reason;
   }
 
-  private static String clientMessage(String verb, String encoding, String what, RequestMeta meta,
-      Throwable cause) {
-    return "failed to " + verb + " " + GoStrings.quote(encoding) + " " + what + " body for procedure "
-        + GoStrings.quote(meta.procedure()) + " of service " + GoStrings.quote(meta.service()) + ": " + describe(cause);
+  private static String clientMessage(
+      String verb, String encoding, String what, RequestMeta meta, Throwable cause) {
+    return "failed to "
+        + verb
+        + " "
+        + GoStrings.quote(encoding)
+        + " "
+        + what
+        + " body for procedure "
+        + GoStrings.quote(meta.procedure())
+        + " of service "
+        + GoStrings.quote(meta.service())
+        + ": "
+        + describe(cause);
   }
 
   /** The cause's message (or class name); wrappers that only add their cause's name are looked through. */
@@ -221,5 +264,4 @@ public final class EncodingErrors {
   private static String goList(String[] values) {
     return "[" + String.join(" ", values) + "]";
   }
-
 }

@@ -65,7 +65,6 @@ public final class YarpcException extends RuntimeException {
     return withCause(Code.UNKNOWN, describe(root), root);
   }
 
-
   /** A throwable's message, or its class name when it has none. */
   public static String describe(Throwable t) {
     String message = t.getMessage();

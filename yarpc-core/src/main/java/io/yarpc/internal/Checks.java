@@ -20,8 +20,11 @@ public final class Checks {
    */
   public static void responseService(RequestMeta request, String received) {
     if (received != null && !received.isEmpty() && !received.equals(request.service())) {
-      throw YarpcException.of(Code.INTERNAL, "service name sent from the request does not match the service "
-          + "name received in the response, sent %s, got: %s", GoStrings.quote(request.service()),
+      throw YarpcException.of(
+          Code.INTERNAL,
+          "service name sent from the request does not match the service "
+              + "name received in the response, sent %s, got: %s",
+          GoStrings.quote(request.service()),
           GoStrings.quote(received));
     }
   }

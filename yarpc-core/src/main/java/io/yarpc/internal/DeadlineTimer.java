@@ -41,7 +41,8 @@ final class DeadlineTimer {
   private final Condition due = lock.newCondition();
   private final PriorityQueue<Task> queue = new PriorityQueue<>();
   private final AtomicLong sequence = new AtomicLong();
-  private int cancelledInQueue; // approximate: a task cancelled while being taken out is counted too
+  private int
+      cancelledInQueue; // approximate: a task cancelled while being taken out is counted too
   private boolean sleeping; // the worker waits; for how long is sleepingUntil (or forever)
   private boolean sleepingForever;
   private long sleepingUntil;

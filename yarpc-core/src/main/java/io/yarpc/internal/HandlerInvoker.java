@@ -80,8 +80,14 @@ public final class HandlerInvoker {
         request.body().release();
         return CompletableFuture.failedFuture(refused);
       }
-      return invoke(request.meta(), request, handler, direct, request.meta().deadline(),
-          r -> r.body().release(), () -> request.body().release());
+      return invoke(
+          request.meta(),
+          request,
+          handler,
+          direct,
+          request.meta().deadline(),
+          r -> r.body().release(),
+          () -> request.body().release());
     };
   }
 
@@ -93,24 +99,27 @@ public final class HandlerInvoker {
         return CompletableFuture.failedFuture(refused);
       }
       // A oneway handler runs after the ack, with no deadline (as in yarpc-go).
-      return invoke(request.meta(), request, handler, direct, null, r -> {}, () -> request.body().release());
+      return invoke(
+          request.meta(), request, handler, direct, null, r -> {}, () -> request.body().release());
     };
   }
 
-  private Handler<ServerStream, Void> streaming(Handler<ServerStream, Void> handler, boolean direct) {
+  private Handler<ServerStream, Void> streaming(
+      Handler<ServerStream, Void> handler, boolean direct) {
     return stream -> {
       YarpcException refused = refuse(stream.meta(), false);
       if (refused != null) {
         return CompletableFuture.failedFuture(refused);
       }
-      return invoke(stream.meta(), stream, handler, direct, stream.meta().deadline(), r -> {}, () -> {});
+      return invoke(
+          stream.meta(), stream, handler, direct, stream.meta().deadline(), r -> {}, () -> {});
     };
   }
 
   private YarpcException refuse(RequestMeta meta, boolean deadlineRequired) {
     if (host.isDraining()) {
-      return YarpcException.of(Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls",
-          host.name());
+      return YarpcException.of(
+          Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls", host.name());
     }
     if (deadlineRequired && meta.deadline() == null) {
       return YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL");
@@ -118,8 +127,14 @@ public final class HandlerInvoker {
     return null;
   }
 
-  private <I, O> CompletableFuture<O> invoke(RequestMeta meta, I input, Handler<I, O> handler,
-      boolean direct, Deadline deadline, Consumer<O> discard, Runnable releaseInput) {
+  private <I, O> CompletableFuture<O> invoke(
+      RequestMeta meta,
+      I input,
+      Handler<I, O> handler,
+      boolean direct,
+      Deadline deadline,
+      Consumer<O> discard,
+      Runnable releaseInput) {
     Call call = new Call(meta);
     CompletableFuture<O> result = new CompletableFuture<>();
     host.track(1);
@@ -127,58 +142,75 @@ public final class HandlerInvoker {
     ScheduledFuture<?> timer = null;
     if (deadline != null) {
       Duration ttl = deadline.timeRemaining();
-      timer = Timers.schedule(() -> {
-        // built only when it fires: formatting it up front was the largest per-call allocation
-        YarpcException timeout = YarpcException.of(Code.DEADLINE_EXCEEDED,
-            "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out after %s",
-            meta.procedure(), meta.service(), meta.caller(), GoDurations.format(ttl));
-        // complete first: cancelling the call wakes the handler, whose late result must lose the race
-        result.completeExceptionally(timeout);
-        call.cancel(timeout);
-      }, ttl.toNanos());
+      timer =
+          Timers.schedule(
+              () -> {
+                // built only when it fires: formatting it up front was the largest per-call
+                // allocation
+                YarpcException timeout =
+                    YarpcException.of(
+                        Code.DEADLINE_EXCEEDED,
+                        "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out after %s",
+                        meta.procedure(),
+                        meta.service(),
+                        meta.caller(),
+                        GoDurations.format(ttl));
+                // complete first: cancelling the call wakes the handler, whose late result must
+                // lose the race
+                result.completeExceptionally(timeout);
+                call.cancel(timeout);
+              },
+              ttl.toNanos());
     }
     ScheduledFuture<?> deadlineTimer = timer;
-    // The transport cancels the returned future when its caller goes away. However the call ends, its
+    // The transport cancels the returned future when its caller goes away. However the call ends,
+    // its
     // deadline timer has nothing left to do (and would keep the call reachable until it was due).
-    result.whenComplete((v, e) -> {
-      if (deadlineTimer != null) {
-        deadlineTimer.cancel(false);
-      }
-      if (result.isCancelled()) {
-        call.cancel();
-      }
-    });
-
-    Runnable run = () -> {
-      CompletableFuture<O> inner;
-      if (call.isCancelled()) {
-        inner = CompletableFuture.failedFuture(call.cancellation());
-      } else {
-        try {
-          // the input is released below however the handler ends, so nothing to do if it never took it
-          inner = call.run(() -> InboundCalls.handle(handler, input, () -> {}));
-        } catch (Throwable t) { // call.run's own failure (a Callable may throw checked exceptions)
-          inner = CompletableFuture.failedFuture(t);
-        }
-      }
-      inner.whenComplete((value, error) -> {
-        releaseInput.run();
-        if (deadlineTimer != null) {
-          deadlineTimer.cancel(false);
-        }
-        boolean taken = error == null
-            ? result.complete(value)
-            : result.completeExceptionally(toYarpc(error, meta, call));
-        if (!taken) {
-          if (value != null) {
-            discard.accept(value);
-          } else if (error != null) {
-            YarpcException.releaseResponse(error);
+    result.whenComplete(
+        (v, e) -> {
+          if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
           }
-        }
-        host.track(-1);
-      });
-    };
+          if (result.isCancelled()) {
+            call.cancel();
+          }
+        });
+
+    Runnable run =
+        () -> {
+          CompletableFuture<O> inner;
+          if (call.isCancelled()) {
+            inner = CompletableFuture.failedFuture(call.cancellation());
+          } else {
+            try {
+              // the input is released below however the handler ends, so nothing to do if it never
+              // took it
+              inner = call.run(() -> InboundCalls.handle(handler, input, () -> {}));
+            } catch (
+                Throwable t) { // call.run's own failure (a Callable may throw checked exceptions)
+              inner = CompletableFuture.failedFuture(t);
+            }
+          }
+          inner.whenComplete(
+              (value, error) -> {
+                releaseInput.run();
+                if (deadlineTimer != null) {
+                  deadlineTimer.cancel(false);
+                }
+                boolean taken =
+                    error == null
+                        ? result.complete(value)
+                        : result.completeExceptionally(toYarpc(error, meta, call));
+                if (!taken) {
+                  if (value != null) {
+                    discard.accept(value);
+                  } else if (error != null) {
+                    YarpcException.releaseResponse(error);
+                  }
+                }
+                host.track(-1);
+              });
+        };
 
     if (direct) {
       run.run();
@@ -192,7 +224,8 @@ public final class HandlerInvoker {
         }
         host.track(-1);
         result.completeExceptionally(
-            YarpcException.withCause(Code.RESOURCE_EXHAUSTED, "handler executor rejected the call", e));
+            YarpcException.withCause(
+                Code.RESOURCE_EXHAUSTED, "handler executor rejected the call", e));
       }
     }
     return result;
@@ -205,12 +238,20 @@ public final class HandlerInvoker {
     }
     if (cause instanceof CancellationException) {
       YarpcException reason = call.cancellation();
-      return reason != null ? reason : YarpcException.of(Code.CANCELLED,
-          "call to procedure \"%s\" of service \"%s\" from caller \"%s\" was cancelled",
-          meta.procedure(), meta.service(), meta.caller());
+      return reason != null
+          ? reason
+          : YarpcException.of(
+              Code.CANCELLED,
+              "call to procedure \"%s\" of service \"%s\" from caller \"%s\" was cancelled",
+              meta.procedure(),
+              meta.service(),
+              meta.caller());
     }
-    return YarpcException.withCause(Code.UNKNOWN, String.format(
-        "error for service \"%s\" and procedure \"%s\": %s", meta.service(), meta.procedure(),
-        YarpcException.describe(cause)), cause);
+    return YarpcException.withCause(
+        Code.UNKNOWN,
+        String.format(
+            "error for service \"%s\" and procedure \"%s\": %s",
+            meta.service(), meta.procedure(), YarpcException.describe(cause)),
+        cause);
   }
 }

@@ -25,6 +25,7 @@ public final class MapRouter implements Router {
   private record Entry(Procedure procedure, HandlerSpec spec) {}
 
   private final String defaultService;
+
   /** (service, procedure) -> encoding ("" for the wildcard) -> entry. */
   private final Map<Key, Map<String, Entry>> table = new ConcurrentHashMap<>();
 
@@ -44,15 +45,20 @@ public final class MapRouter implements Router {
     Map<String, Entry> byEncoding = table.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
     String encoding = procedure.encoding();
     if (byEncoding.containsKey(encoding)) {
-      throw new IllegalArgumentException(String.format(
-          "procedure \"%s\" of service \"%s\"%s is already registered", procedure.name(), service,
-          encoding.isEmpty() ? "" : " with encoding \"" + encoding + "\""));
+      throw new IllegalArgumentException(
+          String.format(
+              "procedure \"%s\" of service \"%s\"%s is already registered",
+              procedure.name(),
+              service,
+              encoding.isEmpty() ? "" : " with encoding \"" + encoding + "\""));
     }
     boolean hasWildcard = byEncoding.containsKey("");
     if (encoding.isEmpty() ? !byEncoding.isEmpty() : hasWildcard) {
-      throw new IllegalArgumentException(String.format(
-          "procedure \"%s\" of service \"%s\" cannot be registered both for every encoding and for "
-              + "specific encodings", procedure.name(), service));
+      throw new IllegalArgumentException(
+          String.format(
+              "procedure \"%s\" of service \"%s\" cannot be registered both for every encoding and for "
+                  + "specific encodings",
+              procedure.name(), service));
     }
     byEncoding.put(encoding, new Entry(procedure.toBuilder().service(service).build(), spec));
   }
@@ -66,8 +72,10 @@ public final class MapRouter implements Router {
   public List<Procedure> procedures() {
     List<Procedure> all = new ArrayList<>();
     table.values().forEach(m -> m.values().forEach(e -> all.add(e.procedure())));
-    all.sort(Comparator.comparing(Procedure::service).thenComparing(Procedure::name)
-        .thenComparing(Procedure::encoding));
+    all.sort(
+        Comparator.comparing(Procedure::service)
+            .thenComparing(Procedure::name)
+            .thenComparing(Procedure::encoding));
     return all;
   }
 
@@ -78,8 +86,11 @@ public final class MapRouter implements Router {
     Map<String, Entry> byEncoding = table.get(new Key(service, meta.procedure()));
     if (byEncoding == null || byEncoding.isEmpty()) {
       if (!knownServices().contains(service)) {
-        throw YarpcException.of(Code.UNIMPLEMENTED, "unrecognized service name \"%s\", available services: %s",
-            service, knownServices().stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(", ")));
+        throw YarpcException.of(
+            Code.UNIMPLEMENTED,
+            "unrecognized service name \"%s\", available services: %s",
+            service,
+            knownServices().stream().map(s -> "\"" + s + "\"").collect(Collectors.joining(", ")));
       }
       throw unrecognizedProcedure(meta.procedure(), service);
     }
@@ -97,18 +108,19 @@ public final class MapRouter implements Router {
   }
 
   private static YarpcException unrecognizedProcedure(String procedure, String service) {
-    return YarpcException.of(Code.UNIMPLEMENTED, "unrecognized procedure \"%s\" for service \"%s\"",
-        procedure, service);
+    return YarpcException.of(
+        Code.UNIMPLEMENTED, "unrecognized procedure \"%s\" for service \"%s\"", procedure, service);
   }
 
   private TreeSet<String> knownServices() {
     TreeSet<String> services = new TreeSet<>();
     services.add(defaultService);
-    table.forEach((k, v) -> {
-      if (!v.isEmpty()) {
-        services.add(k.service());
-      }
-    });
+    table.forEach(
+        (k, v) -> {
+          if (!v.isEmpty()) {
+            services.add(k.service());
+          }
+        });
     return services;
   }
 
@@ -119,7 +131,9 @@ public final class MapRouter implements Router {
    *     encoding} listing what is missing, in that order
    */
   public static void validate(RequestMeta meta) {
-    if (!meta.service().isEmpty() && !meta.procedure().isEmpty() && !meta.caller().isEmpty()
+    if (!meta.service().isEmpty()
+        && !meta.procedure().isEmpty()
+        && !meta.caller().isEmpty()
         && !meta.encoding().isEmpty()) {
       return; // the common case allocates nothing
     }
@@ -138,5 +152,4 @@ public final class MapRouter implements Router {
     }
     throw YarpcException.of(Code.INVALID_ARGUMENT, "missing " + String.join(", ", missing));
   }
-
 }

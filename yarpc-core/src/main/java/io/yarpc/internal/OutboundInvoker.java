@@ -39,30 +39,72 @@ public final class OutboundInvoker {
   private OutboundInvoker() {}
 
   /** The unary call path. */
-  public static Handler<Request, Response> unary(String caller, String service, TransportComponent outbound,
-      Handler<Request, Response> transport, List<Middleware<Request, Response>> chain) {
-    return build(caller, service, outbound.transportName(), Request::meta, Request::withMeta,
-        r -> r.body().release(), r -> r.body().release(), true, Middleware.apply(transport, chain));
+  public static Handler<Request, Response> unary(
+      String caller,
+      String service,
+      TransportComponent outbound,
+      Handler<Request, Response> transport,
+      List<Middleware<Request, Response>> chain) {
+    return build(
+        caller,
+        service,
+        outbound.transportName(),
+        Request::meta,
+        Request::withMeta,
+        r -> r.body().release(),
+        r -> r.body().release(),
+        true,
+        Middleware.apply(transport, chain));
   }
 
   /** The oneway call path. */
-  public static Handler<Request, Void> oneway(String caller, String service, TransportComponent outbound,
-      Handler<Request, Void> transport, List<Middleware<Request, Void>> chain) {
-    return build(caller, service, outbound.transportName(), Request::meta, Request::withMeta,
-        r -> r.body().release(), v -> {}, true, Middleware.apply(transport, chain));
+  public static Handler<Request, Void> oneway(
+      String caller,
+      String service,
+      TransportComponent outbound,
+      Handler<Request, Void> transport,
+      List<Middleware<Request, Void>> chain) {
+    return build(
+        caller,
+        service,
+        outbound.transportName(),
+        Request::meta,
+        Request::withMeta,
+        r -> r.body().release(),
+        v -> {},
+        true,
+        Middleware.apply(transport, chain));
   }
 
   /** The stream call path: no local deadline timer (the transport bounds the stream). */
-  public static Handler<RequestMeta, ClientStream> stream(String caller, String service,
-      TransportComponent outbound, Handler<RequestMeta, ClientStream> transport,
+  public static Handler<RequestMeta, ClientStream> stream(
+      String caller,
+      String service,
+      TransportComponent outbound,
+      Handler<RequestMeta, ClientStream> transport,
       List<Middleware<RequestMeta, ClientStream>> chain) {
-    return build(caller, service, outbound.transportName(), Function.identity(), (m, meta) -> meta,
-        m -> {}, ClientStream::cancel, false, Middleware.apply(transport, chain));
+    return build(
+        caller,
+        service,
+        outbound.transportName(),
+        Function.identity(),
+        (m, meta) -> meta,
+        m -> {},
+        ClientStream::cancel,
+        false,
+        Middleware.apply(transport, chain));
   }
 
-  private static <I, O> Handler<I, O> build(String caller, String service, String transportName,
-      Function<I, RequestMeta> metaOf, BiFunction<I, RequestMeta, I> withMeta, Consumer<I> releaseInput,
-      Consumer<O> discard, boolean unaryLike, Handler<I, O> next) {
+  private static <I, O> Handler<I, O> build(
+      String caller,
+      String service,
+      String transportName,
+      Function<I, RequestMeta> metaOf,
+      BiFunction<I, RequestMeta, I> withMeta,
+      Consumer<I> releaseInput,
+      Consumer<O> discard,
+      boolean unaryLike,
+      Handler<I, O> next) {
     return input -> {
       Call current = Call.current();
       RequestMeta meta = complete(metaOf.apply(input), caller, service, transportName, current);
@@ -97,54 +139,64 @@ public final class OutboundInvoker {
       ScheduledFuture<?> timer = null;
       if (unaryLike) {
         Duration ttl = deadline.timeRemaining();
-        timer = Timers.schedule(() -> {
-          if (result.completeExceptionally(timeout(meta, ttl))) {
-            transportFuture.cancel(false);
-          }
-        }, ttl.toNanos());
+        timer =
+            Timers.schedule(
+                () -> {
+                  if (result.completeExceptionally(timeout(meta, ttl))) {
+                    transportFuture.cancel(false);
+                  }
+                },
+                ttl.toNanos());
       }
-      AutoCloseable cancelRegistration = current == null ? null : current.onCancel(() -> {
-        if (result.completeExceptionally(current.cancellation())) {
-          transportFuture.cancel(false);
-        }
-      });
+      AutoCloseable cancelRegistration =
+          current == null
+              ? null
+              : current.onCancel(
+                  () -> {
+                    if (result.completeExceptionally(current.cancellation())) {
+                      transportFuture.cancel(false);
+                    }
+                  });
       ScheduledFuture<?> deadlineTimer = timer;
-      result.whenComplete((v, e) -> {
-        if (result.isCancelled()) {
-          transportFuture.cancel(false);
-        }
-      });
-      transportFuture.whenComplete((value, error) -> {
-        if (deadlineTimer != null) {
-          deadlineTimer.cancel(false);
-        }
-        if (cancelRegistration != null) {
-          try {
-            cancelRegistration.close();
-          } catch (Exception ignored) {
-            // removing a listener cannot fail
-          }
-        }
-        boolean taken = error == null
-            ? result.complete(value)
-            : result.completeExceptionally(YarpcException.from(error));
-        if (!taken) {
-          if (value != null) {
-            discard.accept(value);
-          } else if (error != null && Futures.unwrap(error) instanceof YarpcException) {
-            Response partial = ((YarpcException) Futures.unwrap(error)).response();
-            if (partial != null) {
-              partial.body().release();
+      result.whenComplete(
+          (v, e) -> {
+            if (result.isCancelled()) {
+              transportFuture.cancel(false);
             }
-          }
-        }
-      });
+          });
+      transportFuture.whenComplete(
+          (value, error) -> {
+            if (deadlineTimer != null) {
+              deadlineTimer.cancel(false);
+            }
+            if (cancelRegistration != null) {
+              try {
+                cancelRegistration.close();
+              } catch (Exception ignored) {
+                // removing a listener cannot fail
+              }
+            }
+            boolean taken =
+                error == null
+                    ? result.complete(value)
+                    : result.completeExceptionally(YarpcException.from(error));
+            if (!taken) {
+              if (value != null) {
+                discard.accept(value);
+              } else if (error != null && Futures.unwrap(error) instanceof YarpcException) {
+                Response partial = ((YarpcException) Futures.unwrap(error)).response();
+                if (partial != null) {
+                  partial.body().release();
+                }
+              }
+            }
+          });
       return result;
     };
   }
 
-  private static RequestMeta complete(RequestMeta meta, String caller, String service,
-      String transportName, Call current) {
+  private static RequestMeta complete(
+      RequestMeta meta, String caller, String service, String transportName, Call current) {
     RequestMeta.Builder b = null;
     if (meta.caller().isEmpty() && !caller.isEmpty()) {
       b = meta.toBuilder().caller(caller);
@@ -157,7 +209,8 @@ public final class OutboundInvoker {
     }
     if (current != null) {
       Deadline inherited = current.deadline();
-      if (inherited != null && (meta.deadline() == null || inherited.compareTo(meta.deadline()) < 0)) {
+      if (inherited != null
+          && (meta.deadline() == null || inherited.compareTo(meta.deadline()) < 0)) {
         b = (b == null ? meta.toBuilder() : b).deadline(inherited);
       }
       if (meta.callerProcedure().isEmpty()) {
@@ -168,7 +221,11 @@ public final class OutboundInvoker {
   }
 
   private static YarpcException timeout(RequestMeta meta, Duration ttl) {
-    return YarpcException.of(Code.DEADLINE_EXCEEDED, "client timeout for procedure \"%s\" of service \"%s\" after %s",
-        meta.procedure(), meta.service(), GoDurations.format(ttl));
+    return YarpcException.of(
+        Code.DEADLINE_EXCEEDED,
+        "client timeout for procedure \"%s\" of service \"%s\" after %s",
+        meta.procedure(),
+        meta.service(),
+        GoDurations.format(ttl));
   }
 }

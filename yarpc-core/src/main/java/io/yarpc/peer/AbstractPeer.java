@@ -14,7 +14,8 @@ import java.util.Map;
  */
 public abstract class AbstractPeer implements Peer {
   private final String identifier;
-  private final Map<PeerSubscriber, int[]> subscribers = new IdentityHashMap<>(); // guarded by itself
+  private final Map<PeerSubscriber, int[]> subscribers =
+      new IdentityHashMap<>(); // guarded by itself
 
   /** A peer for {@code identifier} (usually {@code host:port}). */
   protected AbstractPeer(String identifier) {
@@ -45,7 +46,8 @@ public abstract class AbstractPeer implements Peer {
     synchronized (subscribers) {
       int[] count = subscribers.get(subscriber);
       if (count == null) {
-        throw new IllegalArgumentException("peer " + identifier + " is not retained by " + subscriber);
+        throw new IllegalArgumentException(
+            "peer " + identifier + " is not retained by " + subscriber);
       }
       if (--count[0] == 0) {
         subscribers.remove(subscriber);

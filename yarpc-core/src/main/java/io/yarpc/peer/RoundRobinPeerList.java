@@ -59,14 +59,20 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
   /** How long a choice waits for a peer when the call has no deadline, unless the builder says otherwise. */
   public static final Duration DEFAULT_CHOOSE_TIMEOUT = Duration.ofMillis(500);
 
-  private enum State { NEW, RUNNING, STOPPED }
+  private enum State {
+    NEW,
+    RUNNING,
+    STOPPED
+  }
 
   private final PeerTransport transport;
   private final boolean failFast;
   private final Duration defaultChooseTimeout;
 
-  // Two locks, always taken in this order: the object's monitor (start, stop, update: membership and calls
-  // to the transport) and then `lock` (ring, waiters, state; never held while calling out). `peers` is
+  // Two locks, always taken in this order: the object's monitor (start, stop, update: membership
+  // and calls
+  // to the transport) and then `lock` (ring, waiters, state; never held while calling out). `peers`
+  // is
   // changed only while holding both, so it may be read while holding either.
   private final Object lock = new Object();
   private final Map<String, Entry> peers = new LinkedHashMap<>();
@@ -129,8 +135,9 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
     }
     for (Waiter w : orphans) {
       w.cancelTimeout();
-      w.future.completeExceptionally(YarpcException.of(Code.UNAVAILABLE,
-          "%s peer list was stopped while waiting for a peer", quotedName()));
+      w.future.completeExceptionally(
+          YarpcException.of(
+              Code.UNAVAILABLE, "%s peer list was stopped while waiting for a peer", quotedName()));
     }
     RuntimeException failure = null;
     for (Entry e : peers.values()) {
@@ -246,8 +253,12 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
     Waiter waiter;
     synchronized (lock) {
       if (state != State.RUNNING) {
-        return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE, "%s peer list %s",
-            quotedName(), state == State.NEW ? "has not been started" : "has been stopped"));
+        return CompletableFuture.failedFuture(
+            YarpcException.of(
+                Code.UNAVAILABLE,
+                "%s peer list %s",
+                quotedName(),
+                state == State.NEW ? "has not been started" : "has been stopped"));
       }
       if (!ring.isEmpty()) {
         return CompletableFuture.completedFuture(pickLocked());
@@ -255,7 +266,8 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
       if (failFast) {
         return CompletableFuture.failedFuture(noPeerErrorLocked(0));
       }
-      Deadline deadline = meta.deadline() != null ? meta.deadline() : Deadline.after(defaultChooseTimeout);
+      Deadline deadline =
+          meta.deadline() != null ? meta.deadline() : Deadline.after(defaultChooseTimeout);
       long remaining = deadline.remainingNanos();
       if (remaining <= 0) {
         return CompletableFuture.failedFuture(noPeerErrorLocked(0));
@@ -265,11 +277,12 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
       // The timeout task takes `lock`, so it cannot see the waiter before `timeout` is set.
       waiter.timeout = Timers.schedule(() -> timeOut(waiter), remaining);
     }
-    waiter.future.whenComplete((lease, error) -> {
-      if (error instanceof CancellationException) {
-        abandon(waiter);
-      }
-    });
+    waiter.future.whenComplete(
+        (lease, error) -> {
+          if (error instanceof CancellationException) {
+            abandon(waiter);
+          }
+        });
     return waiter.future;
   }
 
@@ -323,8 +336,15 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
   @Override
   public String toString() {
     synchronized (lock) {
-      return "RoundRobinPeerList{peers=" + peers.size() + ", available=" + ring.size() + ", waiting="
-          + waiters.size() + ", state=" + state + "}";
+      return "RoundRobinPeerList{peers="
+          + peers.size()
+          + ", available="
+          + ring.size()
+          + ", waiting="
+          + waiters.size()
+          + ", state="
+          + state
+          + "}";
     }
   }
 
@@ -476,14 +496,21 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
     String waited = formatDuration(waitedNanos);
     String message;
     if (count == 0) {
-      message = "has no peers, " + (failFast
-          ? "did not wait for peers to be added (fail-fast is enabled)"
-          : "waited for peers to be added but timed out (fail-fast is not enabled): " + waited);
+      message =
+          "has no peers, "
+              + (failFast
+                  ? "did not wait for peers to be added (fail-fast is enabled)"
+                  : "waited for peers to be added but timed out (fail-fast is not enabled): "
+                      + waited);
     } else {
-      message = (count == 1 ? "has 1 peer but it is not responsive, "
-          : "has " + count + " peers but none are responsive, ") + (failFast
-          ? "did not wait for a connection to open (fail-fast is enabled)"
-          : "timed out waiting for a connection to open (fail-fast is not enabled): " + waited);
+      message =
+          (count == 1
+                  ? "has 1 peer but it is not responsive, "
+                  : "has " + count + " peers but none are responsive, ")
+              + (failFast
+                  ? "did not wait for a connection to open (fail-fast is enabled)"
+                  : "timed out waiting for a connection to open (fail-fast is not enabled): "
+                      + waited);
     }
     return YarpcException.of(Code.UNAVAILABLE, quotedName() + " peer list " + message);
   }

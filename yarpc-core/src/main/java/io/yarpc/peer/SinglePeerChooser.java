@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SinglePeerChooser extends AbstractLifecycle implements PeerChooser {
   private final PeerTransport transport;
   private final String identifier;
-  // A distinct object per chooser (not a shared non-capturing lambda): transports count retains per subscriber.
+  // A distinct object per chooser (not a shared non-capturing lambda): transports count retains per
+  // subscriber.
   private final PeerSubscriber subscriber = new StatusIgnorer();
   private final AtomicInteger pending = new AtomicInteger();
   private volatile Peer peer;
@@ -88,9 +89,12 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
     requireNonNull(meta, "meta");
     Peer current = peer;
     if (current == null) {
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "single peer chooser for \"%s\" %s", identifier,
-          stopped ? "has been stopped" : "has not been started"));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "single peer chooser for \"%s\" %s",
+              identifier,
+              stopped ? "has been stopped" : "has not been started"));
     }
     return CompletableFuture.completedFuture(CountedLease.start(current, pending));
   }

@@ -7,7 +7,11 @@ package io.yarpc.transport;
  * it is not running fail with {@code unavailable} ({@code ... is not running}).
  */
 public abstract class AbstractLifecycle implements Lifecycle {
-  private enum State { IDLE, RUNNING, STOPPED }
+  private enum State {
+    IDLE,
+    RUNNING,
+    STOPPED
+  }
 
   private volatile State state = State.IDLE; // written under this object's lock, read without it
 
@@ -38,7 +42,8 @@ public abstract class AbstractLifecycle implements Lifecycle {
       if (e instanceof Error) {
         throw (Error) e;
       }
-      throw e instanceof RuntimeException ? (RuntimeException) e
+      throw e instanceof RuntimeException
+          ? (RuntimeException) e
           : new IllegalStateException("failed to start " + this + ": " + e.getMessage(), e);
     }
   }

@@ -228,7 +228,8 @@ public abstract class Body implements Closeable {
         if (len < 0) {
           return in.readAllBytes();
         }
-        byte[] out = new byte[Math.toIntExact(len)]; // readNBytes(int) would collect chunks, then copy
+        byte[] out =
+            new byte[Math.toIntExact(len)]; // readNBytes(int) would collect chunks, then copy
         int n = in.readNBytes(out, 0, out.length);
         return n == out.length ? out : java.util.Arrays.copyOf(out, n);
       }

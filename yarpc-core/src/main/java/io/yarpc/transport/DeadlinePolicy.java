@@ -76,7 +76,8 @@ public final class DeadlinePolicy {
       if (type == RpcType.UNARY) {
         return defaultTimeout == null ? null : Deadline.after(capped(defaultTimeout));
       }
-      // A stream without a deadline would run for ever: the cap is its deadline. (Oneway handlers run
+      // A stream without a deadline would run for ever: the cap is its deadline. (Oneway handlers
+      // run
       // after the ack without a deadline; the dispatcher decides about a oneway call without one.)
       return type == RpcType.STREAMING && maxTimeout != null ? Deadline.after(maxTimeout) : null;
     }
@@ -109,8 +110,11 @@ public final class DeadlinePolicy {
 
   @Override
   public String toString() {
-    return "DeadlinePolicy{defaultTimeout=" + (defaultTimeout == null ? "none (strict)" : defaultTimeout)
-        + ", maxTimeout=" + (maxTimeout == null ? "none" : maxTimeout) + "}";
+    return "DeadlinePolicy{defaultTimeout="
+        + (defaultTimeout == null ? "none (strict)" : defaultTimeout)
+        + ", maxTimeout="
+        + (maxTimeout == null ? "none" : maxTimeout)
+        + "}";
   }
 
   /** Builds a {@link DeadlinePolicy}; not thread-safe. */
@@ -140,7 +144,8 @@ public final class DeadlinePolicy {
 
     /** The policy. */
     public DeadlinePolicy build() {
-      return defaultTimeout == null && maxTimeout == null ? STRICT
+      return defaultTimeout == null && maxTimeout == null
+          ? STRICT
           : new DeadlinePolicy(defaultTimeout, maxTimeout);
     }
   }

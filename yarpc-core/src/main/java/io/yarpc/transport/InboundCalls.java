@@ -27,7 +27,11 @@ public final class InboundCalls {
    * @throws YarpcException {@code invalid-argument} for missing metadata, {@code unimplemented} for an
    *     unknown service or procedure, or {@code transport T does not handle X handlers}
    */
-  public static Routed route(Router router, RequestMeta meta, String transport, Set<RpcType> handled,
+  public static Routed route(
+      Router router,
+      RequestMeta meta,
+      String transport,
+      Set<RpcType> handled,
       DeadlinePolicy policy) {
     return route(router, meta, transport, handled, policy, null);
   }
@@ -37,15 +41,20 @@ public final class InboundCalls {
    * while decoding the metadata that yarpc-go reports after routing and before the call-type check
    * ({@code decodeError}, null for none; HTTP's unparsable {@code Context-TTL-MS}).
    */
-  public static Routed route(Router router, RequestMeta meta, String transport, Set<RpcType> handled,
-      DeadlinePolicy policy, YarpcException decodeError) {
+  public static Routed route(
+      Router router,
+      RequestMeta meta,
+      String transport,
+      Set<RpcType> handled,
+      DeadlinePolicy policy,
+      YarpcException decodeError) {
     HandlerSpec spec = router.choose(meta);
     if (decodeError != null) {
       throw decodeError;
     }
     if (!handled.contains(spec.type())) {
-      throw YarpcException.of(Code.UNIMPLEMENTED, "transport %s does not handle %s handlers", transport,
-          spec.type());
+      throw YarpcException.of(
+          Code.UNIMPLEMENTED, "transport %s does not handle %s handlers", transport, spec.type());
     }
     return new Routed(spec, policy.apply(meta, spec.type()));
   }
@@ -56,12 +65,17 @@ public final class InboundCalls {
    * @throws YarpcException as {@link #route(Router, RequestMeta, String, Set, DeadlinePolicy)}, or {@code
    *     unimplemented} {@code procedure "P" of service "S" is a X procedure and cannot serve a Y call}
    */
-  public static Routed route(Router router, RequestMeta meta, RpcType callType, DeadlinePolicy policy) {
+  public static Routed route(
+      Router router, RequestMeta meta, RpcType callType, DeadlinePolicy policy) {
     HandlerSpec spec = router.choose(meta);
     if (spec.type() != callType) {
-      throw YarpcException.of(Code.UNIMPLEMENTED,
+      throw YarpcException.of(
+          Code.UNIMPLEMENTED,
           "procedure \"%s\" of service \"%s\" is a %s procedure and cannot serve a %s call",
-          meta.procedure(), meta.service(), spec.type(), callType);
+          meta.procedure(),
+          meta.service(),
+          spec.type(),
+          callType);
     }
     return new Routed(spec, policy.apply(meta, spec.type()));
   }
@@ -73,7 +87,8 @@ public final class InboundCalls {
    * handler that returned a future owns the input until that future completes, even when it completes at
    * once. The dispatcher's handlers never throw or return null; this guards routers of others.
    */
-  public static <I, O> CompletableFuture<O> handle(Handler<I, O> handler, I input, Runnable notHandedOn) {
+  public static <I, O> CompletableFuture<O> handle(
+      Handler<I, O> handler, I input, Runnable notHandedOn) {
     CompletableFuture<O> f;
     try {
       f = handler.handle(input);
@@ -83,7 +98,8 @@ public final class InboundCalls {
     }
     if (f == null) {
       notHandedOn.run();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "handler returned no future"));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(Code.INTERNAL, "handler returned no future"));
     }
     return f;
   }

@@ -91,8 +91,14 @@ public final class Procedure {
 
   @Override
   public String toString() {
-    return "Procedure{" + service + "/" + name + (encoding.isEmpty() ? "" : " (" + encoding + ")") + ", "
-        + handlerSpec.type() + "}";
+    return "Procedure{"
+        + service
+        + "/"
+        + name
+        + (encoding.isEmpty() ? "" : " (" + encoding + ")")
+        + ", "
+        + handlerSpec.type()
+        + "}";
   }
 
   /** Builds a {@link Procedure}; not thread-safe. */

@@ -105,10 +105,27 @@ public final class RequestMeta {
   @Override
   public String toString() {
     // Headers are left out on purpose: they may carry personal data.
-    return "RequestMeta{caller=" + caller + ", service=" + service + ", procedure=" + procedure
-        + ", encoding=" + encoding + ", transport=" + transport + ", shardKey=" + shardKey
-        + ", routingKey=" + routingKey + ", routingDelegate=" + routingDelegate
-        + ", callerProcedure=" + callerProcedure + ", deadline=" + deadline + "}";
+    return "RequestMeta{caller="
+        + caller
+        + ", service="
+        + service
+        + ", procedure="
+        + procedure
+        + ", encoding="
+        + encoding
+        + ", transport="
+        + transport
+        + ", shardKey="
+        + shardKey
+        + ", routingKey="
+        + routingKey
+        + ", routingDelegate="
+        + routingDelegate
+        + ", callerProcedure="
+        + callerProcedure
+        + ", deadline="
+        + deadline
+        + "}";
   }
 
   /** Builds a {@link RequestMeta}; not thread-safe. */

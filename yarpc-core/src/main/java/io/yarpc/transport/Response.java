@@ -29,8 +29,12 @@ public final class Response {
   private Response(Builder b) {
     this.trailers = b.headers;
     this.initialHeaders = b.initialHeaders;
-    this.headers = initialHeaders.isEmpty() ? trailers
-        : trailers.isEmpty() ? initialHeaders : initialHeaders.toBuilder().addAll(trailers).build();
+    this.headers =
+        initialHeaders.isEmpty()
+            ? trailers
+            : trailers.isEmpty()
+                ? initialHeaders
+                : initialHeaders.toBuilder().addAll(trailers).build();
     this.body = b.body;
     this.applicationError = b.applicationError;
     this.applicationErrorMeta = b.applicationErrorMeta;
@@ -113,8 +117,12 @@ public final class Response {
 
   @Override
   public String toString() {
-    return "Response{headers=" + headers + ", length=" + body.length()
-        + (applicationError ? ", applicationError=" + applicationErrorMeta : "") + "}";
+    return "Response{headers="
+        + headers
+        + ", length="
+        + body.length()
+        + (applicationError ? ", applicationError=" + applicationErrorMeta : "")
+        + "}";
   }
 
   /** Builds a {@link Response}; not thread-safe. */

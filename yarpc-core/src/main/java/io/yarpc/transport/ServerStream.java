@@ -28,7 +28,7 @@ public interface ServerStream extends MessageStream {
    * io.yarpc.errors.YarpcException} with code {@code unimplemented} (the default).
    */
   default void setTrailers(Headers trailers) {
-    throw io.yarpc.errors.YarpcException.of(io.yarpc.errors.Code.UNIMPLEMENTED,
-        "this transport cannot send stream trailers");
+    throw io.yarpc.errors.YarpcException.of(
+        io.yarpc.errors.Code.UNIMPLEMENTED, "this transport cannot send stream trailers");
   }
 }

@@ -25,7 +25,8 @@ public final class CountingBody extends Body {
   private final boolean direct;
   private final boolean knownLength;
 
-  private CountingBody(byte[] bytes, boolean byteAccess, int pieces, boolean direct, boolean knownLength) {
+  private CountingBody(
+      byte[] bytes, boolean byteAccess, int pieces, boolean direct, boolean knownLength) {
     this.bytes = bytes;
     this.byteAccess = byteAccess;
     this.pieces = pieces;

@@ -15,8 +15,13 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class EncodingErrorsTest {
-  private static final RequestMeta META = RequestMeta.builder()
-      .caller("caller").service("svc").procedure("proc").encoding("thrift").build();
+  private static final RequestMeta META =
+      RequestMeta.builder()
+          .caller("caller")
+          .service("svc")
+          .procedure("proc")
+          .encoding("thrift")
+          .build();
 
   @Test
   void expectEncodingAcceptsAnAllowedEncoding() {
@@ -27,23 +32,31 @@ class EncodingErrorsTest {
   @Test
   void expectEncodingWithOneEncodingUsesYarpcGoMessage() {
     assertThatThrownBy(() -> EncodingErrors.expectEncoding(META, "json"))
-        .isInstanceOfSatisfying(YarpcException.class, e -> {
-          assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-          assertThat(e.getMessage()).isEqualTo("failed to decode \"json\" request body for procedure "
-              + "\"proc\" of service \"svc\" from caller \"caller\": expected encoding \"json\" but got "
-              + "\"thrift\"");
-        });
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "failed to decode \"json\" request body for procedure "
+                          + "\"proc\" of service \"svc\" from caller \"caller\": expected encoding \"json\" but got "
+                          + "\"thrift\"");
+            });
   }
 
   @Test
   void expectEncodingWithSeveralEncodingsUsesYarpcGoMessage() {
     assertThatThrownBy(() -> EncodingErrors.expectEncoding(META, "proto", "json"))
-        .isInstanceOfSatisfying(YarpcException.class, e -> {
-          assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-          assertThat(e.getMessage()).isEqualTo("failed to decode [proto json] request body for procedure "
-              + "\"proc\" of service \"svc\" from caller \"caller\": expected one of encodings [proto json] "
-              + "but got \"thrift\"");
-        });
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "failed to decode [proto json] request body for procedure "
+                          + "\"proc\" of service \"svc\" from caller \"caller\": expected one of encodings [proto json] "
+                          + "but got \"thrift\"");
+            });
   }
 
   @Test
@@ -57,14 +70,18 @@ class EncodingErrorsTest {
     IOException cause = new IOException("bad bytes");
     YarpcException decode = EncodingErrors.requestBodyDecodeError(META, "json", cause);
     assertThat(decode.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(decode.getMessage()).isEqualTo("failed to decode \"json\" request body for procedure \"proc\" "
-        + "of service \"svc\" from caller \"caller\": bad bytes");
+    assertThat(decode.getMessage())
+        .isEqualTo(
+            "failed to decode \"json\" request body for procedure \"proc\" "
+                + "of service \"svc\" from caller \"caller\": bad bytes");
     assertThat(decode.getCause()).isSameAs(cause);
 
     YarpcException encode = EncodingErrors.responseBodyEncodeError(META, "json", cause);
     assertThat(encode.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(encode.getMessage()).isEqualTo("failed to encode \"json\" response body for procedure "
-        + "\"proc\" of service \"svc\" from caller \"caller\": bad bytes");
+    assertThat(encode.getMessage())
+        .isEqualTo(
+            "failed to encode \"json\" response body for procedure "
+                + "\"proc\" of service \"svc\" from caller \"caller\": bad bytes");
   }
 
   @Test
@@ -73,12 +90,16 @@ class EncodingErrorsTest {
         EncodingErrors.requestBodyEncodeError(META, "json", new IllegalStateException("x"));
     assertThat(encode.code()).isEqualTo(Code.INTERNAL);
     assertThat(encode.getMessage())
-        .isEqualTo("failed to encode \"json\" request body for procedure \"proc\" of service \"svc\": x");
+        .isEqualTo(
+            "failed to encode \"json\" request body for procedure \"proc\" of service \"svc\": x");
 
-    YarpcException decode = EncodingErrors.responseBodyDecodeError(META, "raw", new IllegalStateException());
+    YarpcException decode =
+        EncodingErrors.responseBodyDecodeError(META, "raw", new IllegalStateException());
     assertThat(decode.code()).isEqualTo(Code.INTERNAL);
-    assertThat(decode.getMessage()).isEqualTo("failed to decode \"raw\" response body for procedure \"proc\" "
-        + "of service \"svc\": java.lang.IllegalStateException");
+    assertThat(decode.getMessage())
+        .isEqualTo(
+            "failed to decode \"raw\" response body for procedure \"proc\" "
+                + "of service \"svc\": java.lang.IllegalStateException");
   }
 
   @Test
@@ -92,20 +113,24 @@ class EncodingErrorsTest {
   void wrapHandlerErrorKeepsYarpcExceptionsAndWrapsOthers() {
     YarpcException notFound = YarpcException.of(Code.NOT_FOUND, "nope");
     assertThat(EncodingErrors.wrapHandlerError(META, notFound)).isSameAs(notFound);
-    assertThat(EncodingErrors.wrapHandlerError(META, new CompletionException(notFound))).isSameAs(notFound);
+    assertThat(EncodingErrors.wrapHandlerError(META, new CompletionException(notFound)))
+        .isSameAs(notFound);
 
     YarpcException wrapped = EncodingErrors.wrapHandlerError(META, new RuntimeException("boom"));
     assertThat(wrapped.code()).isEqualTo(Code.UNKNOWN);
-    assertThat(wrapped.getMessage()).isEqualTo("error for service \"svc\" and procedure \"proc\": boom");
+    assertThat(wrapped.getMessage())
+        .isEqualTo("error for service \"svc\" and procedure \"proc\": boom");
 
     assertThat(EncodingErrors.wrapHandlerError(META, new NullPointerException()).getMessage())
-        .isEqualTo("error for service \"svc\" and procedure \"proc\": java.lang.NullPointerException");
+        .isEqualTo(
+            "error for service \"svc\" and procedure \"proc\": java.lang.NullPointerException");
   }
 
   @Test
   void handlerErrorAttachesAnApplicationErrorResponse() {
     Headers headers = Headers.of("x-out", "1");
-    YarpcException e = EncodingErrors.handlerError(META, headers, new IllegalArgumentException("boom"));
+    YarpcException e =
+        EncodingErrors.handlerError(META, headers, new IllegalArgumentException("boom"));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage()).isEqualTo("error for service \"svc\" and procedure \"proc\": boom");
     Response r = e.response();
@@ -126,8 +151,9 @@ class EncodingErrorsTest {
     assertThat(e.response().applicationErrorMeta())
         .isEqualTo(new ApplicationErrorMeta(Code.NOT_FOUND, "KeyMissing", "no key"));
 
-    YarpcException unnamed = EncodingErrors.handlerError(META, Headers.empty(),
-        YarpcException.of(Code.ALREADY_EXISTS, "dup"));
+    YarpcException unnamed =
+        EncodingErrors.handlerError(
+            META, Headers.empty(), YarpcException.of(Code.ALREADY_EXISTS, "dup"));
     assertThat(unnamed.response().applicationErrorMeta().name()).isEqualTo("YarpcException");
   }
 
@@ -141,8 +167,12 @@ class EncodingErrorsTest {
   @Test
   void applicationErrorUsesTheMetaAndReleasesTheBody() {
     CountingBody body = CountingBody.withByteAccess(new byte[] {1, 2});
-    Response response = Response.builder().body(body).headers(Headers.of("a", "b"))
-        .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", "no such key")).build();
+    Response response =
+        Response.builder()
+            .body(body)
+            .headers(Headers.of("a", "b"))
+            .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", "no such key"))
+            .build();
     YarpcException e = EncodingErrors.applicationError(response);
     assertThat(body.isReleased()).isTrue();
     assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
@@ -156,8 +186,9 @@ class EncodingErrorsTest {
   @Test
   void applicationErrorWithoutMeta() {
     CountingBody body = CountingBody.withByteAccess(new byte[0]);
-    YarpcException e = EncodingErrors.applicationError(
-        Response.builder().body(body).applicationError(true).build());
+    YarpcException e =
+        EncodingErrors.applicationError(
+            Response.builder().body(body).applicationError(true).build());
     assertThat(body.isReleased()).isTrue();
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.name()).isNull();
@@ -166,16 +197,20 @@ class EncodingErrorsTest {
 
   @Test
   void applicationErrorDetailsAreNotFormatted() {
-    YarpcException e = EncodingErrors.applicationError(Response.builder()
-        .applicationError(new ApplicationErrorMeta(null, null, "100% sure")).build());
+    YarpcException e =
+        EncodingErrors.applicationError(
+            Response.builder()
+                .applicationError(new ApplicationErrorMeta(null, null, "100% sure"))
+                .build());
     assertThat(e.getMessage()).isEqualTo("100% sure");
   }
 
   @Test
   void clientCallErrorReleasesAnAttachedBody() {
     CountingBody body = CountingBody.withByteAccess(new byte[] {1});
-    YarpcException error = YarpcException.of(Code.UNAVAILABLE, "down")
-        .withResponse(Response.builder().body(body).headers(Headers.of("h", "v")).build());
+    YarpcException error =
+        YarpcException.of(Code.UNAVAILABLE, "down")
+            .withResponse(Response.builder().body(body).headers(Headers.of("h", "v")).build());
     YarpcException e = EncodingErrors.clientCallError(new CompletionException(error));
     assertThat(body.isReleased()).isTrue();
     assertThat(e).isEqualTo(error);

@@ -53,9 +53,10 @@ public final class TestOutbound extends AbstractLifecycle implements UnaryOutbou
    * {@code name}) goes through this outbound; started.
    */
   public Dispatcher dispatcher(String name) {
-    Dispatcher d = Dispatcher.builder(name)
-        .outbound(name, Outbounds.builder().unary(this).oneway(this).build())
-        .build();
+    Dispatcher d =
+        Dispatcher.builder(name)
+            .outbound(name, Outbounds.builder().unary(this).oneway(this).build())
+            .build();
     this.dispatcher = d;
     d.start();
     return d;
@@ -67,40 +68,44 @@ public final class TestOutbound extends AbstractLifecycle implements UnaryOutbou
     Request in = request;
     try {
       in = inbound(request);
-      answer = unary != null ? unary.apply(in)
-          : dispatcher.router().choose(in.meta()).unary().handle(in);
+      answer =
+          unary != null
+              ? unary.apply(in)
+              : dispatcher.router().choose(in.meta()).unary().handle(in);
     } catch (RuntimeException e) {
       request.body().release();
       in.body().release();
       return CompletableFuture.failedFuture(e);
     }
     CompletableFuture<Response> out = new CompletableFuture<>();
-    out.whenComplete((v, e) -> {
-      if (out.isCancelled()) {
-        answer.cancel(false);
-      }
-    });
-    answer.whenComplete((response, error) -> {
-      if (error != null) {
-        io.yarpc.errors.YarpcException e = io.yarpc.errors.YarpcException.from(error);
-        if (e.response() != null) {
-          clientResponseBodies.add(e.response().body());
-        }
-        out.completeExceptionally(e);
-        return;
-      }
-      Response r = response;
-      if (streamBodies) {
-        Body original = r.body();
-        byte[] bytes = original.toByteArray();
-        original.release();
-        r = r.toBuilder().body(CountingBody.streamOnly(bytes)).build();
-      }
-      clientResponseBodies.add(r.body());
-      if (!out.complete(r)) {
-        r.body().release();
-      }
-    });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            answer.cancel(false);
+          }
+        });
+    answer.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            io.yarpc.errors.YarpcException e = io.yarpc.errors.YarpcException.from(error);
+            if (e.response() != null) {
+              clientResponseBodies.add(e.response().body());
+            }
+            out.completeExceptionally(e);
+            return;
+          }
+          Response r = response;
+          if (streamBodies) {
+            Body original = r.body();
+            byte[] bytes = original.toByteArray();
+            original.release();
+            r = r.toBuilder().body(CountingBody.streamOnly(bytes)).build();
+          }
+          clientResponseBodies.add(r.body());
+          if (!out.complete(r)) {
+            r.body().release();
+          }
+        });
     return out;
   }
 

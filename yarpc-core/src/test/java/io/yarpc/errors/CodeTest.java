@@ -45,8 +45,8 @@ class CodeTest {
   @Test
   void thereAreExactlySeventeenCodesNumberedZeroToSixteen() {
     assertThat(Code.values()).hasSize(17);
-    assertThat(Arrays.stream(Code.values()).mapToInt(Code::value)).containsExactly(
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+    assertThat(Arrays.stream(Code.values()).mapToInt(Code::value))
+        .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     assertThat(Arrays.stream(Code.values()).map(Code::wireName).distinct()).hasSize(17);
   }
 
@@ -71,8 +71,17 @@ class CodeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "invalid_argument", "INVALID_ARGUMENT", "invalidargument", " ok", "ok ",
-      "timeout", "2"})
+  @ValueSource(
+      strings = {
+        "",
+        "invalid_argument",
+        "INVALID_ARGUMENT",
+        "invalidargument",
+        " ok",
+        "ok ",
+        "timeout",
+        "2"
+      })
   void unknownNamesGiveNull(String name) {
     assertThat(Code.fromWireName(name)).isNull();
   }

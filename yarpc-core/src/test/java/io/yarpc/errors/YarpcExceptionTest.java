@@ -65,7 +65,8 @@ class YarpcExceptionTest {
   @Test
   void messageIsNeverNull() {
     assertThat(YarpcException.of(Code.INTERNAL, null).getMessage()).isEmpty();
-    assertThat(YarpcException.withCause(Code.INTERNAL, null, new IOException()).getMessage()).isEmpty();
+    assertThat(YarpcException.withCause(Code.INTERNAL, null, new IOException()).getMessage())
+        .isEmpty();
   }
 
   @Test
@@ -153,7 +154,8 @@ class YarpcExceptionTest {
         .isSameAs(Code.CANCELLED);
     CompletableFuture<Object> cancelled = new CompletableFuture<>();
     cancelled.cancel(true);
-    assertThat(YarpcException.from(catchThrowable(cancelled::join)).code()).isSameAs(Code.CANCELLED);
+    assertThat(YarpcException.from(catchThrowable(cancelled::join)).code())
+        .isSameAs(Code.CANCELLED);
     assertThat(YarpcException.from(catchThrowable(cancelled::get)).code()).isSameAs(Code.CANCELLED);
   }
 
@@ -277,17 +279,25 @@ class YarpcExceptionTest {
 
   @Test
   void equalsAndHashCode() {
-    YarpcException a = YarpcException.of(Code.NOT_FOUND, "m").withName("n").withDetails(new byte[] {1, 2});
-    YarpcException b = YarpcException.withCause(Code.NOT_FOUND, "m", new IOException())
-        .withName("n")
-        .withDetails(new byte[] {1, 2});
+    YarpcException a =
+        YarpcException.of(Code.NOT_FOUND, "m").withName("n").withDetails(new byte[] {1, 2});
+    YarpcException b =
+        YarpcException.withCause(Code.NOT_FOUND, "m", new IOException())
+            .withName("n")
+            .withDetails(new byte[] {1, 2});
 
     assertThat(a).isEqualTo(b);
     assertThat(a.hashCode()).isEqualTo(b.hashCode());
     assertThat(a).isNotEqualTo(a.withName("other"));
     assertThat(a).isNotEqualTo(a.withDetails(new byte[] {3}));
-    assertThat(a).isNotEqualTo(YarpcException.of(Code.INTERNAL, "m").withName("n").withDetails(new byte[] {1, 2}));
-    assertThat(a).isNotEqualTo(YarpcException.of(Code.NOT_FOUND, "other").withName("n").withDetails(new byte[] {1, 2}));
+    assertThat(a)
+        .isNotEqualTo(
+            YarpcException.of(Code.INTERNAL, "m").withName("n").withDetails(new byte[] {1, 2}));
+    assertThat(a)
+        .isNotEqualTo(
+            YarpcException.of(Code.NOT_FOUND, "other")
+                .withName("n")
+                .withDetails(new byte[] {1, 2}));
     assertThat(a).isNotEqualTo(null);
     assertThat(a).isNotEqualTo("code:not-found");
   }

@@ -21,17 +21,26 @@ class MapRouterTest {
   }
 
   private static RequestMeta meta(String service, String procedure, String encoding) {
-    return RequestMeta.builder().caller("c").service(service).procedure(procedure).encoding(encoding).build();
+    return RequestMeta.builder()
+        .caller("c")
+        .service(service)
+        .procedure(procedure)
+        .encoding(encoding)
+        .build();
   }
 
   @Test
   void missingFieldsAreListedInYarpcOrder() {
     assertThatThrownBy(() -> router.choose(RequestMeta.builder().build()))
-        .isInstanceOfSatisfying(YarpcException.class, e -> {
-          assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-          assertThat(e.getMessage()).isEqualTo("missing service name, procedure, caller name, encoding");
-        });
-    assertThatThrownBy(() -> router.choose(RequestMeta.builder().service("svc").procedure("p").build()))
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
+              assertThat(e.getMessage())
+                  .isEqualTo("missing service name, procedure, caller name, encoding");
+            });
+    assertThatThrownBy(
+            () -> router.choose(RequestMeta.builder().service("svc").procedure("p").build()))
         .hasMessage("missing caller name, encoding");
   }
 
@@ -40,21 +49,27 @@ class MapRouterTest {
     router.register(Procedure.builder("p").service("zeta").handler(spec()).build(), spec());
     router.register(Procedure.builder("p").handler(spec()).build(), spec());
     assertThatThrownBy(() -> router.choose(meta("x", "p", "raw")))
-        .isInstanceOfSatisfying(YarpcException.class, e -> {
-          assertThat(e.code()).isEqualTo(Code.UNIMPLEMENTED);
-          assertThat(e.getMessage())
-              .isEqualTo("unrecognized service name \"x\", available services: \"svc\", \"zeta\"");
-        });
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.UNIMPLEMENTED);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "unrecognized service name \"x\", available services: \"svc\", \"zeta\"");
+            });
   }
 
   @Test
   void unknownProcedure() {
     router.register(Procedure.builder("p").handler(spec()).build(), spec());
     assertThatThrownBy(() -> router.choose(meta("svc", "q", "raw")))
-        .isInstanceOfSatisfying(YarpcException.class, e -> {
-          assertThat(e.code()).isEqualTo(Code.UNIMPLEMENTED);
-          assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"q\" for service \"svc\"");
-        });
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.UNIMPLEMENTED);
+              assertThat(e.getMessage())
+                  .isEqualTo("unrecognized procedure \"q\" for service \"svc\"");
+            });
   }
 
   @Test
@@ -83,13 +98,17 @@ class MapRouterTest {
   @Test
   void clashingRegistrationsAreRejected() {
     router.register(Procedure.builder("p").encoding("json").handler(spec()).build(), spec());
-    assertThatThrownBy(() -> router.register(Procedure.builder("p").handler(spec()).build(), spec()))
+    assertThatThrownBy(
+            () -> router.register(Procedure.builder("p").handler(spec()).build(), spec()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () -> router.register(Procedure.builder("p").encoding("json").handler(spec()).build(), spec()))
+            () ->
+                router.register(
+                    Procedure.builder("p").encoding("json").handler(spec()).build(), spec()))
         .isInstanceOf(IllegalArgumentException.class);
     router.register(Procedure.builder("w").handler(spec()).build(), spec());
-    assertThatThrownBy(() -> router.register(Procedure.builder("w").handler(spec()).build(), spec()))
+    assertThatThrownBy(
+            () -> router.register(Procedure.builder("w").handler(spec()).build(), spec()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -98,7 +117,8 @@ class MapRouterTest {
     router.register(Procedure.builder("b").handler(spec()).build(), spec());
     router.register(Procedure.builder("a").encoding("json").handler(spec()).build(), spec());
     router.register(Procedure.builder("a").service("other").handler(spec()).build(), spec());
-    assertThat(router.procedures()).extracting(p -> p.service() + "/" + p.name() + "/" + p.encoding())
+    assertThat(router.procedures())
+        .extracting(p -> p.service() + "/" + p.name() + "/" + p.encoding())
         .containsExactly("other/a/", "svc/a/json", "svc/b/");
   }
 

@@ -38,7 +38,8 @@ class TimersTest {
   @Test
   void cancelledTasksNeverRun() throws Exception {
     AtomicInteger runs = new AtomicInteger();
-    ScheduledFuture<?> cancelled = Timers.schedule(runs::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(20));
+    ScheduledFuture<?> cancelled =
+        Timers.schedule(runs::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(20));
     assertThat(cancelled.cancel(false)).isTrue();
     CountDownLatch later = new CountDownLatch(1);
     Timers.schedule(later::countDown, TimeUnit.MILLISECONDS.toNanos(60));
@@ -50,9 +51,11 @@ class TimersTest {
   void cancelledTasksArePurgedRatherThanKeptUntilTheirDeadline() {
     int count = DeadlineTimer.MIN_PURGE * 5;
     for (int i = 0; i < count; i++) {
-      Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)).cancel(false);
+      Timers.schedule(() -> {}, TimeUnit.HOURS.toNanos(1)).cancel(false);
     }
-    assertThat(Timers.queued()).as("purged while cancelling").isLessThanOrEqualTo(2 * DeadlineTimer.MIN_PURGE);
+    assertThat(Timers.queued())
+        .as("purged while cancelling")
+        .isLessThanOrEqualTo(2 * DeadlineTimer.MIN_PURGE);
   }
 
   @Test
@@ -88,21 +91,36 @@ class TimersTest {
   void pendingTasksSurviveAPurgeAndRunInDeadlineOrder() throws Exception {
     List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
     CountDownLatch ran = new CountDownLatch(3);
-    Timers.schedule(() -> { order.add(3); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(300));
-    Timers.schedule(() -> { order.add(1); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(100));
+    Timers.schedule(
+        () -> {
+          order.add(3);
+          ran.countDown();
+        },
+        TimeUnit.MILLISECONDS.toNanos(300));
+    Timers.schedule(
+        () -> {
+          order.add(1);
+          ran.countDown();
+        },
+        TimeUnit.MILLISECONDS.toNanos(100));
     List<ScheduledFuture<?>> others = new ArrayList<>();
     for (int i = 0; i < DeadlineTimer.MIN_PURGE * 3; i++) {
-      others.add(Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)));
+      others.add(Timers.schedule(() -> {}, TimeUnit.HOURS.toNanos(1)));
     }
     others.forEach(f -> f.cancel(false));
-    Timers.schedule(() -> { order.add(2); ran.countDown(); }, TimeUnit.MILLISECONDS.toNanos(200));
+    Timers.schedule(
+        () -> {
+          order.add(2);
+          ran.countDown();
+        },
+        TimeUnit.MILLISECONDS.toNanos(200));
     assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(order).containsExactly(1, 2, 3);
   }
 
   @Test
   void anEarlierTaskWakesTheTimerSleepingUntilALaterOne() throws Exception {
-    ScheduledFuture<?> late = Timers.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
+    ScheduledFuture<?> late = Timers.schedule(() -> {}, TimeUnit.HOURS.toNanos(1));
     Thread.sleep(50); // the timer thread now sleeps until the late task
     CountDownLatch ran = new CountDownLatch(1);
     Timers.schedule(ran::countDown, TimeUnit.MILLISECONDS.toNanos(10));
@@ -112,9 +130,11 @@ class TimersTest {
 
   @Test
   void aFailingTaskDoesNotStopTheTimer() throws Exception {
-    Timers.schedule(() -> {
-      throw new IllegalStateException("deliberate");
-    }, 0);
+    Timers.schedule(
+        () -> {
+          throw new IllegalStateException("deliberate");
+        },
+        0);
     CountDownLatch ran = new CountDownLatch(1);
     Timers.schedule(ran::countDown, TimeUnit.MILLISECONDS.toNanos(5));
     assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
@@ -126,52 +146,61 @@ class TimersTest {
     Timers.scheduler().schedule(ran::countDown, 5, TimeUnit.MILLISECONDS);
     Timers.scheduler().execute(ran::countDown);
     assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThatThrownBy(() -> Timers.scheduler().shutdown()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> Timers.scheduler().shutdown())
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> Timers.scheduler().shutdownNow())
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> Timers.scheduler().scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.SECONDS))
+    assertThatThrownBy(
+            () -> Timers.scheduler().scheduleAtFixedRate(() -> {}, 1, 1, TimeUnit.SECONDS))
         .isInstanceOf(UnsupportedOperationException.class);
     assertThat(Timers.scheduler().isShutdown()).isFalse();
   }
 
   @Test
-  void underConcurrentScheduleAndCancelEveryKeptTaskRunsOnceAndNoCancelledOneRuns() throws Exception {
+  void underConcurrentScheduleAndCancelEveryKeptTaskRunsOnceAndNoCancelledOneRuns()
+      throws Exception {
     int threads = 4;
     int perThread = 5_000;
     AtomicInteger ranKept = new AtomicInteger();
     AtomicInteger ranCancelled = new AtomicInteger();
     AtomicInteger kept = new AtomicInteger();
     AtomicInteger lostRaces = new AtomicInteger();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(threads);
     try {
       List<java.util.concurrent.Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         long seed = t;
-        done.add(pool.submit(() -> {
-          java.util.Random random = new java.util.Random(seed);
-          for (int i = 0; i < perThread; i++) {
-            long delay = TimeUnit.MICROSECONDS.toNanos(random.nextInt(20_000));
-            if (random.nextBoolean()) {
-              kept.incrementAndGet();
-              Timers.schedule(ranKept::incrementAndGet, delay);
-            } else {
-              AtomicBoolean cancelled = new AtomicBoolean();
-              ScheduledFuture<?> f = Timers.schedule(() -> {
-                if (cancelled.get()) {
-                  ranCancelled.incrementAndGet();
-                }
-              }, delay);
-              if (f.cancel(false)) {
-                cancelled.set(true);
-              } else {
-                lostRaces.incrementAndGet(); // it ran before the cancel: counts as kept
-                kept.incrementAndGet();
-                ranKept.incrementAndGet();
-              }
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  java.util.Random random = new java.util.Random(seed);
+                  for (int i = 0; i < perThread; i++) {
+                    long delay = TimeUnit.MICROSECONDS.toNanos(random.nextInt(20_000));
+                    if (random.nextBoolean()) {
+                      kept.incrementAndGet();
+                      Timers.schedule(ranKept::incrementAndGet, delay);
+                    } else {
+                      AtomicBoolean cancelled = new AtomicBoolean();
+                      ScheduledFuture<?> f =
+                          Timers.schedule(
+                              () -> {
+                                if (cancelled.get()) {
+                                  ranCancelled.incrementAndGet();
+                                }
+                              },
+                              delay);
+                      if (f.cancel(false)) {
+                        cancelled.set(true);
+                      } else {
+                        lostRaces.incrementAndGet(); // it ran before the cancel: counts as kept
+                        kept.incrementAndGet();
+                        ranKept.incrementAndGet();
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       for (java.util.concurrent.Future<?> f : done) {
         f.get(30, TimeUnit.SECONDS);
@@ -184,7 +213,8 @@ class TimersTest {
       Thread.sleep(10);
     }
     Thread.sleep(50);
-    assertThat(ranKept.get()).as("kept tasks ran, each once (%d lost the race to cancel)", lostRaces.get())
+    assertThat(ranKept.get())
+        .as("kept tasks ran, each once (%d lost the race to cancel)", lostRaces.get())
         .isEqualTo(kept.get());
     assertThat(ranCancelled).as("cancelled tasks never ran").hasValue(0);
   }

@@ -34,7 +34,8 @@ class WireTextTest {
   @Test
   void truncateMeasuresWithTheWiresCost() {
     // a wire that spends three bytes on every non-ASCII byte (percent-encoding, say)
-    String cut = WireText.truncate("ééééé", 12 + 12, cp -> cp < 0x80 ? 1 : 3 * WireText.utf8Length(cp));
+    String cut =
+        WireText.truncate("ééééé", 12 + 12, cp -> cp < 0x80 ? 1 : 3 * WireText.utf8Length(cp));
     assertThat(cut).isEqualTo("éé (truncated)");
   }
 

@@ -54,11 +54,17 @@ class MiddlewareTest {
   @Test
   void nullsAreSkipped() {
     Handler<String, String> h =
-        Middleware.apply(handler(), Arrays.asList(null, recording("a"), null, recording("b"), null));
+        Middleware.apply(
+            handler(), Arrays.asList(null, recording("a"), null, recording("b"), null));
 
     assertThat(h.handle("x").join()).isEqualTo("result:x+a+b+b+a");
-    assertThat(events).containsExactly("a in(x)", "b in(x+a)", "handler(x+a+b)",
-        "b out(result:x+a+b)", "a out(result:x+a+b+b)");
+    assertThat(events)
+        .containsExactly(
+            "a in(x)",
+            "b in(x+a)",
+            "handler(x+a+b)",
+            "b out(result:x+a+b)",
+            "a out(result:x+a+b+b)");
   }
 
   @Test
@@ -72,9 +78,11 @@ class MiddlewareTest {
   @Test
   void aMiddlewareMayAnswerWithoutCallingNext() {
     Middleware<String, String> reject =
-        (input, next) -> CompletableFuture.failedFuture(new IllegalStateException("rejected " + input));
+        (input, next) ->
+            CompletableFuture.failedFuture(new IllegalStateException("rejected " + input));
 
-    Handler<String, String> h = Middleware.apply(handler(), List.of(recording("a"), reject, recording("b")));
+    Handler<String, String> h =
+        Middleware.apply(handler(), List.of(recording("a"), reject, recording("b")));
 
     assertThat(h.handle("x")).isCompletedExceptionally();
     assertThatThrownBy(() -> h.handle("y").join()).hasRootCauseMessage("rejected y+a");
@@ -110,8 +118,14 @@ class MiddlewareTest {
     h.handle("1").join();
     h.handle("2").join();
 
-    assertThat(events).containsExactly(
-        "a in(1)", "handler(1+a)", "a out(result:1+a)", "a in(2)", "handler(2+a)", "a out(result:2+a)");
+    assertThat(events)
+        .containsExactly(
+            "a in(1)",
+            "handler(1+a)",
+            "a out(result:1+a)",
+            "a in(2)",
+            "handler(2+a)",
+            "a out(result:2+a)");
   }
 
   @Test
@@ -136,6 +150,7 @@ class MiddlewareTest {
     assertThatThrownBy(() -> Middleware.apply(null, List.<Middleware<String, String>>of()))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("handler");
-    assertThatThrownBy(() -> Middleware.apply(handler(), null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> Middleware.apply(handler(), null))
+        .isInstanceOf(NullPointerException.class);
   }
 }

@@ -62,19 +62,24 @@ class PeerRegistryTest {
 
   @Test
   void releasingWhatWasNotRetainedFails() {
-    assertThatThrownBy(() -> registry.release("h:1", p -> {})).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> registry.release("h:1", p -> {}))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("h:1");
     registry.retain("h:1", p -> {});
-    assertThatThrownBy(() -> registry.release("h:1", p -> {})).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> registry.release("h:1", p -> {}))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not retained by");
   }
 
   @Test
   void statusChangesReachEverySubscriberEvenWhenOneThrows() {
     List<String> seen = new ArrayList<>();
-    TestPeer peer = registry.retain("h:1", p -> {
-      throw new IllegalStateException("bad subscriber");
-    });
+    TestPeer peer =
+        registry.retain(
+            "h:1",
+            p -> {
+              throw new IllegalStateException("bad subscriber");
+            });
     registry.retain("h:1", p -> seen.add(p.identifier() + " " + p.status()));
     peer.become(ConnectionStatus.AVAILABLE);
     assertThat(seen).containsExactly("h:1 AVAILABLE");
@@ -92,9 +97,12 @@ class PeerRegistryTest {
 
   @Test
   void aFactoryMayRefuse() {
-    PeerRegistry<TestPeer> stopped = new PeerRegistry<>(id -> {
-      throw new IllegalStateException("transport was stopped");
-    }, p -> {});
+    PeerRegistry<TestPeer> stopped =
+        new PeerRegistry<>(
+            id -> {
+              throw new IllegalStateException("transport was stopped");
+            },
+            p -> {});
     assertThatThrownBy(() -> stopped.retain("h:1", p -> {})).hasMessage("transport was stopped");
     assertThat(stopped.peers()).isEmpty();
   }

@@ -67,7 +67,11 @@ class RoundRobinPeerListTest {
   }
 
   private static RequestMeta meta(Duration timeout) {
-    return RequestMeta.builder().service("svc").procedure("proc").deadline(Deadline.after(timeout)).build();
+    return RequestMeta.builder()
+        .service("svc")
+        .procedure("proc")
+        .deadline(Deadline.after(timeout))
+        .build();
   }
 
   private static String chooseNow(RoundRobinPeerList list) {
@@ -86,7 +90,8 @@ class RoundRobinPeerListTest {
     return f.get(10, TimeUnit.SECONDS);
   }
 
-  // --- order and availability ---------------------------------------------------------------------
+  // --- order and availability
+  // ---------------------------------------------------------------------
 
   @Test
   void choosesThreePeersInRoundRobinOrder() {
@@ -131,7 +136,8 @@ class RoundRobinPeerListTest {
         .containsExactly("b:2", "a:1", "c:3", "b:2");
   }
 
-  // --- waiting ------------------------------------------------------------------------------------
+  // --- waiting
+  // ------------------------------------------------------------------------------------
 
   @Test
   void waitingChooseCompletesWhenAPeerBecomesAvailable() throws Exception {
@@ -194,8 +200,10 @@ class RoundRobinPeerListTest {
     YarpcException e = failure(list.choose(meta()));
 
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(e.getMessage()).startsWith("\"round-robin\" peer list has 1 peer but it is not responsive, "
-        + "timed out waiting for a connection to open (fail-fast is not enabled): ");
+    assertThat(e.getMessage())
+        .startsWith(
+            "\"round-robin\" peer list has 1 peer but it is not responsive, "
+                + "timed out waiting for a connection to open (fail-fast is not enabled): ");
   }
 
   @Test
@@ -230,10 +238,12 @@ class RoundRobinPeerListTest {
 
     YarpcException e = failure(f);
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(e.getMessage()).isEqualTo("\"round-robin\" peer list was stopped while waiting for a peer");
+    assertThat(e.getMessage())
+        .isEqualTo("\"round-robin\" peer list was stopped while waiting for a peer");
   }
 
-  // --- fail-fast ----------------------------------------------------------------------------------
+  // --- fail-fast
+  // ----------------------------------------------------------------------------------
 
   @Test
   void failFastFailsAtOnceWithoutWaiting() {
@@ -242,22 +252,26 @@ class RoundRobinPeerListTest {
     assertThat(f).isCompletedExceptionally();
     YarpcException e = failure(f);
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(e.getMessage()).isEqualTo(
-        "\"round-robin\" peer list has no peers, did not wait for peers to be added (fail-fast is enabled)");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "\"round-robin\" peer list has no peers, did not wait for peers to be added (fail-fast is enabled)");
 
     transport.initialStatus("a:1", CONNECTING);
     transport.initialStatus("b:2", CONNECTING);
     RoundRobinPeerList connecting = started(builder("a:1", "b:2").failFast(true));
     CompletableFuture<PeerLease> g = connecting.choose(meta(Duration.ofSeconds(10)));
     assertThat(g).isCompletedExceptionally();
-    assertThat(failure(g).getMessage()).isEqualTo("\"round-robin\" peer list has 2 peers but none are "
-        + "responsive, did not wait for a connection to open (fail-fast is enabled)");
+    assertThat(failure(g).getMessage())
+        .isEqualTo(
+            "\"round-robin\" peer list has 2 peers but none are "
+                + "responsive, did not wait for a connection to open (fail-fast is enabled)");
 
     transport.setStatus("a:1", AVAILABLE);
     assertThat(chooseNow(connecting)).isEqualTo("a:1");
   }
 
-  // --- updates ------------------------------------------------------------------------------------
+  // --- updates
+  // ------------------------------------------------------------------------------------
 
   @Test
   void updateAddsAndRemovesPeersWhileRunning() {
@@ -276,9 +290,12 @@ class RoundRobinPeerListTest {
   void duplicateAddAndAbsentRemoveAreReportedButTheRestIsApplied() {
     RoundRobinPeerList list = started(builder("a:1", "b:2"));
 
-    Throwable t = catchThrowable(() -> list.update(List.of("a:1", "c:3", "d:4", "c:3"), List.of("x:9", "b:2")));
+    Throwable t =
+        catchThrowable(
+            () -> list.update(List.of("a:1", "c:3", "d:4", "c:3"), List.of("x:9", "b:2")));
 
-    assertThat(t).isInstanceOf(IllegalArgumentException.class)
+    assertThat(t)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cannot add peers already in the list: [a:1, c:3]")
         .hasMessageContaining("cannot remove peers not in the list: [x:9]");
     assertThat(list.peerIdentifiers()).containsExactly("a:1", "c:3", "d:4");
@@ -322,7 +339,8 @@ class RoundRobinPeerListTest {
         .hasMessageContaining("a:1");
   }
 
-  // --- pending counts -----------------------------------------------------------------------------
+  // --- pending counts
+  // -----------------------------------------------------------------------------
 
   @Test
   void countsPendingRequestsAndFinishesEachLeaseOnce() {
@@ -345,7 +363,8 @@ class RoundRobinPeerListTest {
     assertThat(list.pendingRequests("unknown:0")).isZero();
   }
 
-  // --- lifecycle ----------------------------------------------------------------------------------
+  // --- lifecycle
+  // ----------------------------------------------------------------------------------
 
   @Test
   void chooseBeforeStartAndAfterStopFailsUnavailable() {
@@ -391,21 +410,23 @@ class RoundRobinPeerListTest {
 
   @Test
   void aFailedStartReleasesWhatWasRetained() {
-    PeerTransport failing = new PeerTransport() {
-      @Override
-      public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
-        if (identifier.equals("bad:0")) {
-          throw new IllegalStateException("cannot retain " + identifier);
-        }
-        return transport.retainPeer(identifier, subscriber);
-      }
+    PeerTransport failing =
+        new PeerTransport() {
+          @Override
+          public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
+            if (identifier.equals("bad:0")) {
+              throw new IllegalStateException("cannot retain " + identifier);
+            }
+            return transport.retainPeer(identifier, subscriber);
+          }
 
-      @Override
-      public void releasePeer(String identifier, PeerSubscriber subscriber) {
-        transport.releasePeer(identifier, subscriber);
-      }
-    };
-    RoundRobinPeerList list = RoundRobinPeerList.builder(failing).peers(List.of("a:1", "bad:0", "c:3")).build();
+          @Override
+          public void releasePeer(String identifier, PeerSubscriber subscriber) {
+            transport.releasePeer(identifier, subscriber);
+          }
+        };
+    RoundRobinPeerList list =
+        RoundRobinPeerList.builder(failing).peers(List.of("a:1", "bad:0", "c:3")).build();
 
     assertThatThrownBy(list::start).hasMessage("cannot retain bad:0");
 
@@ -415,7 +436,8 @@ class RoundRobinPeerListTest {
     assertThat(transport.retainCount("c:3")).isZero();
   }
 
-  // --- concurrency --------------------------------------------------------------------------------
+  // --- concurrency
+  // --------------------------------------------------------------------------------
 
   @Test
   void concurrentChoosesAreSpreadEvenly() throws Exception {
@@ -428,15 +450,19 @@ class RoundRobinPeerListTest {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        done.add(pool.submit(() -> {
-          go.await();
-          for (int i = 0; i < perThread; i++) {
-            PeerLease lease = list.choose(meta()).join();
-            counts.computeIfAbsent(lease.peer().identifier(), k -> new LongAdder()).increment();
-            lease.finish(null);
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  for (int i = 0; i < perThread; i++) {
+                    PeerLease lease = list.choose(meta()).join();
+                    counts
+                        .computeIfAbsent(lease.peer().identifier(), k -> new LongAdder())
+                        .increment();
+                    lease.finish(null);
+                  }
+                  return null;
+                }));
       }
       go.countDown();
       for (Future<?> f : done) {
@@ -449,7 +475,8 @@ class RoundRobinPeerListTest {
     assertThat(counts).containsOnlyKeys("a:1", "b:2", "c:3", "d:4");
     List<Long> values = new ArrayList<>();
     counts.values().forEach(c -> values.add(c.sum()));
-    assertThat(values.stream().mapToLong(Long::longValue).sum()).isEqualTo((long) threads * perThread);
+    assertThat(values.stream().mapToLong(Long::longValue).sum())
+        .isEqualTo((long) threads * perThread);
     assertThat(Collections.max(values) - Collections.min(values)).isLessThanOrEqualTo(1);
     for (String id : counts.keySet()) {
       assertThat(list.pendingRequests(id)).isZero();
@@ -459,7 +486,8 @@ class RoundRobinPeerListTest {
   @Test
   void concurrentChoosesUpdatesAndStatusChangesStayConsistent() throws Exception {
     List<String> ids = List.of("a:1", "b:2", "c:3", "d:4");
-    RoundRobinPeerList list = started(RoundRobinPeerList.builder(transport).peers(ids.subList(0, 2)));
+    RoundRobinPeerList list =
+        started(RoundRobinPeerList.builder(transport).peers(ids.subList(0, 2)));
     int threads = 6;
     int perThread = 500;
     AtomicInteger failures = new AtomicInteger();
@@ -471,59 +499,74 @@ class RoundRobinPeerListTest {
     try {
       List<Future<?>> choosers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        choosers.add(pool.submit(() -> {
-          go.await();
-          ThreadLocalRandom random = ThreadLocalRandom.current();
-          ConnectionStatus[] statuses = ConnectionStatus.values(); // available a third of the time
-          for (int i = 0; i < perThread; i++) {
-            if (i % 4 == 0) { // choosers flap statuses too, so waits and serves interleave with chooses
-              transport.setStatus(ids.get(random.nextInt(ids.size())), statuses[random.nextInt(statuses.length)]);
-            }
-            try {
-              PeerLease lease = list.choose(meta(Duration.ofMillis(10))).get(10, TimeUnit.SECONDS);
-              successes.incrementAndGet();
-              lease.finish(null);
-              if (i % 3 == 0) {
-                lease.finish(null);
-              }
-            } catch (ExecutionException e) {
-              if (!(e.getCause() instanceof YarpcException)
-                  || ((YarpcException) e.getCause()).code() != Code.UNAVAILABLE) {
-                unexpected.put(String.valueOf(e.getCause()), true);
-              }
-              failures.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        choosers.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  ThreadLocalRandom random = ThreadLocalRandom.current();
+                  ConnectionStatus[] statuses =
+                      ConnectionStatus.values(); // available a third of the time
+                  for (int i = 0; i < perThread; i++) {
+                    if (i % 4
+                        == 0) { // choosers flap statuses too, so waits and serves interleave with
+                      // chooses
+                      transport.setStatus(
+                          ids.get(random.nextInt(ids.size())),
+                          statuses[random.nextInt(statuses.length)]);
+                    }
+                    try {
+                      PeerLease lease =
+                          list.choose(meta(Duration.ofMillis(10))).get(10, TimeUnit.SECONDS);
+                      successes.incrementAndGet();
+                      lease.finish(null);
+                      if (i % 3 == 0) {
+                        lease.finish(null);
+                      }
+                    } catch (ExecutionException e) {
+                      if (!(e.getCause() instanceof YarpcException)
+                          || ((YarpcException) e.getCause()).code() != Code.UNAVAILABLE) {
+                        unexpected.put(String.valueOf(e.getCause()), true);
+                      }
+                      failures.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
-      Future<?> flapper = pool.submit(() -> {
-        go.await();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (!choosersDone.get()) {
-          ConnectionStatus[] statuses = ConnectionStatus.values(); // available a third of the time
-          transport.setStatus(ids.get(random.nextInt(ids.size())), statuses[random.nextInt(statuses.length)]);
-        }
-        return null;
-      });
-      Future<?> churner = pool.submit(() -> {
-        go.await();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (!choosersDone.get()) {
-          String id = ids.get(random.nextInt(ids.size()));
-          try {
-            if (list.peerIdentifiers().contains(id)) {
-              list.update(List.of(), List.of(id));
-            } else {
-              list.update(List.of(id), List.of());
-            }
-          } catch (IllegalArgumentException e) {
-            unexpected.put(e.getMessage(), true); // only this thread updates: cannot happen
-          }
-          Thread.sleep(0, 100_000);
-        }
-        return null;
-      });
+      Future<?> flapper =
+          pool.submit(
+              () -> {
+                go.await();
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!choosersDone.get()) {
+                  ConnectionStatus[] statuses =
+                      ConnectionStatus.values(); // available a third of the time
+                  transport.setStatus(
+                      ids.get(random.nextInt(ids.size())),
+                      statuses[random.nextInt(statuses.length)]);
+                }
+                return null;
+              });
+      Future<?> churner =
+          pool.submit(
+              () -> {
+                go.await();
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!choosersDone.get()) {
+                  String id = ids.get(random.nextInt(ids.size()));
+                  try {
+                    if (list.peerIdentifiers().contains(id)) {
+                      list.update(List.of(), List.of(id));
+                    } else {
+                      list.update(List.of(id), List.of());
+                    }
+                  } catch (IllegalArgumentException e) {
+                    unexpected.put(e.getMessage(), true); // only this thread updates: cannot happen
+                  }
+                  Thread.sleep(0, 100_000);
+                }
+                return null;
+              });
       go.countDown();
       try {
         for (Future<?> f : choosers) {

@@ -11,7 +11,8 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class SinglePeerChooserTest {
-  private static final RequestMeta META = RequestMeta.builder().service("svc").procedure("p").build();
+  private static final RequestMeta META =
+      RequestMeta.builder().service("svc").procedure("p").build();
 
   private final FakePeerTransport transport = new FakePeerTransport(ConnectionStatus.UNAVAILABLE);
 
@@ -43,7 +44,8 @@ class SinglePeerChooserTest {
 
     YarpcException before = failure(chooser.choose(META));
     assertThat(before.code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(before.getMessage()).isEqualTo("single peer chooser for \"a:1\" has not been started");
+    assertThat(before.getMessage())
+        .isEqualTo("single peer chooser for \"a:1\" has not been started");
 
     chooser.start();
     chooser.stop();

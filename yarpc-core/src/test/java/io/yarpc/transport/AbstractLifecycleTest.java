@@ -153,7 +153,9 @@ class AbstractLifecycleTest {
 
     assertThat(c.stops).hasValue(1);
     assertThat(c.isRunning()).isFalse();
-    assertThatThrownBy(c::start).as("doStart runs at most once").isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(c::start)
+        .as("doStart runs at most once")
+        .isInstanceOf(IllegalStateException.class);
     assertThat(c.starts).hasValue(1);
   }
 

@@ -79,8 +79,12 @@ class BodyTest {
     assertThat(body.toByteArray()).isEqualTo(expected);
     assertThat(written(body)).isEqualTo(expected);
     assertThat(streamed(body)).isEqualTo(expected);
-    assertThat(streamed(body)).as("a byte-access body opens any number of streams").isEqualTo(expected);
-    assertThat(concat(body.byteBuffers())).as("reading did not consume the body").isEqualTo(expected);
+    assertThat(streamed(body))
+        .as("a byte-access body opens any number of streams")
+        .isEqualTo(expected);
+    assertThat(concat(body.byteBuffers()))
+        .as("reading did not consume the body")
+        .isEqualTo(expected);
   }
 
   @Nested
@@ -258,7 +262,8 @@ class BodyTest {
     void concatenatesInOrder() throws IOException {
       Body body =
           Body.ofBuffers(
-              List.of(ByteBuffer.wrap(bytes("one,")), direct("two,"), ByteBuffer.wrap(bytes("three"))),
+              List.of(
+                  ByteBuffer.wrap(bytes("one,")), direct("two,"), ByteBuffer.wrap(bytes("three"))),
               null);
 
       assertByteAccessBody(body, bytes("one,two,three"));
@@ -280,7 +285,8 @@ class BodyTest {
     void emptyBuffersAndEmptyListWork() throws IOException {
       assertByteAccessBody(Body.ofBuffers(List.of(), null), new byte[0]);
       assertByteAccessBody(
-          Body.ofBuffers(List.of(ByteBuffer.allocate(0), ByteBuffer.wrap(bytes("x")), direct("")), null),
+          Body.ofBuffers(
+              List.of(ByteBuffer.allocate(0), ByteBuffer.wrap(bytes("x")), direct("")), null),
           bytes("x"));
     }
 
@@ -396,7 +402,8 @@ class BodyTest {
     void nullBuffersAreRejected() {
       List<ByteBuffer> withNull = new ArrayList<>();
       withNull.add(null);
-      assertThatThrownBy(() -> Body.ofBuffers(withNull, null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> Body.ofBuffers(withNull, null))
+          .isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> Body.ofBuffers(null, null)).isInstanceOf(NullPointerException.class);
     }
   }
@@ -417,7 +424,11 @@ class BodyTest {
     @Test
     void useAfterReleaseThrowsLikeEveryOtherBody() {
       for (Body body :
-          List.of(Body.of(bytes("abc")), Body.of(bytes("abc"), 1, 1), Body.empty(), Body.of(direct("x")))) {
+          List.of(
+              Body.of(bytes("abc")),
+              Body.of(bytes("abc"), 1, 1),
+              Body.empty(),
+              Body.of(direct("x")))) {
         body.release();
 
         assertThatThrownBy(body::byteBuffers).isInstanceOf(IllegalStateException.class);
@@ -476,7 +487,8 @@ class BodyTest {
 
     @Test
     void toByteArrayWithKnownAndUnknownLength() {
-      assertThat(Body.of(new ByteArrayInputStream(bytes("abc")), 3).toByteArray()).isEqualTo(bytes("abc"));
+      assertThat(Body.of(new ByteArrayInputStream(bytes("abc")), 3).toByteArray())
+          .isEqualTo(bytes("abc"));
       assertThat(Body.of(new ByteArrayInputStream(bytes("abcdef")), -1).toByteArray())
           .isEqualTo(bytes("abcdef"));
     }
@@ -707,7 +719,8 @@ class BodyTest {
       byte[] dst = new byte[8];
       body.copyTo(dst, 3);
       assertThat(Arrays.copyOfRange(dst, 3, 8)).isEqualTo(bytes("hello"));
-      assertThatThrownBy(() -> body.copyTo(new byte[8], 4)).isInstanceOf(IndexOutOfBoundsException.class);
+      assertThatThrownBy(() -> body.copyTo(new byte[8], 4))
+          .isInstanceOf(IndexOutOfBoundsException.class);
     }
 
     @Test
@@ -719,10 +732,18 @@ class BodyTest {
 
       ByteBuffer direct = ByteBuffer.allocateDirect(3).put(bytes("abc")).flip();
       assertThat(Body.of(direct).arrayView()).as("direct").isNull();
-      assertThat(Body.of(heap.asReadOnlyBuffer()).arrayView()).as("read-only heap hides its array").isNull();
-      assertThat(Body.ofBuffers(List.of(ByteBuffer.wrap(bytes("a")), ByteBuffer.wrap(bytes("b"))), null)
-          .arrayView()).as("split").isNull();
-      assertThat(Body.of(new ByteArrayInputStream(bytes("abc")), 3).arrayView()).as("stream").isNull();
+      assertThat(Body.of(heap.asReadOnlyBuffer()).arrayView())
+          .as("read-only heap hides its array")
+          .isNull();
+      assertThat(
+              Body.ofBuffers(
+                      List.of(ByteBuffer.wrap(bytes("a")), ByteBuffer.wrap(bytes("b"))), null)
+                  .arrayView())
+          .as("split")
+          .isNull();
+      assertThat(Body.of(new ByteArrayInputStream(bytes("abc")), 3).arrayView())
+          .as("stream")
+          .isNull();
     }
 
     @Test
@@ -739,7 +760,8 @@ class BodyTest {
       assertThat(a.position()).isEqualTo(2);
       assertThat(b.position()).isEqualTo(2);
       assertThat(concat(body.byteBuffers())).isEqualTo(bytes("onetwothree"));
-      assertThatThrownBy(() -> body.copyTo(new byte[10], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+      assertThatThrownBy(() -> body.copyTo(new byte[10], 0))
+          .isInstanceOf(IndexOutOfBoundsException.class);
     }
 
     @Test
@@ -748,17 +770,21 @@ class BodyTest {
       Body.of(new ByteArrayInputStream(bytes("abc")), 3).copyTo(dst, 0);
       assertThat(dst).isEqualTo(bytes("abc"));
 
-      assertThatThrownBy(() -> Body.of(new ByteArrayInputStream(bytes("abc")), -1).copyTo(new byte[3], 0))
+      assertThatThrownBy(
+              () -> Body.of(new ByteArrayInputStream(bytes("abc")), -1).copyTo(new byte[3], 0))
           .isInstanceOf(IllegalStateException.class);
-      assertThatThrownBy(() -> Body.of(new ByteArrayInputStream(bytes("ab")), 3).copyTo(new byte[3], 0))
-          .isInstanceOf(java.io.EOFException.class).hasMessageContaining("2 of 3");
+      assertThatThrownBy(
+              () -> Body.of(new ByteArrayInputStream(bytes("ab")), 3).copyTo(new byte[3], 0))
+          .isInstanceOf(java.io.EOFException.class)
+          .hasMessageContaining("2 of 3");
     }
 
     @Test
     void releasedBodiesRefuse() {
       for (Body body : List.of(Body.of(bytes("abc")), Body.of(ByteBuffer.wrap(bytes("abc"))))) {
         body.release();
-        assertThatThrownBy(() -> body.copyTo(new byte[3], 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> body.copyTo(new byte[3], 0))
+            .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(body::arrayView).isInstanceOf(IllegalStateException.class);
       }
     }

@@ -15,7 +15,8 @@ class DeadlineTest {
     Deadline d = Deadline.after(Duration.ofSeconds(10));
 
     assertThat(d.isExpired()).isFalse();
-    assertThat(d.remainingNanos()).isBetween(TimeUnit.SECONDS.toNanos(9), TimeUnit.SECONDS.toNanos(10));
+    assertThat(d.remainingNanos())
+        .isBetween(TimeUnit.SECONDS.toNanos(9), TimeUnit.SECONDS.toNanos(10));
     assertThat(d.timeRemaining()).isBetween(Duration.ofSeconds(9), Duration.ofSeconds(10));
     assertThat(d.remainingMillis()).isBetween(9_000L, 10_000L);
   }
@@ -45,7 +46,8 @@ class DeadlineTest {
 
   @Test
   void remainingMillisRoundsUp() {
-    // A sub-millisecond remainder still counts as one millisecond, so a TTL of 0 is never sent early.
+    // A sub-millisecond remainder still counts as one millisecond, so a TTL of 0 is never sent
+    // early.
     Deadline d = Deadline.after(Duration.ofMillis(5).plusNanos(500_000));
     long millis = d.remainingMillis();
 
@@ -91,7 +93,9 @@ class DeadlineTest {
 
   @Test
   void toStringShowsTimeLeft() {
-    assertThat(Deadline.after(Duration.ofSeconds(30)).toString()).startsWith("Deadline[PT").endsWith(" left]");
+    assertThat(Deadline.after(Duration.ofSeconds(30)).toString())
+        .startsWith("Deadline[PT")
+        .endsWith(" left]");
   }
 
   @Test

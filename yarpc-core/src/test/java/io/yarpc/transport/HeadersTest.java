@@ -42,7 +42,8 @@ class HeadersTest {
     Headers h = Headers.of("X-Foo", "1", "BAR", "2", "baz", "3");
 
     assertThat(h.keys()).containsExactly("x-foo", "bar", "baz");
-    assertThat(h.asMap()).containsExactly(entry("x-foo", "1"), entry("bar", "2"), entry("baz", "3"));
+    assertThat(h.asMap())
+        .containsExactly(entry("x-foo", "1"), entry("bar", "2"), entry("baz", "3"));
     assertThat(canonicals(h)).containsExactly("x-foo=1", "bar=2", "baz=3");
   }
 
@@ -240,8 +241,10 @@ class HeadersTest {
     Headers h = Headers.of("a", "1");
 
     assertThatThrownBy(() -> h.keys().add("b")).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> h.keys().remove("a")).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> h.asMap().put("b", "2")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> h.keys().remove("a"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> h.asMap().put("b", "2"))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThat(h.get("a")).isEqualTo("1");
   }
 

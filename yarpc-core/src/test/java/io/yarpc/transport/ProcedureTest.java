@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 class ProcedureTest {
   private static Procedure.Builder echo() {
-    return Procedure.builder("echo").unary(r -> CompletableFuture.completedFuture(Response.of(r.body())));
+    return Procedure.builder("echo")
+        .unary(r -> CompletableFuture.completedFuture(Response.of(r.body())));
   }
 
   @Test

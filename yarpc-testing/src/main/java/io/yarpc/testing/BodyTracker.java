@@ -156,7 +156,10 @@ public final class BodyTracker {
     StringBuilder sb = new StringBuilder();
     if (!all) {
       List<String> left = outstandingBodies();
-      sb.append(left.size()).append(" of ").append(allocated()).append(" tracked bodies were not released");
+      sb.append(left.size())
+          .append(" of ")
+          .append(allocated())
+          .append(" tracked bodies were not released");
       int shown = 0;
       for (String label : left) {
         if (shown++ == 20) {

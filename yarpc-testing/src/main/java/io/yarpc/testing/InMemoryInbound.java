@@ -5,13 +5,13 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.transport.InboundCalls;
-import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
@@ -82,7 +82,8 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
     return "InMemoryInbound{" + transport + "}";
   }
 
-  // ---- server side of each RPC type; run on the transport's I/O threads ------------------------------
+  // ---- server side of each RPC type; run on the transport's I/O threads
+  // ------------------------------
 
   /** Routes a unary call and completes {@code result} with what the client receives. */
   void serveUnary(RequestMeta meta, Body body, CompletableFuture<Response> result) {
@@ -100,42 +101,50 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
       server = CompletableFuture.failedFuture(t);
     }
     CompletableFuture<Response> call = server;
-    result.whenComplete((r, e) -> {
-      if (result.isCancelled()) {
-        call.cancel(false);
-      }
-    });
-    call.whenComplete((response, error) -> transport.execute(() -> {
-      if (error != null) {
-        if (!result.isDone()) {
-          YarpcException wire = transport.transmit(error, "in-memory error response of " + what);
-          if (!result.completeExceptionally(wire)) {
-            YarpcException.releaseResponse(wire);
+    result.whenComplete(
+        (r, e) -> {
+          if (result.isCancelled()) {
+            call.cancel(false);
           }
-        } else {
-          YarpcException.releaseResponse(error);
-        }
-        return;
-      }
-      if (response == null) {
-        result.completeExceptionally(YarpcException.of(Code.INTERNAL, "handler of %s returned no response", what));
-        return;
-      }
-      if (result.isDone()) {
-        response.body().release();
-        return;
-      }
-      Response received;
-      try {
-        received = transport.transmit(response, "in-memory response body of " + what);
-      } catch (YarpcException e) {
-        result.completeExceptionally(transport.transmit(e, "in-memory error response of " + what));
-        return;
-      }
-      if (!result.complete(received)) {
-        received.body().release();
-      }
-    }));
+        });
+    call.whenComplete(
+        (response, error) ->
+            transport.execute(
+                () -> {
+                  if (error != null) {
+                    if (!result.isDone()) {
+                      YarpcException wire =
+                          transport.transmit(error, "in-memory error response of " + what);
+                      if (!result.completeExceptionally(wire)) {
+                        YarpcException.releaseResponse(wire);
+                      }
+                    } else {
+                      YarpcException.releaseResponse(error);
+                    }
+                    return;
+                  }
+                  if (response == null) {
+                    result.completeExceptionally(
+                        YarpcException.of(
+                            Code.INTERNAL, "handler of %s returned no response", what));
+                    return;
+                  }
+                  if (result.isDone()) {
+                    response.body().release();
+                    return;
+                  }
+                  Response received;
+                  try {
+                    received = transport.transmit(response, "in-memory response body of " + what);
+                  } catch (YarpcException e) {
+                    result.completeExceptionally(
+                        transport.transmit(e, "in-memory error response of " + what));
+                    return;
+                  }
+                  if (!result.complete(received)) {
+                    received.body().release();
+                  }
+                }));
   }
 
   /**
@@ -153,15 +162,17 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
       handled = InboundCalls.handle(spec.oneway(), Request.of(meta, body), body::release);
     } catch (Throwable t) {
       body.release();
-      ack.completeExceptionally(transport.transmit(t, "in-memory oneway error of " + describe(meta)));
+      ack.completeExceptionally(
+          transport.transmit(t, "in-memory oneway error of " + describe(meta)));
       return;
     }
     if (handled != null) {
-      handled.whenComplete((v, e) -> {
-        if (e != null) {
-          log.debug("oneway handler of {} failed", describe(meta), e);
-        }
-      });
+      handled.whenComplete(
+          (v, e) -> {
+            if (e != null) {
+              log.debug("oneway handler of {} failed", describe(meta), e);
+            }
+          });
     }
     ack.complete(null);
   }
@@ -176,7 +187,8 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
       spec = choose(stream.serverMeta(), RpcType.STREAMING);
     } catch (Throwable t) {
       result.completeExceptionally(
-          transport.transmitStatus(t, "in-memory stream error of " + describe(stream.serverMeta())));
+          transport.transmitStatus(
+              t, "in-memory stream error of " + describe(stream.serverMeta())));
       return;
     }
     streams.add(stream);

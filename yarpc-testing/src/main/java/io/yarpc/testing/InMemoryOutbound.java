@@ -81,7 +81,8 @@ public final class InMemoryOutbound extends AbstractLifecycle
 
   /** How the server side takes a transmitted request and completes the caller's future. */
   private interface Delivery<T> {
-    void serve(InMemoryInbound target, RequestMeta serverMeta, Body wire, CompletableFuture<T> result);
+    void serve(
+        InMemoryInbound target, RequestMeta serverMeta, Body wire, CompletableFuture<T> result);
   }
 
   /** Copies and releases the request body, then delivers the copy on an I/O thread. */
@@ -99,7 +100,8 @@ public final class InMemoryOutbound extends AbstractLifecycle
       return CompletableFuture.failedFuture(e);
     }
     CompletableFuture<T> result = new CompletableFuture<>();
-    transport.execute(() -> delivery.serve(target, InMemoryTransport.serverMeta(meta, ttl), wire, result));
+    transport.execute(
+        () -> delivery.serve(target, InMemoryTransport.serverMeta(meta, ttl), wire, result));
     return result;
   }
 
@@ -117,20 +119,25 @@ public final class InMemoryOutbound extends AbstractLifecycle
     }
     long ttl = InMemoryTransport.ttl(meta);
     CompletableFuture<ClientStream> result = new CompletableFuture<>();
-    transport.execute(() -> {
-      InMemoryStream[] holder = new InMemoryStream[1];
-      InMemoryStream stream = new InMemoryStream(transport, meta, InMemoryTransport.serverMeta(meta, ttl),
-          () -> streams.remove(holder[0]));
-      holder[0] = stream;
-      streams.add(stream);
-      target.serveStream(stream, result);
-      if (result.isCompletedExceptionally()) {
-        streams.remove(stream);
-      }
-      if (!isRunning()) {
-        stream.abort(YarpcException.of(Code.UNAVAILABLE, "in-memory outbound was stopped"));
-      }
-    });
+    transport.execute(
+        () -> {
+          InMemoryStream[] holder = new InMemoryStream[1];
+          InMemoryStream stream =
+              new InMemoryStream(
+                  transport,
+                  meta,
+                  InMemoryTransport.serverMeta(meta, ttl),
+                  () -> streams.remove(holder[0]));
+          holder[0] = stream;
+          streams.add(stream);
+          target.serveStream(stream, result);
+          if (result.isCompletedExceptionally()) {
+            streams.remove(stream);
+          }
+          if (!isRunning()) {
+            stream.abort(YarpcException.of(Code.UNAVAILABLE, "in-memory outbound was stopped"));
+          }
+        });
     return result;
   }
 

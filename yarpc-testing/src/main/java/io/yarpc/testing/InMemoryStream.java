@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
@@ -43,15 +43,21 @@ final class InMemoryStream {
   private final ClientEnd client = new ClientEnd();
   private final ServerEnd server = new ServerEnd();
   private final Runnable onClientDone;
+
   /** Guarded by {@link #lock}. */
   private boolean headersSent;
+
   /** Guarded by {@link #lock}. */
   private boolean serverSentMessage;
+
   private volatile CompletableFuture<Void> handler;
   private volatile boolean cancelled;
   private Runnable onServerEnd = () -> {};
 
-  InMemoryStream(InMemoryTransport transport, RequestMeta clientMeta, RequestMeta serverMeta,
+  InMemoryStream(
+      InMemoryTransport transport,
+      RequestMeta clientMeta,
+      RequestMeta serverMeta,
       Runnable onClientDone) {
     this.transport = transport;
     this.clientMeta = clientMeta;
@@ -99,13 +105,16 @@ final class InMemoryStream {
   private void serverEnded(Throwable error) {
     trailers.complete(InMemoryTransport.copy(serverTrailers)); // before the end reaches the client
     if (error == null) {
-      toClient.finishSending(null, new IllegalStateException(
-          "the stream has ended: the handler's future already completed"));
+      toClient.finishSending(
+          null,
+          new IllegalStateException(
+              "the stream has ended: the handler's future already completed"));
       toServer.receiverGone(new IllegalStateException("the stream has ended"), true, null);
       transport.execute(() -> headers.complete(Headers.empty()));
     } else {
       YarpcException serverSide = YarpcException.from(error);
-      YarpcException clientSide = transport.transmitStatus(serverSide, "in-memory stream error of " + what);
+      YarpcException clientSide =
+          transport.transmitStatus(serverSide, "in-memory stream error of " + what);
       toClient.finishSending(clientSide, serverSide);
       toServer.receiverGone(serverSide, false, clientSide);
       fail(headers, clientSide);
@@ -143,8 +152,10 @@ final class InMemoryStream {
     private final ArrayDeque<Body> queue = new ArrayDeque<>();
     private CompletableFuture<StreamMessage> pendingReceive;
     private CompletableFuture<Void> stalled;
+
     /** What the receiver gets once the queue is empty: null (nothing yet), OK or an exception. */
     private Object end;
+
     private Throwable receiveRejection;
     private Throwable sendRejection;
     private boolean dropSends;
@@ -159,7 +170,8 @@ final class InMemoryStream {
         return sendRejection;
       }
       if (!dropSends && stalled != null) {
-        return new IllegalStateException("a send is already pending: wait for the previous send's future");
+        return new IllegalStateException(
+            "a send is already pending: wait for the previous send's future");
       }
       return null;
     }
@@ -277,7 +289,10 @@ final class InMemoryStream {
           CompletableFuture<StreamMessage> receiver = pendingReceive;
           pendingReceive = null;
           terminal = true;
-          after.add(error == null ? () -> receiver.complete(null) : () -> receiver.completeExceptionally(error));
+          after.add(
+              error == null
+                  ? () -> receiver.complete(null)
+                  : () -> receiver.completeExceptionally(error));
         }
         if (error != null && stalled != null) {
           CompletableFuture<Void> s = stalled;
@@ -384,9 +399,10 @@ final class InMemoryStream {
           throw new IllegalStateException("the stream has ended", ended);
         }
         if (headersSent) {
-          throw new IllegalStateException(serverSentMessage
-              ? "stream headers must be sent before the first message"
-              : "stream headers were already sent");
+          throw new IllegalStateException(
+              serverSentMessage
+                  ? "stream headers must be sent before the first message"
+                  : "stream headers were already sent");
         }
         headersSent = true;
       }
@@ -442,9 +458,12 @@ final class InMemoryStream {
       if (cancelled) {
         return;
       }
-      abort(YarpcException.of(Code.CANCELLED,
-          "stream to procedure \"%s\" of service \"%s\" was cancelled by the caller",
-          clientMeta.procedure(), clientMeta.service()));
+      abort(
+          YarpcException.of(
+              Code.CANCELLED,
+              "stream to procedure \"%s\" of service \"%s\" was cancelled by the caller",
+              clientMeta.procedure(),
+              clientMeta.service()));
     }
 
     @Override

@@ -181,7 +181,8 @@ public final class InMemoryTransport implements Transport {
     return "InMemoryTransport@" + Integer.toHexString(System.identityHashCode(this));
   }
 
-  // ---- what inbounds and outbounds share ------------------------------------------------------------
+  // ---- what inbounds and outbounds share
+  // ------------------------------------------------------------
 
   int streamWindow() {
     return streamWindow;
@@ -233,8 +234,12 @@ public final class InMemoryTransport implements Transport {
           }
         }
         if (promised >= 0 && buf.readableBytes() != promised) {
-          throw YarpcException.of(Code.INTERNAL, "%s: the body promised %d bytes but held %d", label,
-              promised, buf.readableBytes());
+          throw YarpcException.of(
+              Code.INTERNAL,
+              "%s: the body promised %d bytes but held %d",
+              label,
+              promised,
+              buf.readableBytes());
         }
         return tracker.track(received(buf), label);
       } catch (Throwable t) {
@@ -244,8 +249,8 @@ public final class InMemoryTransport implements Transport {
     } catch (YarpcException e) {
       throw e;
     } catch (Throwable t) {
-      throw YarpcException.withCause(Code.INTERNAL,
-          label + ": could not read the body: " + YarpcException.describe(t), t);
+      throw YarpcException.withCause(
+          Code.INTERNAL, label + ": could not read the body: " + YarpcException.describe(t), t);
     } finally {
       source.release();
     }
@@ -254,22 +259,25 @@ public final class InMemoryTransport implements Transport {
   private Body received(ByteBuf buf) {
     int length = buf.readableBytes();
     ByteBuffer whole = buf.nioBuffer(buf.readerIndex(), length).slice(); // position 0, limit length
-    List<ByteBuffer> views = new ArrayList<>(Math.max(1, (length + maxBufferSize - 1) / maxBufferSize));
+    List<ByteBuffer> views =
+        new ArrayList<>(Math.max(1, (length + maxBufferSize - 1) / maxBufferSize));
     for (int off = 0; off < length; off += maxBufferSize) {
       views.add(whole.slice(off, Math.min(maxBufferSize, length - off)));
     }
     if (views.isEmpty()) {
       views.add(whole);
     }
-    return Body.ofBuffers(views, () -> {
-      if (poison) {
-        ByteBuffer dup = whole.duplicate();
-        while (dup.hasRemaining()) {
-          dup.put(POISON, 0, Math.min(POISON.length, dup.remaining()));
-        }
-      }
-      buf.release();
-    });
+    return Body.ofBuffers(
+        views,
+        () -> {
+          if (poison) {
+            ByteBuffer dup = whole.duplicate();
+            while (dup.hasRemaining()) {
+              dup.put(POISON, 0, Math.min(POISON.length, dup.remaining()));
+            }
+          }
+          buf.release();
+        });
   }
 
   /** The response as the client receives it; releases {@code response}'s body. */
@@ -280,8 +288,9 @@ public final class InMemoryTransport implements Transport {
     if (response.isApplicationError()) {
       ApplicationErrorMeta m = response.applicationErrorMeta();
       // details are cut as every transport cuts them on its wire
-      b.applicationError(new ApplicationErrorMeta(m.code(), m.name(),
-          m.details() == null ? null : WireText.details(m.details())));
+      b.applicationError(
+          new ApplicationErrorMeta(
+              m.code(), m.name(), m.details() == null ? null : WireText.details(m.details())));
     }
     return b.build();
   }
@@ -339,17 +348,24 @@ public final class InMemoryTransport implements Transport {
     return meta.toBuilder()
         .headers(copy(meta.headers()))
         .transport(NAME)
-        .deadline(ttlNanos == Long.MIN_VALUE ? null : Deadline.after(ttlNanos, TimeUnit.NANOSECONDS))
+        .deadline(
+            ttlNanos == Long.MIN_VALUE ? null : Deadline.after(ttlNanos, TimeUnit.NANOSECONDS))
         .build();
   }
 
   private static Executor defaultExecutor() {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 2, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, "yarpc-in-memory-io-" + THREADS.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            2,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "yarpc-in-memory-io-" + THREADS.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     return pool;
   }
 

@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -130,7 +130,8 @@ public final class LeakDetectionExtension
     /** The leak as Netty logs it, with its records. */
     @Override
     public String toString() {
-      String head = "LEAK: " + resourceType + ".release() was not called before it was garbage-collected.";
+      String head =
+          "LEAK: " + resourceType + ".release() was not called before it was garbage-collected.";
       return records.isEmpty()
           ? head + " (no records: run with -Dio.netty.leakDetection.level=paranoid to see where)"
           : head + System.lineSeparator() + records;
@@ -198,7 +199,8 @@ public final class LeakDetectionExtension
   /** {@code AbstractByteBuf.leakDetector.allLeaks}, read by reflection; null when that fails. */
   private static Set<?> unreleasedTrackers() {
     try {
-      Field detectorField = Class.forName("io.netty.buffer.AbstractByteBuf").getDeclaredField("leakDetector");
+      Field detectorField =
+          Class.forName("io.netty.buffer.AbstractByteBuf").getDeclaredField("leakDetector");
       detectorField.setAccessible(true);
       Object detector = detectorField.get(null);
       Field trackersField = ResourceLeakDetector.class.getDeclaredField("allLeaks");
@@ -265,10 +267,13 @@ public final class LeakDetectionExtension
     addAll(
         classLeaks,
         detectLeaks(),
-        "reported after the last test of " + name(context) + " (class teardown or background work)");
+        "reported after the last test of "
+            + name(context)
+            + " (class teardown or background work)");
     if (!classLeaks.isEmpty()) {
       StringBuilder sb =
-          new StringBuilder(classLeaks.size() + " ByteBuf leak(s) outside any test of " + name(context));
+          new StringBuilder(
+              classLeaks.size() + " ByteBuf leak(s) outside any test of " + name(context));
       for (String leak : classLeaks) {
         sb.append(System.lineSeparator()).append(leak);
       }
@@ -302,7 +307,8 @@ public final class LeakDetectionExtension
       ResourceLeakDetector.setLevel(Level.PARANOID); // sampled levels might not track the probe
     }
     try {
-      // Unpooled direct and composite buffers go through the leak detector (unpooled heap ones do not).
+      // Unpooled direct and composite buffers go through the leak detector (unpooled heap ones do
+      // not).
       ByteBuf probe = UnpooledByteBufAllocator.DEFAULT.compositeHeapBuffer(1);
       probe.release();
     } finally {

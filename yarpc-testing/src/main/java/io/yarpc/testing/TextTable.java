@@ -29,20 +29,21 @@ final class TextTable {
   /** What details longer than {@link #MAX_DETAILS_BYTES} end with. */
   static final String TRUNCATED = " (truncated)";
 
-  private static final List<Row> ROWS = List.of(
-      new Row("plain ASCII", "plain message: 100% done, ~ok"),
-      new Row("tab", "column\tcolumn"),
-      new Row("CR", "before\rafter"),
-      new Row("LF", "line one\nline two"),
-      new Row("CRLF", "line one\r\nline two"),
-      new Row("NUL and other C0 controls", "nul\u0000 bell\u0007 escape\u001b unit\u001f end"),
-      new Row("DEL", "delete\u007fme"),
-      new Row("surrounding whitespace", "  padded\t "),
-      new Row("Latin-1", "café crème"),
-      new Row("other BMP", "日本語 costs 5 €"),
-      new Row("non-BMP", "smile 😀 clef 𝄞"),
-      new Row("long (10 KiB)", "long message " + "0123456789abcdef".repeat(640)),
-      new Row("mixed", "tab\there, CR\rLF\n, NUL\u0000, é, €, 😀 and %41 %zz"));
+  private static final List<Row> ROWS =
+      List.of(
+          new Row("plain ASCII", "plain message: 100% done, ~ok"),
+          new Row("tab", "column\tcolumn"),
+          new Row("CR", "before\rafter"),
+          new Row("LF", "line one\nline two"),
+          new Row("CRLF", "line one\r\nline two"),
+          new Row("NUL and other C0 controls", "nul\u0000 bell\u0007 escape\u001b unit\u001f end"),
+          new Row("DEL", "delete\u007fme"),
+          new Row("surrounding whitespace", "  padded\t "),
+          new Row("Latin-1", "café crème"),
+          new Row("other BMP", "日本語 costs 5 €"),
+          new Row("non-BMP", "smile 😀 clef 𝄞"),
+          new Row("long (10 KiB)", "long message " + "0123456789abcdef".repeat(640)),
+          new Row("mixed", "tab\there, CR\rLF\n, NUL\u0000, é, €, 😀 and %41 %zz"));
 
   /**
    * Texts longer than this many UTF-8 bytes are "long": a transport may cut them. The rows are either
@@ -111,9 +112,12 @@ final class TextTable {
     assertThat(got).as("%s, which the transport cuts", what).isNotNull().endsWith(TRUNCATED);
     String kept = got.substring(0, got.length() - TRUNCATED.length());
     assertThat(expected.startsWith(kept))
-        .as("%s: the %d characters kept are the start of the %d sent", what, kept.length(), expected.length())
+        .as(
+            "%s: the %d characters kept are the start of the %d sent",
+            what, kept.length(), expected.length())
         .isTrue();
-    assertThat(kept.getBytes(UTF_8).length).as("%s: UTF-8 bytes kept", what)
+    assertThat(kept.getBytes(UTF_8).length)
+        .as("%s: UTF-8 bytes kept", what)
         .isGreaterThanOrEqualTo(MIN_KEPT_BYTES)
         .isLessThan(expected.getBytes(UTF_8).length);
     assertThat(kept.isEmpty() || !Character.isHighSurrogate(kept.charAt(kept.length() - 1)))
@@ -132,10 +136,15 @@ final class TextTable {
       while (i < got.length() && i < expected.length() && got.charAt(i) == expected.charAt(i)) {
         i++;
       }
-      throw new AssertionError(String.format("%s: %d characters, expected %d; first difference at %d: got %s,"
-          + " expected %s", what, got.length(), expected.length(), i,
-          GoStrings.quote(got.substring(i, Math.min(got.length(), i + 40))),
-          GoStrings.quote(expected.substring(i, Math.min(expected.length(), i + 40)))));
+      throw new AssertionError(
+          String.format(
+              "%s: %d characters, expected %d; first difference at %d: got %s," + " expected %s",
+              what,
+              got.length(),
+              expected.length(),
+              i,
+              GoStrings.quote(got.substring(i, Math.min(got.length(), i + 40))),
+              GoStrings.quote(expected.substring(i, Math.min(expected.length(), i + 40)))));
     }
   }
 }

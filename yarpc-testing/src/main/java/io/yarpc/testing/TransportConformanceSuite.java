@@ -116,8 +116,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 public abstract class TransportConformanceSuite {
   /** The server dispatcher's service name. */
   public static final String SERVER = "conformance-server";
+
   /** The client dispatcher's service name. */
   public static final String CLIENT = "conformance-client";
+
   /** How long any single wait may take before the suite calls it a hang. */
   public static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -149,16 +151,19 @@ public abstract class TransportConformanceSuite {
    */
   protected abstract TransportUnderTest newTransport() throws Exception;
 
-  // ---- lifecycle ----------------------------------------------------------------------------------
+  // ---- lifecycle
+  // ----------------------------------------------------------------------------------
 
   /** Starts the server dispatcher with the suite's procedures, then the client dispatcher. */
   @BeforeEach
   public final void startDispatchers() throws Exception {
     transport = newTransport();
-    server = Dispatcher.builder(SERVER)
-        .inbound(transport.serverInbounds().toArray(new Inbound[0]))
-        .shutdownGracePeriod(Duration.ofSeconds(2)) // every test ends its calls; only failures need it
-        .build();
+    server =
+        Dispatcher.builder(SERVER)
+            .inbound(transport.serverInbounds().toArray(new Inbound[0]))
+            .shutdownGracePeriod(
+                Duration.ofSeconds(2)) // every test ends its calls; only failures need it
+            .build();
     server.register(procedures());
     server.start();
     client = Dispatcher.builder(CLIENT).outbound(SERVER, transport.clientOutbounds()).build();
@@ -216,7 +221,8 @@ public abstract class TransportConformanceSuite {
     return client;
   }
 
-  // ---- unary: bodies ------------------------------------------------------------------------------
+  // ---- unary: bodies
+  // ------------------------------------------------------------------------------
 
   /** Transport-level unary round trip of a byte-access body. */
   @ParameterizedTest(name = "{0} bytes")
@@ -253,9 +259,14 @@ public abstract class TransportConformanceSuite {
   @Test
   public void receivedBodiesOfferByteAccess() throws Exception {
     byte[] bytes = randomBytes(100_000, 10);
-    Response response = await(clientConfig().call(Request.of(meta("body-inspect"), track(Body.of(bytes), "request"))));
+    Response response =
+        await(
+            clientConfig()
+                .call(Request.of(meta("body-inspect"), track(Body.of(bytes), "request"))));
     try {
-      assertThat(response.body().hasByteAccess()).as("the client's response body offers byte access").isTrue();
+      assertThat(response.body().hasByteAccess())
+          .as("the client's response body offers byte access")
+          .isTrue();
       assertThat(new String(response.body().toByteArray(), UTF_8))
           .as("what the server's handler saw of the request body")
           .isEqualTo("byteAccess=true length=100000");
@@ -284,9 +295,11 @@ public abstract class TransportConformanceSuite {
     int calls = 20;
     long before = io.yarpc.internal.Timers.scheduledTotal();
     for (int i = 0; i < calls; i++) {
-      assertThat(await(raw().call("raw-echo", new byte[] {(byte) i}, options()))).containsExactly((byte) i);
+      assertThat(await(raw().call("raw-echo", new byte[] {(byte) i}, options())))
+          .containsExactly((byte) i);
     }
-    assertThat(io.yarpc.internal.Timers.scheduledTotal() - before).as("timers armed for %d calls", calls)
+    assertThat(io.yarpc.internal.Timers.scheduledTotal() - before)
+        .as("timers armed for %d calls", calls)
         .isEqualTo(2L * calls);
   }
 
@@ -300,21 +313,23 @@ public abstract class TransportConformanceSuite {
     assertThat(response.number).isEqualTo(size);
   }
 
-  // ---- unary: metadata and headers ------------------------------------------------------------------
+  // ---- unary: metadata and headers
+  // ------------------------------------------------------------------
 
   /** Every request metadata field and the deadline reach the server. */
   @Test
   public void requestMetadataReachesServer() throws Exception {
-    RequestMeta meta = RequestMeta.builder()
-        .procedure("body-meta")
-        .encoding(RAW)
-        .shardKey("shard-7")
-        .routingKey("routing-key")
-        .routingDelegate("routing-delegate")
-        .callerProcedure("caller-procedure")
-        .headers(Headers.of("echo-meta", "meta-value"))
-        .deadline(Deadline.after(WAIT))
-        .build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("body-meta")
+            .encoding(RAW)
+            .shardKey("shard-7")
+            .routingKey("routing-key")
+            .routingDelegate("routing-delegate")
+            .callerProcedure("caller-procedure")
+            .headers(Headers.of("echo-meta", "meta-value"))
+            .deadline(Deadline.after(WAIT))
+            .build();
     Map<String, String> seen = parseLines(callBody(meta, track(Body.empty(), "request")));
     assertThat(seen)
         .containsEntry("caller", CLIENT)
@@ -338,7 +353,8 @@ public abstract class TransportConformanceSuite {
   @Test
   public void headersRoundTripAtTransportLevel() throws Exception {
     RequestMeta meta = meta("body-echo").toBuilder().headers(echoHeaders()).build();
-    Response response = await(clientConfig().call(Request.of(meta, track(Body.empty(), "request"))));
+    Response response =
+        await(clientConfig().call(Request.of(meta, track(Body.empty(), "request"))));
     response.body().release();
     assertEchoed(response.headers());
   }
@@ -356,12 +372,14 @@ public abstract class TransportConformanceSuite {
   @Test
   public void headersRoundTripWithJson() throws Exception {
     CallOptions options = CallOptions.builder().timeout(WAIT).headers(echoHeaders()).build();
-    Reply<Payload> reply = await(json().callForReply("json-echo", new Payload("x", 1), Payload.class, options));
+    Reply<Payload> reply =
+        await(json().callForReply("json-echo", new Payload("x", 1), Payload.class, options));
     assertThat(reply.value().data).isEqualTo("x");
     assertEchoed(reply.headers());
   }
 
-  // ---- unary: errors ------------------------------------------------------------------------------
+  // ---- unary: errors
+  // ------------------------------------------------------------------------------
 
   /** A handler's error reaches the client with its code and message, for every code. */
   @ParameterizedTest(name = "{0}")
@@ -384,10 +402,14 @@ public abstract class TransportConformanceSuite {
   /** A response flagged as an application error keeps its body, headers and meta. */
   @Test
   public void applicationErrorWithMeta() throws Exception {
-    Response response = await(clientConfig().call(Request.of(meta("body-app-error"), track(Body.empty(), "request"))));
+    Response response =
+        await(
+            clientConfig()
+                .call(Request.of(meta("body-app-error"), track(Body.empty(), "request"))));
     try {
       assertThat(response.isApplicationError()).as("application error flag").isTrue();
-      assertThat(response.applicationErrorMeta()).isEqualTo(transport.expectedApplicationErrorMeta(APP_ERROR_META));
+      assertThat(response.applicationErrorMeta())
+          .isEqualTo(transport.expectedApplicationErrorMeta(APP_ERROR_META));
       assertThat(response.headers().get("echo-app")).isEqualTo("yes");
       assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("app-error-body");
     } finally {
@@ -400,14 +422,16 @@ public abstract class TransportConformanceSuite {
   public void handlerExceptionIsUnknown() throws Exception {
     YarpcException e = failure(raw().call("boom", new byte[0], options()));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNKNOWN));
-    assertThat(e.getMessage()).isEqualTo("error for service \"conformance-server\" and procedure \"boom\": boom");
+    assertThat(e.getMessage())
+        .isEqualTo("error for service \"conformance-server\" and procedure \"boom\": boom");
   }
 
   /** A call without timeout outside any handler fails with {@code missing TTL}. */
   @Test
   public void missingDeadline() throws Exception {
     RequestMeta meta = RequestMeta.builder().procedure("body-echo").encoding(RAW).build();
-    YarpcException e = failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
+    YarpcException e =
+        failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage()).isEqualTo("missing TTL");
   }
@@ -416,17 +440,23 @@ public abstract class TransportConformanceSuite {
   @Test
   public void unknownService() throws Exception {
     RequestMeta meta = meta("body-echo").toBuilder().service("x").build();
-    YarpcException e = failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
+    YarpcException e =
+        failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage()).isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
   }
 
   /** A call to an unknown procedure fails with yarpc-go's message. */
   @Test
   public void unknownProcedure() throws Exception {
-    YarpcException e = failure(clientConfig().call(Request.of(meta("nope"), track(Body.of(new byte[] {1}), "request"))));
+    YarpcException e =
+        failure(
+            clientConfig()
+                .call(Request.of(meta("nope"), track(Body.of(new byte[] {1}), "request"))));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
   /** A handler still running at its deadline: the client gets {@code deadline-exceeded}, the server's call is cancelled. */
@@ -435,7 +465,8 @@ public abstract class TransportConformanceSuite {
     CallOptions shortDeadline = CallOptions.timeout(Duration.ofMillis(100));
     YarpcException e = failure(raw().call("raw-wait-for-cancel", new byte[] {1}, shortDeadline));
     assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
-    if (handlerStarted.getCount() == 0) { // on a slow machine the deadline may pass before the handler runs
+    if (handlerStarted.getCount()
+        == 0) { // on a slow machine the deadline may pass before the handler runs
       assertThat(await(serverCancellation, "the server's call to be cancelled"))
           .as("why the server's call ended")
           .isIn(Code.DEADLINE_EXCEEDED, Code.CANCELLED);
@@ -446,15 +477,19 @@ public abstract class TransportConformanceSuite {
   @Test
   public void clientCancellationReachesServer() throws Exception {
     CompletableFuture<byte[]> call =
-        raw().call("raw-wait-for-cancel", new byte[] {1}, CallOptions.timeout(WAIT.multipliedBy(3)));
-    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("handler started").isTrue();
+        raw()
+            .call("raw-wait-for-cancel", new byte[] {1}, CallOptions.timeout(WAIT.multipliedBy(3)));
+    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("handler started")
+        .isTrue();
     call.cancel(true);
     assertThat(await(serverCancellation, "the server's call to be cancelled"))
         .as("why the server's call ended")
         .isEqualTo(Code.CANCELLED);
   }
 
-  // ---- unary: text the wire may not carry -------------------------------------------------------------
+  // ---- unary: text the wire may not carry
+  // -------------------------------------------------------------
 
   /**
    * A handler's error message holding control characters, non-ASCII or a lot of text is answered before
@@ -473,7 +508,8 @@ public abstract class TransportConformanceSuite {
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.yarpc.testing.TextTable#rows")
   public void errorNameText(TextTable.Row row) throws Exception {
-    YarpcException e = failure(raw().call("text-named-error", row.text().getBytes(UTF_8), textOptions()));
+    YarpcException e =
+        failure(raw().call("text-named-error", row.text().getBytes(UTF_8), textOptions()));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
     TextTable.assertErrorText(transport, "the error name", e.name(), row.text());
     assertThat(e.getMessage()).isEqualTo("named error");
@@ -486,16 +522,23 @@ public abstract class TransportConformanceSuite {
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.yarpc.testing.TextTable#rows")
   public void applicationErrorText(TextTable.Row row) throws Exception {
-    Response response = await(clientConfig().call(
-        Request.of(textMeta("text-app-error"), track(Body.of(row.text().getBytes(UTF_8)), "request"))));
+    Response response =
+        await(
+            clientConfig()
+                .call(
+                    Request.of(
+                        textMeta("text-app-error"),
+                        track(Body.of(row.text().getBytes(UTF_8)), "request"))));
     try {
       assertThat(response.isApplicationError()).as("application error flag").isTrue();
       ApplicationErrorMeta got = response.applicationErrorMeta();
       String details = transport.expectedErrorText(TextTable.truncatedDetails(row.text()));
-      ApplicationErrorMeta expected = transport.expectedApplicationErrorMeta(
-          new ApplicationErrorMeta(Code.FAILED_PRECONDITION, row.text(), details));
+      ApplicationErrorMeta expected =
+          transport.expectedApplicationErrorMeta(
+              new ApplicationErrorMeta(Code.FAILED_PRECONDITION, row.text(), details));
       assertThat(got.code()).as("the application error's code").isEqualTo(expected.code());
-      TextTable.assertErrorText(transport, "the application error's name", got.name(), expected.name());
+      TextTable.assertErrorText(
+          transport, "the application error's name", got.name(), expected.name());
       TextTable.assertText("the application error's details", got.details(), expected.details());
       assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("app-error-body");
     } finally {
@@ -510,11 +553,18 @@ public abstract class TransportConformanceSuite {
   @ParameterizedTest(name = "{0}")
   @MethodSource("io.yarpc.testing.TextTable#shortRows")
   public void responseHeaderText(TextTable.Row row) throws Exception {
-    Response response = await(clientConfig().call(
-        Request.of(textMeta("text-response-header"), track(Body.of(row.text().getBytes(UTF_8)), "request"))));
+    Response response =
+        await(
+            clientConfig()
+                .call(
+                    Request.of(
+                        textMeta("text-response-header"),
+                        track(Body.of(row.text().getBytes(UTF_8)), "request"))));
     try {
       assertThat(new String(response.body().toByteArray(), UTF_8)).isEqualTo("ok");
-      TextTable.assertText("the response header", response.headers().get("echo-text"),
+      TextTable.assertText(
+          "the response header",
+          response.headers().get("echo-text"),
           transport.expectedResponseHeaderValue(row.text()));
     } finally {
       response.body().release();
@@ -531,8 +581,11 @@ public abstract class TransportConformanceSuite {
   public void requestHeaderText(TextTable.Row row) throws Exception {
     String expected = transport.expectedRequestHeaderValue(row.text());
     RequestMeta meta =
-        textMeta("text-request-header").toBuilder().headers(Headers.of("echo-text", row.text())).build();
-    CompletableFuture<Response> call = clientConfig().call(Request.of(meta, track(Body.empty(), "request")));
+        textMeta("text-request-header").toBuilder()
+            .headers(Headers.of("echo-text", row.text()))
+            .build();
+    CompletableFuture<Response> call =
+        clientConfig().call(Request.of(meta, track(Body.empty(), "request")));
     if (expected == null) {
       YarpcException e = failure(call);
       assertThat(e.code()).as("why the client refused the call").isEqualTo(Code.INVALID_ARGUMENT);
@@ -540,7 +593,9 @@ public abstract class TransportConformanceSuite {
     } else {
       Response response = await(call);
       try {
-        TextTable.assertText("what the handler saw", new String(response.body().toByteArray(), UTF_8),
+        TextTable.assertText(
+            "what the handler saw",
+            new String(response.body().toByteArray(), UTF_8),
             "value=" + expected);
       } finally {
         response.body().release();
@@ -548,7 +603,8 @@ public abstract class TransportConformanceSuite {
     }
   }
 
-  // ---- unary: load --------------------------------------------------------------------------------
+  // ---- unary: load
+  // --------------------------------------------------------------------------------
 
   /** 2,000 calls, 64 in flight: every response matches its request. */
   @Test
@@ -559,32 +615,38 @@ public abstract class TransportConformanceSuite {
     List<CompletableFuture<?>> all = new ArrayList<>(calls);
     ClientConfig cc = clientConfig();
     for (int i = 0; i < calls; i++) {
-      assertThat(slots.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a call slot freed up").isTrue();
+      assertThat(slots.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .as("a call slot freed up")
+          .isTrue();
       int n = i;
       byte[] payload = numberedPayload(n);
       CompletableFuture<Response> call =
           cc.call(Request.of(meta("body-echo"), track(Body.of(payload), "request #" + n)));
-      all.add(call.handle((response, error) -> {
-        try {
-          if (error != null) {
-            problems.add("call #" + n + " failed: " + error);
-          } else if (!Arrays.equals(response.body().toByteArray(), payload)) {
-            problems.add("call #" + n + " got another call's or a corrupt body");
-          }
-        } finally {
-          if (response != null) {
-            response.body().release();
-          }
-          slots.release();
-        }
-        return null;
-      }));
+      all.add(
+          call.handle(
+              (response, error) -> {
+                try {
+                  if (error != null) {
+                    problems.add("call #" + n + " failed: " + error);
+                  } else if (!Arrays.equals(response.body().toByteArray(), payload)) {
+                    problems.add("call #" + n + " got another call's or a corrupt body");
+                  }
+                } finally {
+                  if (response != null) {
+                    response.body().release();
+                  }
+                  slots.release();
+                }
+                return null;
+              }));
     }
-    await(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])), "all calls to complete");
+    await(
+        CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])), "all calls to complete");
     assertThat(problems).isEmpty();
   }
 
-  // ---- oneway -------------------------------------------------------------------------------------
+  // ---- oneway
+  // -------------------------------------------------------------------------------------
 
   /** A oneway call is acknowledged and its handler sees the body. */
   @ParameterizedTest(name = "{0} bytes")
@@ -602,10 +664,12 @@ public abstract class TransportConformanceSuite {
     assumeTrue(transport.supportsOneway(), "the transport does not support oneway calls");
     YarpcException e = failure(raw().callOneway("nope", new byte[] {1}, options()));
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
-  // ---- streams ------------------------------------------------------------------------------------
+  // ---- streams
+  // ------------------------------------------------------------------------------------
 
   /** The client sends N messages one by one, the server echoes each, the client half-closes. */
   @Test
@@ -644,7 +708,9 @@ public abstract class TransportConformanceSuite {
       await(stream.send(message(randomBytes(10, i), "client message #" + i)));
     }
     stream.halfClose();
-    assertThat(new String(receiveBytes(stream), UTF_8)).as("messages the server counted").isEqualTo("3");
+    assertThat(new String(receiveBytes(stream), UTF_8))
+        .as("messages the server counted")
+        .isEqualTo("3");
     assertEndOfStream(stream);
   }
 
@@ -654,10 +720,15 @@ public abstract class TransportConformanceSuite {
     assumeStreaming();
     ClientStream stream = open("stream-cancel");
     await(stream.send(message(new byte[] {1}, "client message")));
-    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("handler got a message").isTrue();
+    assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("handler got a message")
+        .isTrue();
     stream.cancel();
-    assertThat(await(streamServerOutcome, "the handler's receive to end")).isEqualTo(Code.CANCELLED.wireName());
-    assertThat(failure(stream.receive()).code()).as("the client's receive after cancel").isEqualTo(Code.CANCELLED);
+    assertThat(await(streamServerOutcome, "the handler's receive to end"))
+        .isEqualTo(Code.CANCELLED.wireName());
+    assertThat(failure(stream.receive()).code())
+        .as("the client's receive after cancel")
+        .isEqualTo(Code.CANCELLED);
   }
 
   /** A handler that fails ends the stream with its code and message on the client's receive. */
@@ -682,22 +753,24 @@ public abstract class TransportConformanceSuite {
     assertThat(headers.get("Echo-Stream-Header")).isEqualTo("header-value");
     assertThat(new String(receiveBytes(stream), UTF_8)).isEqualTo("after headers");
     assertEndOfStream(stream);
-    assertThat(await(streamServerOutcome, "the handler to end")).isEqualTo("second sendHeaders refused");
+    assertThat(await(streamServerOutcome, "the handler to end"))
+        .isEqualTo("second sendHeaders refused");
   }
 
   /** The stream's metadata reaches the handler. */
   @Test
   public void streamMetadataReachesServer() throws Exception {
     assumeStreaming();
-    RequestMeta meta = RequestMeta.builder()
-        .procedure("stream-meta")
-        .encoding(RAW)
-        .shardKey("shard-7")
-        .routingKey("routing-key")
-        .routingDelegate("routing-delegate")
-        .callerProcedure("caller-procedure")
-        .headers(Headers.of("echo-meta", "meta-value"))
-        .build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("stream-meta")
+            .encoding(RAW)
+            .shardKey("shard-7")
+            .routingKey("routing-key")
+            .routingDelegate("routing-delegate")
+            .callerProcedure("caller-procedure")
+            .headers(Headers.of("echo-meta", "meta-value"))
+            .build();
     ClientStream stream = await(clientConfig().callStream(meta), "the stream to open");
     stream.halfClose();
     Map<String, String> seen = parseLines(receiveBytes(stream));
@@ -732,14 +805,18 @@ public abstract class TransportConformanceSuite {
       }
     }
     assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
   /** A stream that outlives its deadline fails with {@code deadline-exceeded}. */
   @Test
   public void streamDeadlineExceeded() throws Exception {
     assumeStreaming();
-    RequestMeta meta = streamMeta("stream-wait").toBuilder().deadline(Deadline.after(Duration.ofMillis(200))).build();
+    RequestMeta meta =
+        streamMeta("stream-wait").toBuilder()
+            .deadline(Deadline.after(Duration.ofMillis(200)))
+            .build();
     ClientStream stream;
     try {
       stream = clientConfig().callStream(meta).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -774,180 +851,288 @@ public abstract class TransportConformanceSuite {
     }
     int completed = awaitQuiet(flowSendsCompleted, total);
     assertThat(completed)
-        .as("sends the handler completed while the client had received only %d messages (allowed: %d more)",
+        .as(
+            "sends the handler completed while the client had received only %d messages (allowed: %d more)",
             received, bound)
         .isLessThanOrEqualTo(received + bound);
     for (; next < total; next++) {
-      assertThat(receiveBytes(stream)).as("message #%d", next).isEqualTo(numberedMessage(next, FLOW_MESSAGE_SIZE));
+      assertThat(receiveBytes(stream))
+          .as("message #%d", next)
+          .isEqualTo(numberedMessage(next, FLOW_MESSAGE_SIZE));
     }
     assertEndOfStream(stream);
     assertThat(flowSendsCompleted.get()).isEqualTo(total);
   }
 
-  // ---- the server's procedures ----------------------------------------------------------------------
+  // ---- the server's procedures
+  // ----------------------------------------------------------------------
 
   private static final ApplicationErrorMeta APP_ERROR_META =
-      new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "ConformanceError", "the application failed");
+      new ApplicationErrorMeta(
+          Code.FAILED_PRECONDITION, "ConformanceError", "the application failed");
 
   private List<Procedure> procedures() {
     List<Procedure> p = new ArrayList<>();
-    p.add(unary("body-echo", request -> {
-      byte[] bytes = request.body().toByteArray();
-      return Response.builder()
-          .headers(echoed(request.headers()))
-          .body(track(Body.of(bytes), "body-echo response"))
-          .build();
-    }));
-    p.add(unary("body-lazy-echo", request -> {
-      byte[] bytes = request.body().toByteArray();
-      return Response.of(track(Body.lazy(bytes.length, out -> out.write(bytes)), "body-lazy-echo response"));
-    }));
-    p.add(unary("body-inspect", request -> {
-      Body in = request.body();
-      String seen = "byteAccess=" + in.hasByteAccess() + " length=" + in.length();
-      return Response.of(track(Body.of(seen.getBytes(UTF_8)), "body-inspect response"));
-    }));
-    p.add(unary("body-meta", request ->
-        Response.of(track(Body.of(describe(request.meta()).getBytes(UTF_8)), "body-meta response"))));
-    p.add(unary("body-app-error", request -> Response.builder()
-        .applicationError(APP_ERROR_META)
-        .headers(Headers.of("echo-app", "yes"))
-        .body(track(Body.of("app-error-body".getBytes(UTF_8)), "body-app-error response"))
-        .build()));
+    p.add(
+        unary(
+            "body-echo",
+            request -> {
+              byte[] bytes = request.body().toByteArray();
+              return Response.builder()
+                  .headers(echoed(request.headers()))
+                  .body(track(Body.of(bytes), "body-echo response"))
+                  .build();
+            }));
+    p.add(
+        unary(
+            "body-lazy-echo",
+            request -> {
+              byte[] bytes = request.body().toByteArray();
+              return Response.of(
+                  track(
+                      Body.lazy(bytes.length, out -> out.write(bytes)), "body-lazy-echo response"));
+            }));
+    p.add(
+        unary(
+            "body-inspect",
+            request -> {
+              Body in = request.body();
+              String seen = "byteAccess=" + in.hasByteAccess() + " length=" + in.length();
+              return Response.of(track(Body.of(seen.getBytes(UTF_8)), "body-inspect response"));
+            }));
+    p.add(
+        unary(
+            "body-meta",
+            request ->
+                Response.of(
+                    track(
+                        Body.of(describe(request.meta()).getBytes(UTF_8)), "body-meta response"))));
+    p.add(
+        unary(
+            "body-app-error",
+            request ->
+                Response.builder()
+                    .applicationError(APP_ERROR_META)
+                    .headers(Headers.of("echo-app", "yes"))
+                    .body(
+                        track(Body.of("app-error-body".getBytes(UTF_8)), "body-app-error response"))
+                    .build()));
 
-    p.add(Raw.procedure("text-error", body -> {
-      throw YarpcException.of(Code.FAILED_PRECONDITION, new String(body, UTF_8));
-    }));
-    p.add(Raw.procedure("text-named-error", body -> {
-      throw YarpcException.of(Code.ABORTED, "named error").withName(new String(body, UTF_8));
-    }));
-    p.add(unary("text-app-error", request -> {
-      String text = new String(request.body().toByteArray(), UTF_8);
-      return Response.builder()
-          .applicationError(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, text, text))
-          .body(track(Body.of("app-error-body".getBytes(UTF_8)), "text-app-error response"))
-          .build();
-    }));
-    p.add(unary("text-response-header", request -> Response.builder()
-        .headers(Headers.of("echo-text", new String(request.body().toByteArray(), UTF_8)))
-        .body(track(Body.of("ok".getBytes(UTF_8)), "text-response-header response"))
-        .build()));
-    p.add(unary("text-request-header", request -> {
-      textRequestsServed.incrementAndGet();
-      String value = request.headers().get("echo-text");
-      String seen = value == null ? "absent" : "value=" + value;
-      return Response.of(track(Body.of(seen.getBytes(UTF_8)), "text-request-header response"));
-    }));
+    p.add(
+        Raw.procedure(
+            "text-error",
+            body -> {
+              throw YarpcException.of(Code.FAILED_PRECONDITION, new String(body, UTF_8));
+            }));
+    p.add(
+        Raw.procedure(
+            "text-named-error",
+            body -> {
+              throw YarpcException.of(Code.ABORTED, "named error")
+                  .withName(new String(body, UTF_8));
+            }));
+    p.add(
+        unary(
+            "text-app-error",
+            request -> {
+              String text = new String(request.body().toByteArray(), UTF_8);
+              return Response.builder()
+                  .applicationError(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, text, text))
+                  .body(track(Body.of("app-error-body".getBytes(UTF_8)), "text-app-error response"))
+                  .build();
+            }));
+    p.add(
+        unary(
+            "text-response-header",
+            request ->
+                Response.builder()
+                    .headers(
+                        Headers.of("echo-text", new String(request.body().toByteArray(), UTF_8)))
+                    .body(track(Body.of("ok".getBytes(UTF_8)), "text-response-header response"))
+                    .build()));
+    p.add(
+        unary(
+            "text-request-header",
+            request -> {
+              textRequestsServed.incrementAndGet();
+              String value = request.headers().get("echo-text");
+              String seen = value == null ? "absent" : "value=" + value;
+              return Response.of(
+                  track(Body.of(seen.getBytes(UTF_8)), "text-request-header response"));
+            }));
 
-    p.add(Raw.procedure("raw-echo", body -> {
-      echoResponseHeaders();
-      return body;
-    }));
-    p.add(Raw.procedure("raw-error", body -> {
-      Code code = Code.fromWireName(new String(body, UTF_8));
-      throw YarpcException.of(code, "error message for " + code.wireName());
-    }));
-    p.add(Raw.procedure("raw-named-error", body -> {
-      throw YarpcException.of(Code.ABORTED, "named error").withName("ConformanceError");
-    }));
-    p.add(Raw.procedure("boom", body -> {
-      throw new RuntimeException("boom");
-    }));
-    p.add(Raw.procedure("raw-wait-for-cancel", body -> {
-      Call call = Call.current();
-      CountDownLatch cancelled = new CountDownLatch(1);
-      call.onCancel(cancelled::countDown);
-      handlerStarted.countDown();
-      if (!cancelled.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
-        serverCancellation.completeExceptionally(new AssertionError("the server's call was never cancelled"));
-        return body;
-      }
-      serverCancellation.complete(call.cancellation().code());
-      return body;
-    }));
+    p.add(
+        Raw.procedure(
+            "raw-echo",
+            body -> {
+              echoResponseHeaders();
+              return body;
+            }));
+    p.add(
+        Raw.procedure(
+            "raw-error",
+            body -> {
+              Code code = Code.fromWireName(new String(body, UTF_8));
+              throw YarpcException.of(code, "error message for " + code.wireName());
+            }));
+    p.add(
+        Raw.procedure(
+            "raw-named-error",
+            body -> {
+              throw YarpcException.of(Code.ABORTED, "named error").withName("ConformanceError");
+            }));
+    p.add(
+        Raw.procedure(
+            "boom",
+            body -> {
+              throw new RuntimeException("boom");
+            }));
+    p.add(
+        Raw.procedure(
+            "raw-wait-for-cancel",
+            body -> {
+              Call call = Call.current();
+              CountDownLatch cancelled = new CountDownLatch(1);
+              call.onCancel(cancelled::countDown);
+              handlerStarted.countDown();
+              if (!cancelled.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
+                serverCancellation.completeExceptionally(
+                    new AssertionError("the server's call was never cancelled"));
+                return body;
+              }
+              serverCancellation.complete(call.cancellation().code());
+              return body;
+            }));
     p.add(Raw.onewayProcedure("raw-oneway", onewayReceived::complete));
-    p.add(Json.procedure("json-echo", Payload.class, payload -> {
-      echoResponseHeaders();
-      return payload;
-    }));
+    p.add(
+        Json.procedure(
+            "json-echo",
+            Payload.class,
+            payload -> {
+              echoResponseHeaders();
+              return payload;
+            }));
 
-    p.add(streaming("stream-echo", stream -> {
-      for (StreamMessage m; (m = receive(stream)) != null; ) {
-        byte[] bytes = consume(m);
-        await(stream.send(message(bytes, "stream-echo reply")));
-      }
-    }));
-    p.add(streaming("stream-server", stream -> {
-      int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
-      expectEnd(stream);
-      for (int i = 0; i < count; i++) {
-        await(stream.send(message(numberedMessage(i, i * 1000), "stream-server message #" + i)));
-      }
-    }));
-    p.add(streaming("stream-count", stream -> {
-      int count = 0;
-      for (StreamMessage m; (m = receive(stream)) != null; ) {
-        consume(m);
-        count++;
-      }
-      await(stream.send(message(String.valueOf(count).getBytes(UTF_8), "stream-count reply")));
-    }));
-    p.add(streaming("stream-cancel", stream -> {
-      consume(receive(stream));
-      handlerStarted.countDown();
-      try {
-        StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        if (m != null) {
-          m.release();
-        }
-        streamServerOutcome.complete(m == null ? "end of stream instead of an error" : "a message instead of an error");
-      } catch (ExecutionException e) {
-        streamServerOutcome.complete(yarpc(e.getCause()).code().wireName());
-      } catch (TimeoutException e) {
-        streamServerOutcome.complete("no cancellation within " + WAIT);
-      }
-    }));
-    p.add(Procedure.builder("stream-error").encoding(RAW).streaming(stream -> {
-      try {
-        consume(receive(stream));
-      } catch (Exception e) {
-        return CompletableFuture.failedFuture(e);
-      }
-      return CompletableFuture.failedFuture(YarpcException.of(Code.PERMISSION_DENIED, "stream refused"));
-    }).build());
-    p.add(streaming("stream-headers", stream -> {
-      stream.sendHeaders(Headers.of("Echo-Stream-Header", "header-value"));
-      await(stream.send(message("after headers".getBytes(UTF_8), "stream-headers message")));
-      try {
-        stream.sendHeaders(Headers.of("echo-too-late", "x"));
-        streamServerOutcome.complete("second sendHeaders accepted");
-      } catch (IllegalStateException expected) {
-        streamServerOutcome.complete("second sendHeaders refused");
-      }
-      expectEnd(stream);
-    }));
-    p.add(streaming("stream-meta", stream -> {
-      expectEnd(stream);
-      await(stream.send(message(describe(stream.meta()).getBytes(UTF_8), "stream-meta message")));
-    }));
-    p.add(streaming("stream-wait", stream -> {
-      try {
-        StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        if (m != null) {
-          m.release();
-        }
-      } catch (ExecutionException | TimeoutException expected) {
-        // the deadline ended the stream
-      }
-    }));
-    p.add(streaming("stream-flow", stream -> {
-      int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
-      for (int i = 0; i < count; i++) {
-        await(stream.send(message(numberedMessage(i, FLOW_MESSAGE_SIZE), "stream-flow message #" + i)));
-        flowSendsCompleted.incrementAndGet();
-      }
-      expectEnd(stream);
-    }));
+    p.add(
+        streaming(
+            "stream-echo",
+            stream -> {
+              for (StreamMessage m; (m = receive(stream)) != null; ) {
+                byte[] bytes = consume(m);
+                await(stream.send(message(bytes, "stream-echo reply")));
+              }
+            }));
+    p.add(
+        streaming(
+            "stream-server",
+            stream -> {
+              int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
+              expectEnd(stream);
+              for (int i = 0; i < count; i++) {
+                await(
+                    stream.send(
+                        message(numberedMessage(i, i * 1000), "stream-server message #" + i)));
+              }
+            }));
+    p.add(
+        streaming(
+            "stream-count",
+            stream -> {
+              int count = 0;
+              for (StreamMessage m; (m = receive(stream)) != null; ) {
+                consume(m);
+                count++;
+              }
+              await(
+                  stream.send(
+                      message(String.valueOf(count).getBytes(UTF_8), "stream-count reply")));
+            }));
+    p.add(
+        streaming(
+            "stream-cancel",
+            stream -> {
+              consume(receive(stream));
+              handlerStarted.countDown();
+              try {
+                StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (m != null) {
+                  m.release();
+                }
+                streamServerOutcome.complete(
+                    m == null
+                        ? "end of stream instead of an error"
+                        : "a message instead of an error");
+              } catch (ExecutionException e) {
+                streamServerOutcome.complete(yarpc(e.getCause()).code().wireName());
+              } catch (TimeoutException e) {
+                streamServerOutcome.complete("no cancellation within " + WAIT);
+              }
+            }));
+    p.add(
+        Procedure.builder("stream-error")
+            .encoding(RAW)
+            .streaming(
+                stream -> {
+                  try {
+                    consume(receive(stream));
+                  } catch (Exception e) {
+                    return CompletableFuture.failedFuture(e);
+                  }
+                  return CompletableFuture.failedFuture(
+                      YarpcException.of(Code.PERMISSION_DENIED, "stream refused"));
+                })
+            .build());
+    p.add(
+        streaming(
+            "stream-headers",
+            stream -> {
+              stream.sendHeaders(Headers.of("Echo-Stream-Header", "header-value"));
+              await(
+                  stream.send(message("after headers".getBytes(UTF_8), "stream-headers message")));
+              try {
+                stream.sendHeaders(Headers.of("echo-too-late", "x"));
+                streamServerOutcome.complete("second sendHeaders accepted");
+              } catch (IllegalStateException expected) {
+                streamServerOutcome.complete("second sendHeaders refused");
+              }
+              expectEnd(stream);
+            }));
+    p.add(
+        streaming(
+            "stream-meta",
+            stream -> {
+              expectEnd(stream);
+              await(
+                  stream.send(
+                      message(describe(stream.meta()).getBytes(UTF_8), "stream-meta message")));
+            }));
+    p.add(
+        streaming(
+            "stream-wait",
+            stream -> {
+              try {
+                StreamMessage m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (m != null) {
+                  m.release();
+                }
+              } catch (ExecutionException | TimeoutException expected) {
+                // the deadline ended the stream
+              }
+            }));
+    p.add(
+        streaming(
+            "stream-flow",
+            stream -> {
+              int count = ByteBuffer.wrap(consume(receive(stream))).getInt();
+              for (int i = 0; i < count; i++) {
+                await(
+                    stream.send(
+                        message(
+                            numberedMessage(i, FLOW_MESSAGE_SIZE), "stream-flow message #" + i)));
+                flowSendsCompleted.incrementAndGet();
+              }
+              expectEnd(stream);
+            }));
     return p;
   }
 
@@ -962,25 +1147,33 @@ public abstract class TransportConformanceSuite {
   }
 
   private Procedure unary(String name, UnaryBody body) {
-    return Procedure.builder(name).encoding(RAW).unary(request -> {
-      try {
-        return CompletableFuture.completedFuture(body.handle(request));
-      } catch (Exception e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }).build();
+    return Procedure.builder(name)
+        .encoding(RAW)
+        .unary(
+            request -> {
+              try {
+                return CompletableFuture.completedFuture(body.handle(request));
+              } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+              }
+            })
+        .build();
   }
 
   private Procedure streaming(String name, StreamBody body) {
-    return Procedure.builder(name).encoding(RAW).streaming(stream -> {
-      try {
-        body.handle(stream);
-        return CompletableFuture.completedFuture(null);
-      } catch (Exception | AssertionError e) {
-        serverProblems.add(name + ": " + e);
-        return CompletableFuture.failedFuture(e);
-      }
-    }).build();
+    return Procedure.builder(name)
+        .encoding(RAW)
+        .streaming(
+            stream -> {
+              try {
+                body.handle(stream);
+                return CompletableFuture.completedFuture(null);
+              } catch (Exception | AssertionError e) {
+                serverProblems.add(name + ": " + e);
+                return CompletableFuture.failedFuture(e);
+              }
+            })
+        .build();
   }
 
   private static StreamMessage receive(ServerStream stream) throws Exception {
@@ -1009,35 +1202,50 @@ public abstract class TransportConformanceSuite {
 
   private static void echoResponseHeaders() {
     Call call = Call.current();
-    call.meta().headers().forEach((k, v) -> {
-      if (k.startsWith("echo-")) {
-        call.setResponseHeader(k, v);
-      }
-    });
+    call.meta()
+        .headers()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith("echo-")) {
+                call.setResponseHeader(k, v);
+              }
+            });
   }
 
   private static Headers echoed(Headers request) {
     Headers.Builder b = Headers.builder();
-    request.forEach((k, v) -> {
-      if (k.startsWith("echo-")) {
-        b.add(k, v);
-      }
-    });
+    request.forEach(
+        (k, v) -> {
+          if (k.startsWith("echo-")) {
+            b.add(k, v);
+          }
+        });
     return b.build();
   }
 
   private static String describe(RequestMeta m) {
-    return "caller=" + m.caller()
-        + "\nservice=" + m.service()
-        + "\nprocedure=" + m.procedure()
-        + "\nencoding=" + m.encoding()
-        + "\nshardKey=" + m.shardKey()
-        + "\nroutingKey=" + m.routingKey()
-        + "\nroutingDelegate=" + m.routingDelegate()
-        + "\ncallerProcedure=" + m.callerProcedure()
-        + "\nheader=" + m.headers().get("echo-meta")
-        + "\ntransport=" + m.transport()
-        + "\ndeadline=" + (m.deadline() == null ? "none" : String.valueOf(m.deadline().remainingMillis()));
+    return "caller="
+        + m.caller()
+        + "\nservice="
+        + m.service()
+        + "\nprocedure="
+        + m.procedure()
+        + "\nencoding="
+        + m.encoding()
+        + "\nshardKey="
+        + m.shardKey()
+        + "\nroutingKey="
+        + m.routingKey()
+        + "\nroutingDelegate="
+        + m.routingDelegate()
+        + "\ncallerProcedure="
+        + m.callerProcedure()
+        + "\nheader="
+        + m.headers().get("echo-meta")
+        + "\ntransport="
+        + m.transport()
+        + "\ndeadline="
+        + (m.deadline() == null ? "none" : String.valueOf(m.deadline().remainingMillis()));
   }
 
   private static Map<String, String> parseLines(byte[] bytes) {
@@ -1051,12 +1259,14 @@ public abstract class TransportConformanceSuite {
     return map;
   }
 
-  // ---- client helpers -----------------------------------------------------------------------------
+  // ---- client helpers
+  // -----------------------------------------------------------------------------
 
   /** A JSON payload: a string and a number. */
   public static final class Payload {
     /** Text of the requested size. */
     public String data;
+
     /** A number that must survive the round trip. */
     public long number;
 
@@ -1083,7 +1293,11 @@ public abstract class TransportConformanceSuite {
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().procedure(procedure).encoding(RAW).deadline(Deadline.after(WAIT)).build();
+    return RequestMeta.builder()
+        .procedure(procedure)
+        .encoding(RAW)
+        .deadline(Deadline.after(WAIT))
+        .build();
   }
 
   /**
@@ -1146,10 +1360,11 @@ public abstract class TransportConformanceSuite {
 
   /** 100 headers: a mixed-case key, an empty value, a number-like value and 97 numbered ones. */
   private static Headers echoHeaders() {
-    Headers.Builder b = Headers.builder()
-        .add("Echo-Mixed-Case", "MiXeD VaLuE")
-        .add("echo-empty", "")
-        .add("echo-number", "1234");
+    Headers.Builder b =
+        Headers.builder()
+            .add("Echo-Mixed-Case", "MiXeD VaLuE")
+            .add("echo-empty", "")
+            .add("echo-number", "1234");
     for (int i = 0; i < 97; i++) {
       b.add(String.format("echo-h-%03d", i), "value-" + i);
     }
@@ -1167,7 +1382,8 @@ public abstract class TransportConformanceSuite {
     assertThat(got.get("ECHO-MIXED-CASE")).isEqualTo("MiXeD VaLuE");
   }
 
-  // ---- waiting ------------------------------------------------------------------------------------
+  // ---- waiting
+  // ------------------------------------------------------------------------------------
 
   private static <T> T await(CompletableFuture<T> future) throws Exception {
     return await(future, "the call to complete");
@@ -1244,7 +1460,8 @@ public abstract class TransportConformanceSuite {
     }
   }
 
-  // ---- data ---------------------------------------------------------------------------------------
+  // ---- data
+  // ---------------------------------------------------------------------------------------
 
   private static byte[] randomBytes(int size, long seed) {
     byte[] b = new byte[size];

@@ -61,7 +61,10 @@ class InMemoryTransportTest {
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().procedure(procedure).encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10)))
+    return RequestMeta.builder()
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(10)))
         .build();
   }
 
@@ -84,14 +87,20 @@ class InMemoryTransportTest {
     AtomicReference<List<ByteBuffer>> views = new AtomicReference<>();
     AtomicReference<Deadline> serverDeadline = new AtomicReference<>();
     AtomicReference<String> serverTransport = new AtomicReference<>();
-    ClientConfig cc = start(InMemoryTransport.builder().maxBufferSize(1000).build(),
-        Procedure.builder("look").unary(request -> {
-          seen.set(request.body());
-          views.set(request.body().byteBuffers());
-          serverDeadline.set(request.deadline());
-          serverTransport.set(request.meta().transport());
-          return CompletableFuture.completedFuture(Response.of(Body.of(request.body().toByteArray())));
-        }).build());
+    ClientConfig cc =
+        start(
+            InMemoryTransport.builder().maxBufferSize(1000).build(),
+            Procedure.builder("look")
+                .unary(
+                    request -> {
+                      seen.set(request.body());
+                      views.set(request.body().byteBuffers());
+                      serverDeadline.set(request.deadline());
+                      serverTransport.set(request.meta().transport());
+                      return CompletableFuture.completedFuture(
+                          Response.of(Body.of(request.body().toByteArray())));
+                    })
+                .build());
     byte[] bytes = new byte[2500];
     bytes[2499] = 42;
     Body mine = sent.track(Body.of(bytes), "client request");
@@ -104,7 +113,8 @@ class InMemoryTransportTest {
       assertThat(views.get()).extracting(ByteBuffer::remaining).containsExactly(1000, 1000, 500);
       assertThat(views.get()).allMatch(ByteBuffer::isDirect).allMatch(ByteBuffer::isReadOnly);
       assertThat(serverDeadline.get()).isNotNull().isNotSameAs(meta.deadline());
-      assertThat(serverDeadline.get().compareTo(meta.deadline())).as("the server's deadline is not earlier than the TTL allows")
+      assertThat(serverDeadline.get().compareTo(meta.deadline()))
+          .as("the server's deadline is not earlier than the TTL allows")
           .isGreaterThanOrEqualTo(0);
       assertThat(serverTransport.get()).isEqualTo(InMemoryTransport.NAME);
       assertThat(response.body().hasByteAccess()).isTrue();
@@ -117,21 +127,32 @@ class InMemoryTransportTest {
   @Test
   void heapBuffersOnRequest() throws Exception {
     AtomicReference<Boolean> direct = new AtomicReference<>();
-    ClientConfig cc = start(InMemoryTransport.builder().directBuffers(false).build(),
-        Procedure.builder("look").unary(request -> {
-          direct.set(request.body().byteBuffers().get(0).isDirect());
-          return CompletableFuture.completedFuture(Response.of(Body.empty()));
-        }).build());
+    ClientConfig cc =
+        start(
+            InMemoryTransport.builder().directBuffers(false).build(),
+            Procedure.builder("look")
+                .unary(
+                    request -> {
+                      direct.set(request.body().byteBuffers().get(0).isDirect());
+                      return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                    })
+                .build());
     get(cc.call(Request.of(meta("look"), Body.of(new byte[] {1, 2, 3})))).body().release();
     assertThat(direct.get()).isFalse();
   }
 
   @Test
   void errorsCrossAsNewExceptionsWithCodeMessageNameAndDetails() throws Exception {
-    YarpcException thrown = YarpcException.of(Code.DATA_LOSS, "lost it").withName("Lost")
-        .withDetails(new byte[] {1, 2, 3});
-    ClientConfig cc = start(InMemoryTransport.create(),
-        Procedure.builder("fail").unary(request -> CompletableFuture.failedFuture(thrown)).build());
+    YarpcException thrown =
+        YarpcException.of(Code.DATA_LOSS, "lost it")
+            .withName("Lost")
+            .withDetails(new byte[] {1, 2, 3});
+    ClientConfig cc =
+        start(
+            InMemoryTransport.create(),
+            Procedure.builder("fail")
+                .unary(request -> CompletableFuture.failedFuture(thrown))
+                .build());
     Throwable t = failure(cc.call(Request.of(meta("fail"), Body.empty())));
     assertThat(t).isInstanceOf(YarpcException.class).isNotSameAs(thrown).isEqualTo(thrown);
     YarpcException e = (YarpcException) t;
@@ -144,7 +165,9 @@ class InMemoryTransportTest {
     ClientConfig cc = start(InMemoryTransport.create(), Raw.onewayProcedure("fire", body -> {}));
     Throwable t = failure(cc.call(Request.of(meta("fire"), Body.empty())));
     assertThat(((YarpcException) t).code()).isEqualTo(Code.UNIMPLEMENTED);
-    assertThat(t).hasMessage("procedure \"fire\" of service \"server\" is a Oneway procedure and cannot serve a Unary call");
+    assertThat(t)
+        .hasMessage(
+            "procedure \"fire\" of service \"server\" is a Oneway procedure and cannot serve a Unary call");
   }
 
   @Test
@@ -171,18 +194,30 @@ class InMemoryTransportTest {
   void streamFlowControlFollowsTheWindow() throws Exception {
     CompletableFuture<ServerStream> serverEnd = new CompletableFuture<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    ClientConfig cc = start(InMemoryTransport.create(), Procedure.builder("s").streaming(stream -> {
-      serverEnd.complete(stream);
-      return done;
-    }).build());
-    ClientStream stream = get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
+    ClientConfig cc =
+        start(
+            InMemoryTransport.create(),
+            Procedure.builder("s")
+                .streaming(
+                    stream -> {
+                      serverEnd.complete(stream);
+                      return done;
+                    })
+                .build());
+    ClientStream stream =
+        get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
     ServerStream srv = get(serverEnd);
 
-    CompletableFuture<Void> first = srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {1}), "m1")));
+    CompletableFuture<Void> first =
+        srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {1}), "m1")));
     get(first); // fits in the window of one message
-    CompletableFuture<Void> second = srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {2}), "m2")));
-    Throwable misuse = failure(srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {3}), "m3"))));
-    assertThat(misuse).isInstanceOf(IllegalStateException.class).hasMessageContaining("already pending");
+    CompletableFuture<Void> second =
+        srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {2}), "m2")));
+    Throwable misuse =
+        failure(srv.send(StreamMessage.of(sent.track(Body.of(new byte[] {3}), "m3"))));
+    assertThat(misuse)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already pending");
     assertThat(second).as("second send waits: the window is full").isNotDone();
 
     StreamMessage m1 = get(stream.receive());
@@ -198,7 +233,8 @@ class InMemoryTransportTest {
         .hasMessageContaining("before the first message");
 
     stream.halfClose();
-    Throwable afterClose = failure(stream.send(StreamMessage.of(sent.track(Body.of(new byte[] {4}), "late"))));
+    Throwable afterClose =
+        failure(stream.send(StreamMessage.of(sent.track(Body.of(new byte[] {4}), "late"))));
     assertThat(afterClose).isInstanceOf(IllegalStateException.class);
     assertThat(get(srv.receive())).as("the server sees the half-close").isNull();
     done.complete(null);
@@ -209,14 +245,21 @@ class InMemoryTransportTest {
   void aZeroWindowMakesEverySendWaitForAReceive() throws Exception {
     CompletableFuture<ServerStream> serverEnd = new CompletableFuture<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    ClientConfig cc = start(InMemoryTransport.builder().streamWindow(0).build(),
-        Procedure.builder("s").streaming(stream -> {
-          serverEnd.complete(stream);
-          return done;
-        }).build());
-    ClientStream stream = get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
+    ClientConfig cc =
+        start(
+            InMemoryTransport.builder().streamWindow(0).build(),
+            Procedure.builder("s")
+                .streaming(
+                    stream -> {
+                      serverEnd.complete(stream);
+                      return done;
+                    })
+                .build());
+    ClientStream stream =
+        get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
     ServerStream srv = get(serverEnd);
-    CompletableFuture<Void> send = srv.send(StreamMessage.of(sent.track(Body.of("x".getBytes(UTF_8)), "m")));
+    CompletableFuture<Void> send =
+        srv.send(StreamMessage.of(sent.track(Body.of("x".getBytes(UTF_8)), "m")));
     assertThat(send).isNotDone();
     get(stream.receive()).release();
     get(send);
@@ -228,8 +271,10 @@ class InMemoryTransportTest {
   @Test
   void stoppingTheInboundFailsOpenStreamsWithUnavailable() throws Exception {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    ClientConfig cc = start(InMemoryTransport.create(), Procedure.builder("s").streaming(stream -> done).build());
-    ClientStream stream = get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
+    ClientConfig cc =
+        start(InMemoryTransport.create(), Procedure.builder("s").streaming(stream -> done).build());
+    ClientStream stream =
+        get(cc.callStream(RequestMeta.builder().procedure("s").encoding("raw").build()));
     server.inbounds().get(0).stop();
     assertThat(((YarpcException) failure(stream.receive())).code()).isEqualTo(Code.UNAVAILABLE);
     done.complete(null);
@@ -243,7 +288,10 @@ class InMemoryTransportTest {
     body.release();
     assertThat(tracker.released()).isEqualTo(1);
     assertThatThrownBy(body::toByteArray).isInstanceOf(IllegalStateException.class);
-    assertThat(tracker.violations()).singleElement().asString().contains("toByteArray() after release: a body");
+    assertThat(tracker.violations())
+        .singleElement()
+        .asString()
+        .contains("toByteArray() after release: a body");
     assertThatThrownBy(() -> tracker.assertAllReleased(Duration.ZERO))
         .hasMessageContaining("released bodies were used");
   }

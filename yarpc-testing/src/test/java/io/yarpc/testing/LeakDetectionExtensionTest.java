@@ -30,7 +30,8 @@ class LeakDetectionExtensionTest {
 
   @BeforeAll
   static void paranoid() {
-    // The build sets this for every test JVM; set it here too so the test also holds when run from an IDE.
+    // The build sets this for every test JVM; set it here too so the test also holds when run from
+    // an IDE.
     previousLevel = ResourceLeakDetector.getLevel();
     ResourceLeakDetector.setLevel(Level.PARANOID);
   }
@@ -97,7 +98,8 @@ class LeakDetectionExtensionTest {
       assertThat(LeakDetectionExtension.detectLeaks()).isEmpty();
     }
     long perFlushMillis = (System.nanoTime() - start) / rounds / 1_000_000;
-    System.out.println("LeakDetectionExtension: a clean flush takes about " + perFlushMillis + " ms");
+    System.out.println(
+        "LeakDetectionExtension: a clean flush takes about " + perFlushMillis + " ms");
     assertThat(perFlushMillis).isLessThan(GENEROUS_FLUSH_LIMIT_MILLIS);
   }
 
@@ -119,7 +121,8 @@ class LeakDetectionExtensionTest {
       assertThat(LeakDetectionExtension.lastCheckWasQuick).isTrue();
     }
     long perCheckMicros = (System.nanoTime() - start) / rounds / 1_000;
-    System.out.println("LeakDetectionExtension: a quick check takes about " + perCheckMicros + " us");
+    System.out.println(
+        "LeakDetectionExtension: a quick check takes about " + perCheckMicros + " us");
     assertThat(perCheckMicros).isLessThan(2_000);
   }
 
@@ -136,7 +139,9 @@ class LeakDetectionExtensionTest {
     List<LeakDetectionExtension.Leak> leaks = LeakDetectionExtension.detectNewLeaks();
 
     assertThat(LeakDetectionExtension.lastCheckWasQuick).isFalse();
-    assertThat(leaks).singleElement().satisfies(l -> assertThat(l.records()).contains("leakForTheQuickCheck"));
+    assertThat(leaks)
+        .singleElement()
+        .satisfies(l -> assertThat(l.records()).contains("leakForTheQuickCheck"));
   }
 
   private static ByteBuf survivor;
@@ -154,7 +159,8 @@ class LeakDetectionExtensionTest {
     // ...the next full check (at the latest the class's afterAll) does.
     assertThat(LeakDetectionExtension.detectLeaks())
         .singleElement()
-        .satisfies(l -> assertThat(l.records()).contains("aBufferAliveAtTheLastFullCheckAndDroppedLater"));
+        .satisfies(
+            l -> assertThat(l.records()).contains("aBufferAliveAtTheLastFullCheckAndDroppedLater"));
   }
 
   @Test
@@ -162,7 +168,8 @@ class LeakDetectionExtensionTest {
     Events events = run(LeakingTests.class);
 
     events.assertStatistics(stats -> stats.started(2).succeeded(1).failed(1));
-    events.assertThatEvents()
+    events
+        .assertThatEvents()
         .haveExactly(1, event(test("clean"), finishedSuccessfully()))
         .haveExactly(
             1,
@@ -170,10 +177,12 @@ class LeakDetectionExtensionTest {
                 test("leaks"),
                 finishedWithFailure(
                     instanceOf(AssertionError.class),
-                    message(m -> m.contains("1 ByteBuf leak(s) reported during or right after")
-                        && m.contains("LeakingTests.leaks()")
-                        && m.contains("LEAK: ByteBuf.release() was not called")
-                        && m.contains("dropBufferInTest")))));
+                    message(
+                        m ->
+                            m.contains("1 ByteBuf leak(s) reported during or right after")
+                                && m.contains("LeakingTests.leaks()")
+                                && m.contains("LEAK: ByteBuf.release() was not called")
+                                && m.contains("dropBufferInTest")))));
   }
 
   @Test
@@ -189,13 +198,15 @@ class LeakDetectionExtensionTest {
                 container(ClassLevelLeakTests.class),
                 finishedWithFailure(
                     instanceOf(AssertionError.class),
-                    message(m -> m.contains("2 ByteBuf leak(s) outside any test of")
-                        // the @BeforeAll leak, reported before the test started
-                        && m.contains("(class setup or between tests)")
-                        && m.contains("dropBufferInBeforeAll")
-                        // the @AfterAll leak, found by the final flush
-                        && m.contains("(class teardown or background work)")
-                        && m.contains("ClassLevelLeakTests.clean")))));
+                    message(
+                        m ->
+                            m.contains("2 ByteBuf leak(s) outside any test of")
+                                // the @BeforeAll leak, reported before the test started
+                                && m.contains("(class setup or between tests)")
+                                && m.contains("dropBufferInBeforeAll")
+                                // the @AfterAll leak, found by the final flush
+                                && m.contains("(class teardown or background work)")
+                                && m.contains("ClassLevelLeakTests.clean")))));
   }
 
   private static Events run(Class<?> testClass) {
@@ -209,8 +220,10 @@ class LeakDetectionExtensionTest {
         .execute();
   }
 
-  // The classes below run only through EngineTestKit above: Surefire does not select nested classes and
-  // they are not @Nested. Each leak comes from its own method, because Netty reports a given leak record
+  // The classes below run only through EngineTestKit above: Surefire does not select nested classes
+  // and
+  // they are not @Nested. Each leak comes from its own method, because Netty reports a given leak
+  // record
   // only once per JVM.
 
   /** One test leaks, one does not. */
@@ -246,7 +259,8 @@ class LeakDetectionExtensionTest {
     @BeforeAll
     static void leakDuringSetup() throws InterruptedException {
       dropBufferInBeforeAll();
-      // Make Netty report it now, before the first test starts, without draining the extension's queue.
+      // Make Netty report it now, before the first test starts, without draining the extension's
+      // queue.
       for (int i = 0; i < 3; i++) {
         System.gc();
         Thread.sleep(20);
@@ -262,7 +276,8 @@ class LeakDetectionExtensionTest {
 
     @AfterAll
     static void leakDuringTeardown() {
-      // Dropped without release: its records show where it was created (setup) and written (the test).
+      // Dropped without release: its records show where it was created (setup) and written (the
+      // test).
       held = null;
     }
   }

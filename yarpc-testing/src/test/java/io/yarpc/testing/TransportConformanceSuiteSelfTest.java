@@ -39,7 +39,8 @@ class TransportConformanceSuiteSelfTest {
   @Test
   void aTransportWithoutFlowControlFails() {
     String failure = singleFailure(NoFlowControl.class, "slowReceiverBackpressure");
-    assertThat(failure).contains("sends the handler completed while the client had received only 4");
+    assertThat(failure)
+        .contains("sends the handler completed while the client had received only 4");
   }
 
   @Test
@@ -62,8 +63,12 @@ class TransportConformanceSuiteSelfTest {
 
   @Test
   void theCorrectTransportPassesTheSameTests() {
-    for (String method : List.of("lazyRequestBody", "slowReceiverBackpressure", "headersRoundTripWithRaw",
-        "errorNameRoundTrip")) {
+    for (String method :
+        List.of(
+            "lazyRequestBody",
+            "slowReceiverBackpressure",
+            "headersRoundTripWithRaw",
+            "errorNameRoundTrip")) {
       Events events = run(InMemoryTransportConformanceTest.class, method);
       assertThat(events.failed().count()).as("failures of %s", method).isZero();
       assertThat(events.succeeded().count()).as("successes of %s", method).isOne();
@@ -73,7 +78,8 @@ class TransportConformanceSuiteSelfTest {
     assertThat(events.succeeded().count()).isEqualTo(4);
   }
 
-  // ---- running ------------------------------------------------------------------------------------
+  // ---- running
+  // ------------------------------------------------------------------------------------
 
   private static String singleFailure(Class<?> suite, String method, String... parameterTypes) {
     Events events = run(suite, method, parameterTypes);
@@ -81,25 +87,29 @@ class TransportConformanceSuiteSelfTest {
     assertThat(failed).as("failed tests of %s.%s", suite.getSimpleName(), method).isNotEmpty();
     assertThat(events.succeeded().count()).as("tests that passed anyway").isZero();
     return failed.stream()
-        .map(e -> e.getPayload(TestExecutionResult.class)
-            .flatMap(TestExecutionResult::getThrowable)
-            .map(t -> t + (t.getCause() == null ? "" : " / " + t.getCause()))
-            .orElse("?"))
+        .map(
+            e ->
+                e.getPayload(TestExecutionResult.class)
+                    .flatMap(TestExecutionResult::getThrowable)
+                    .map(t -> t + (t.getCause() == null ? "" : " / " + t.getCause()))
+                    .orElse("?"))
         .collect(Collectors.joining("\n"));
   }
 
   /** The test events of running one method of {@code suite}. */
   private static Events run(Class<?> suite, String method, String... parameterTypes) {
     return EngineTestKit.engine("junit-jupiter")
-        .selectors(parameterTypes.length == 0
-            ? selectMethod(suite, method)
-            : selectMethod(suite, method, String.join(",", parameterTypes)))
+        .selectors(
+            parameterTypes.length == 0
+                ? selectMethod(suite, method)
+                : selectMethod(suite, method, String.join(",", parameterTypes)))
         .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
         .execute()
         .testEvents();
   }
 
-  // ---- broken transports (run only through EngineTestKit; Surefire skips nested classes) -----------
+  // ---- broken transports (run only through EngineTestKit; Surefire skips nested classes)
+  // -----------
 
   /** The in-memory transport with its unary outbound wrapped in {@code wrap}. */
   abstract static class Broken extends TransportConformanceSuite {
@@ -202,8 +212,9 @@ class TransportConformanceSuiteSelfTest {
   static class DropsResponseHeaders extends Broken {
     @Override
     UnaryOutbound wrap(InMemoryOutbound out) {
-      return new Wrapped(out, r -> out.call(r).thenApply(
-          response -> Response.builder().body(response.body()).build()));
+      return new Wrapped(
+          out,
+          r -> out.call(r).thenApply(response -> Response.builder().body(response.body()).build()));
     }
   }
 
@@ -211,13 +222,19 @@ class TransportConformanceSuiteSelfTest {
   static class LosesErrorCodes extends Broken {
     @Override
     UnaryOutbound wrap(InMemoryOutbound out) {
-      return new Wrapped(out, r -> out.call(r).exceptionallyCompose(error -> {
-        YarpcException e = YarpcException.from(error);
-        if (e.response() != null) {
-          e.response().body().release();
-        }
-        return CompletableFuture.failedFuture(YarpcException.of(Code.UNKNOWN, "%s", e.getMessage()));
-      }));
+      return new Wrapped(
+          out,
+          r ->
+              out.call(r)
+                  .exceptionallyCompose(
+                      error -> {
+                        YarpcException e = YarpcException.from(error);
+                        if (e.response() != null) {
+                          e.response().body().release();
+                        }
+                        return CompletableFuture.failedFuture(
+                            YarpcException.of(Code.UNKNOWN, "%s", e.getMessage()));
+                      }));
     }
   }
 
@@ -225,10 +242,15 @@ class TransportConformanceSuiteSelfTest {
   static class ReleasesResponsesEarly extends Broken {
     @Override
     UnaryOutbound wrap(InMemoryOutbound out) {
-      return new Wrapped(out, r -> out.call(r).thenApply(response -> {
-        response.body().release();
-        return response;
-      }));
+      return new Wrapped(
+          out,
+          r ->
+              out.call(r)
+                  .thenApply(
+                      response -> {
+                        response.body().release();
+                        return response;
+                      }));
     }
   }
 }

@@ -23,21 +23,26 @@ import java.util.concurrent.CopyOnWriteArraySet;
  */
 public final class KeyValueService extends KeyValueGrpc.KeyValueImplBase {
   private final Map<String, String> values = new ConcurrentHashMap<>();
-  private final Map<String, Set<StreamObserver<GetValueResponse>>> watchers = new ConcurrentHashMap<>();
+  private final Map<String, Set<StreamObserver<GetValueResponse>>> watchers =
+      new ConcurrentHashMap<>();
 
   @Override
   public void getValue(GetValueRequest request, StreamObserver<GetValueResponse> response) {
     String value = values.get(request.getKey());
     if (value == null) {
-      response.onError(StatusProto.toStatusRuntimeException(com.google.rpc.Status.newBuilder()
-          .setCode(io.grpc.Status.Code.NOT_FOUND.value())
-          .setMessage("no value for key \"" + request.getKey() + "\"")
-          .addDetails(Any.pack(ErrorInfo.newBuilder()
-              .setReason("KEY_NOT_FOUND")
-              .setDomain("keyvalue.examples.yarpc")
-              .putMetadata("key", request.getKey())
-              .build()))
-          .build()));
+      response.onError(
+          StatusProto.toStatusRuntimeException(
+              com.google.rpc.Status.newBuilder()
+                  .setCode(io.grpc.Status.Code.NOT_FOUND.value())
+                  .setMessage("no value for key \"" + request.getKey() + "\"")
+                  .addDetails(
+                      Any.pack(
+                          ErrorInfo.newBuilder()
+                              .setReason("KEY_NOT_FOUND")
+                              .setDomain("keyvalue.examples.yarpc")
+                              .putMetadata("key", request.getKey())
+                              .build()))
+                  .build()));
       return;
     }
     response.onNext(GetValueResponse.newBuilder().setValue(value).build());
@@ -48,7 +53,8 @@ public final class KeyValueService extends KeyValueGrpc.KeyValueImplBase {
   public void setValue(SetValueRequest request, StreamObserver<SetValueResponse> response) {
     values.put(request.getKey(), request.getValue());
     GetValueResponse change = GetValueResponse.newBuilder().setValue(request.getValue()).build();
-    for (StreamObserver<GetValueResponse> watcher : watchers.getOrDefault(request.getKey(), Set.of())) {
+    for (StreamObserver<GetValueResponse> watcher :
+        watchers.getOrDefault(request.getKey(), Set.of())) {
       try {
         synchronized (watcher) {
           watcher.onNext(change);
@@ -65,7 +71,8 @@ public final class KeyValueService extends KeyValueGrpc.KeyValueImplBase {
   public void watch(WatchRequest request, StreamObserver<GetValueResponse> response) {
     String key = request.getKey();
     if (response instanceof ServerCallStreamObserver) {
-      ((ServerCallStreamObserver<GetValueResponse>) response).setOnCancelHandler(() -> unwatch(key, response));
+      ((ServerCallStreamObserver<GetValueResponse>) response)
+          .setOnCancelHandler(() -> unwatch(key, response));
     }
     watchers.computeIfAbsent(key, k -> new CopyOnWriteArraySet<>()).add(response);
     synchronized (response) {

@@ -46,9 +46,18 @@ public final class MiddlewareExample {
     return (request, next) -> {
       long start = System.nanoTime();
       RequestMeta meta = request.meta(); // read before next: the request (and its body) moves on
-      return next.handle(request).whenComplete((response, error) -> log.add(String.format(
-          "[%s] %s -> %s::%s: %s (%.1f ms)", side, meta.caller(), meta.service(), meta.procedure(),
-          error == null ? "ok" : YarpcException.from(error).code(), (System.nanoTime() - start) / 1e6)));
+      return next.handle(request)
+          .whenComplete(
+              (response, error) ->
+                  log.add(
+                      String.format(
+                          "[%s] %s -> %s::%s: %s (%.1f ms)",
+                          side,
+                          meta.caller(),
+                          meta.service(),
+                          meta.procedure(),
+                          error == null ? "ok" : YarpcException.from(error).code(),
+                          (System.nanoTime() - start) / 1e6)));
     };
   }
 
@@ -57,8 +66,11 @@ public final class MiddlewareExample {
     return (request, next) -> {
       if (!("Bearer " + token).equals(request.headers().get("authorization"))) {
         request.body().release(); // the request stops here, so its body is ours to release
-        return CompletableFuture.failedFuture(YarpcException.of(Code.UNAUTHENTICATED,
-            "procedure \"%s\" needs a valid authorization header", request.procedure()));
+        return CompletableFuture.failedFuture(
+            YarpcException.of(
+                Code.UNAUTHENTICATED,
+                "procedure \"%s\" needs a valid authorization header",
+                request.procedure()));
       }
       return next.handle(request);
     };
@@ -68,9 +80,12 @@ public final class MiddlewareExample {
   public static Middleware<Request, Response> attachToken(String token) {
     return (request, next) -> {
       RequestMeta meta = request.meta();
-      return next.handle(request.withMeta(meta.toBuilder()
-          .headers(meta.headers().toBuilder().add("authorization", "Bearer " + token).build())
-          .build()));
+      return next.handle(
+          request.withMeta(
+              meta.toBuilder()
+                  .headers(
+                      meta.headers().toBuilder().add("authorization", "Bearer " + token).build())
+                  .build()));
     };
   }
 
@@ -84,28 +99,34 @@ public final class MiddlewareExample {
     List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
     HttpTransport serverTransport = HttpTransport.create();
     HttpInbound inbound = serverTransport.inbound();
-    Dispatcher server = Dispatcher.builder("vault")
-        .inbound(inbound)
-        .unaryInboundMiddleware(logging("server", log), requireToken("s3cret")) // first is outermost
-        .build();
+    Dispatcher server =
+        Dispatcher.builder("vault")
+            .inbound(inbound)
+            .unaryInboundMiddleware(
+                logging("server", log), requireToken("s3cret")) // first is outermost
+            .build();
     server.register(Raw.procedure("open", body -> "the vault is open".getBytes(UTF_8)));
     server.start();
 
     HttpTransport clientTransport = HttpTransport.create();
-    Dispatcher withToken = Dispatcher.builder("vault-client")
-        .outbound("vault", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
-        .unaryOutboundMiddleware(logging("client", log), attachToken("s3cret"))
-        .build();
+    Dispatcher withToken =
+        Dispatcher.builder("vault-client")
+            .outbound("vault", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
+            .unaryOutboundMiddleware(logging("client", log), attachToken("s3cret"))
+            .build();
     HttpTransport anonymousTransport = HttpTransport.create();
-    Dispatcher anonymous = Dispatcher.builder("stranger")
-        .outbound("vault", Outbounds.unary(anonymousTransport.singleOutbound(inbound.hostPort())))
-        .unaryOutboundMiddleware(logging("stranger", log))
-        .build();
+    Dispatcher anonymous =
+        Dispatcher.builder("stranger")
+            .outbound(
+                "vault", Outbounds.unary(anonymousTransport.singleOutbound(inbound.hostPort())))
+            .unaryOutboundMiddleware(logging("stranger", log))
+            .build();
     withToken.start();
     anonymous.start();
     try {
       CallOptions options = CallOptions.timeout(Duration.ofSeconds(1));
-      byte[] opened = RawClient.of(withToken.clientConfig("vault")).call("open", new byte[0], options).join();
+      byte[] opened =
+          RawClient.of(withToken.clientConfig("vault")).call("open", new byte[0], options).join();
       log.add("with a token:    " + new String(opened, UTF_8));
       try {
         RawClient.of(anonymous.clientConfig("vault")).call("open", new byte[0], options).join();

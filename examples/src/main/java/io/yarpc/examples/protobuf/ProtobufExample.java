@@ -41,9 +41,16 @@ public final class ProtobufExample {
     @Override
     public void echo(EchoMessage request, StreamObserver<EchoMessage> response) {
       if (request.getToken().isEmpty()) {
-        response.onError(ProtobufErrors.newError(Code.INVALID_ARGUMENT, "token is required",
-            BadRequest.newBuilder().addFieldViolations(BadRequest.FieldViolation.newBuilder()
-                .setField("token").setDescription("must not be empty")).build()));
+        response.onError(
+            ProtobufErrors.newError(
+                Code.INVALID_ARGUMENT,
+                "token is required",
+                BadRequest.newBuilder()
+                    .addFieldViolations(
+                        BadRequest.FieldViolation.newBuilder()
+                            .setField("token")
+                            .setDescription("must not be empty"))
+                    .build()));
         return;
       }
       response.onNext(request);
@@ -67,23 +74,31 @@ public final class ProtobufExample {
     server.start();
 
     HttpTransport clientHttp = HttpTransport.create();
-    Dispatcher client = Dispatcher.builder("echo-client")
-        .outbound("echo", Outbounds.unary(clientHttp.singleOutbound(httpInbound.hostPort())))
-        .build();
+    Dispatcher client =
+        Dispatcher.builder("echo-client")
+            .outbound("echo", Outbounds.unary(clientHttp.singleOutbound(httpInbound.hostPort())))
+            .build();
     client.start();
-    ManagedChannel plainGrpc = NettyChannelBuilder.forAddress("127.0.0.1", grpcInbound.port()).usePlaintext().build();
+    ManagedChannel plainGrpc =
+        NettyChannelBuilder.forAddress("127.0.0.1", grpcInbound.port()).usePlaintext().build();
     try {
-      EchoMessage hello = EchoMessage.newBuilder()
-          .setPayload(ByteString.copyFromUtf8("hello")).setToken("t-1").build();
+      EchoMessage hello =
+          EchoMessage.newBuilder()
+              .setPayload(ByteString.copyFromUtf8("hello"))
+              .setToken("t-1")
+              .build();
 
       // 1. A generated stub over YARPC (HTTP here); the deadline becomes the YARPC call's deadline.
-      EchoGrpc.EchoBlockingStub overYarpc = EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")))
-          .withDeadlineAfter(1, TimeUnit.SECONDS);
-      System.out.println("stub over YARPC HTTP -> " + overYarpc.echo(hello).getPayload().toStringUtf8());
+      EchoGrpc.EchoBlockingStub overYarpc =
+          EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")))
+              .withDeadlineAfter(1, TimeUnit.SECONDS);
+      System.out.println(
+          "stub over YARPC HTTP -> " + overYarpc.echo(hello).getPayload().toStringUtf8());
 
       // 2. The same stub, the request in proto3 JSON instead of binary.
-      EchoGrpc.EchoBlockingStub json = EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo"), "json"))
-          .withDeadlineAfter(1, TimeUnit.SECONDS);
+      EchoGrpc.EchoBlockingStub json =
+          EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo"), "json"))
+              .withDeadlineAfter(1, TimeUnit.SECONDS);
       System.out.println("stub, json encoding  -> " + json.echo(hello).getToken());
 
       // 3. Errors keep their code, message and google.rpc.Status details.
@@ -91,21 +106,29 @@ public final class ProtobufExample {
         overYarpc.echo(hello.toBuilder().clearToken().build());
       } catch (StatusRuntimeException e) {
         com.google.rpc.Status status = StatusProto.fromThrowable(e);
-        System.out.println("empty token          -> " + e.getStatus().getCode() + ": " + status.getMessage()
-            + ", details: " + status.getDetailsList().get(0).getTypeUrl());
+        System.out.println(
+            "empty token          -> "
+                + e.getStatus().getCode()
+                + ": "
+                + status.getMessage()
+                + ", details: "
+                + status.getDetailsList().get(0).getTypeUrl());
       }
 
-      // 4. A plain grpc-java client calling the gRPC inbound: standard gRPC on the wire. As with yarpc-go,
+      // 4. A plain grpc-java client calling the gRPC inbound: standard gRPC on the wire. As with
+      // yarpc-go,
       //    it names itself, the service it calls and the encoding in rpc-caller, rpc-service and
       //    rpc-encoding metadata (grpc-java's content-type, application/grpc, names no encoding).
       Metadata yarpcHeaders = new Metadata();
-      yarpcHeaders.put(Metadata.Key.of("rpc-caller", Metadata.ASCII_STRING_MARSHALLER), "plain-grpc-client");
+      yarpcHeaders.put(
+          Metadata.Key.of("rpc-caller", Metadata.ASCII_STRING_MARSHALLER), "plain-grpc-client");
       yarpcHeaders.put(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER), "echo");
       yarpcHeaders.put(Metadata.Key.of("rpc-encoding", Metadata.ASCII_STRING_MARSHALLER), "proto");
-      EchoMessage answer = EchoGrpc.newBlockingStub(plainGrpc)
-          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(yarpcHeaders))
-          .withDeadlineAfter(1, TimeUnit.SECONDS)
-          .echo(hello.toBuilder().setToken("t-2").build());
+      EchoMessage answer =
+          EchoGrpc.newBlockingStub(plainGrpc)
+              .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(yarpcHeaders))
+              .withDeadlineAfter(1, TimeUnit.SECONDS)
+              .echo(hello.toBuilder().setToken("t-2").build());
       System.out.println("plain grpc-java      -> " + answer.getToken());
       return answer.getToken();
     } finally {

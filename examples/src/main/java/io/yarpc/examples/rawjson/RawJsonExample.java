@@ -62,26 +62,33 @@ public final class RawJsonExample {
     HttpInbound inbound = serverTransport.inbound();
     Dispatcher server = Dispatcher.builder("greeter").inbound(inbound).build();
     server.register(
-        Raw.procedure("shout", body -> new String(body, UTF_8).toUpperCase(Locale.ROOT).getBytes(UTF_8)),
-        Json.procedure("greet", GreetRequest.class, request -> {
-          if (request.name == null || request.name.isEmpty()) {
-            throw YarpcException.of(Code.INVALID_ARGUMENT, "name must not be empty");
-          }
-          Call.current().setResponseHeader("greeted-by", Call.current().meta().service());
-          GreetResponse response = new GreetResponse();
-          response.greeting = "Hello, " + request.name + "!";
-          return response;
-        }));
+        Raw.procedure(
+            "shout", body -> new String(body, UTF_8).toUpperCase(Locale.ROOT).getBytes(UTF_8)),
+        Json.procedure(
+            "greet",
+            GreetRequest.class,
+            request -> {
+              if (request.name == null || request.name.isEmpty()) {
+                throw YarpcException.of(Code.INVALID_ARGUMENT, "name must not be empty");
+              }
+              Call.current().setResponseHeader("greeted-by", Call.current().meta().service());
+              GreetResponse response = new GreetResponse();
+              response.greeting = "Hello, " + request.name + "!";
+              return response;
+            }));
     server.start();
 
     // The client: a dispatcher with an outbound for the service "greeter".
     HttpTransport clientTransport = HttpTransport.create();
-    Dispatcher client = Dispatcher.builder("greeter-client")
-        .outbound("greeter", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
-        .build();
+    Dispatcher client =
+        Dispatcher.builder("greeter-client")
+            .outbound(
+                "greeter", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
+            .build();
     client.start();
     try {
-      CallOptions options = CallOptions.timeout(Duration.ofSeconds(1)); // every call needs a deadline
+      CallOptions options =
+          CallOptions.timeout(Duration.ofSeconds(1)); // every call needs a deadline
       RawClient raw = RawClient.of(client.clientConfig("greeter"));
       byte[] shouted = raw.call("shout", "hello".getBytes(UTF_8), options).join();
       System.out.println("raw shout       -> " + new String(shouted, UTF_8));
@@ -89,7 +96,8 @@ public final class RawJsonExample {
       JsonClient json = JsonClient.of(client.clientConfig("greeter"));
       Reply<GreetResponse> reply =
           json.callForReply("greet", new GreetRequest("Ada"), GreetResponse.class, options).join();
-      System.out.println("json greet      -> " + reply.value().greeting + "  headers " + reply.headers());
+      System.out.println(
+          "json greet      -> " + reply.value().greeting + "  headers " + reply.headers());
 
       try {
         json.call("greet", new GreetRequest(""), GreetResponse.class, options).join();

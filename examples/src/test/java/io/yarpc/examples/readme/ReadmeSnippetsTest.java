@@ -31,8 +31,10 @@ class ReadmeSnippetsTest {
   @Test
   void everyReadmeJavaBlockIsACompiledRegionAndBack() throws IOException {
     Path root = RepoRoot.find();
-    List<Block> blocks = javaBlocks(Files.readAllLines(root.resolve("README.md"), StandardCharsets.UTF_8));
-    Map<String, String> regions = regions(root.resolve("examples/src/test/java/io/yarpc/examples/readme"));
+    List<Block> blocks =
+        javaBlocks(Files.readAllLines(root.resolve("README.md"), StandardCharsets.UTF_8));
+    Map<String, String> regions =
+        regions(root.resolve("examples/src/test/java/io/yarpc/examples/readme"));
 
     List<String> problems = new ArrayList<>();
     List<String> used = new ArrayList<>();
@@ -48,10 +50,17 @@ class ReadmeSnippetsTest {
         continue;
       }
       String closest = closest(b.text(), regions);
-      problems.add("README.md line " + b.line() + ": this java block is no region of "
-          + "examples/src/test/java/io/yarpc/examples/readme/*.java"
-          + (closest == null ? "" : "; the closest is '" + closest + "', which differs:\n"
-              + firstDifference(b.text(), regions.get(closest))));
+      problems.add(
+          "README.md line "
+              + b.line()
+              + ": this java block is no region of "
+              + "examples/src/test/java/io/yarpc/examples/readme/*.java"
+              + (closest == null
+                  ? ""
+                  : "; the closest is '"
+                      + closest
+                      + "', which differs:\n"
+                      + firstDifference(b.text(), regions.get(closest))));
     }
     for (String name : regions.keySet()) {
       if (!used.contains(name)) {
@@ -96,10 +105,17 @@ class ReadmeSnippetsTest {
         }
         String name = start.group(1);
         int end = i + 1;
-        while (end < lines.size() && !lines.get(end).matches("^\\s*// \\[END " + Pattern.quote(name) + "]\\s*$")) {
+        while (end < lines.size()
+            && !lines.get(end).matches("^\\s*// \\[END " + Pattern.quote(name) + "]\\s*$")) {
           if (START.matcher(lines.get(end)).matches() || END.matcher(lines.get(end)).matches()) {
-            throw new AssertionError(file + ":" + (end + 1) + ": region '" + name + "' is not closed before "
-                + lines.get(end).strip());
+            throw new AssertionError(
+                file
+                    + ":"
+                    + (end + 1)
+                    + ": region '"
+                    + name
+                    + "' is not closed before "
+                    + lines.get(end).strip());
           }
           end++;
         }

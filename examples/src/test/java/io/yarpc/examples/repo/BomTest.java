@@ -26,21 +26,29 @@ class BomTest {
     for (String module : all(parent, "<module>([^<]+)</module>")) {
       Path pom = root.resolve(module).resolve("pom.xml");
       String text = Files.readString(pom);
-      boolean library = !text.contains("<packaging>pom</packaging>")
-          && !text.contains("<yarpc.api.check>false</yarpc.api.check>");
+      boolean library =
+          !text.contains("<packaging>pom</packaging>")
+              && !text.contains("<yarpc.api.check>false</yarpc.api.check>");
       if (library) {
         libraries.add(first(text, "</parent>\\s*<artifactId>([^<]+)</artifactId>"));
       }
     }
-    assertThat(libraries).as("library modules of the parent pom").contains("yarpc-core").hasSizeGreaterThan(4);
+    assertThat(libraries)
+        .as("library modules of the parent pom")
+        .contains("yarpc-core")
+        .hasSizeGreaterThan(4);
 
-    List<String> listed = all(bom, "<artifactId>([^<]+)</artifactId>\\s*<version>\\$\\{project.version}</version>");
-    assertThat(listed).as("artifacts yarpc-bom manages at ${project.version}")
+    List<String> listed =
+        all(bom, "<artifactId>([^<]+)</artifactId>\\s*<version>\\$\\{project.version}</version>");
+    assertThat(listed)
+        .as("artifacts yarpc-bom manages at ${project.version}")
         .containsExactlyInAnyOrderElementsOf(libraries);
     assertThat(first(bom, "<artifactId>yarpc-bom</artifactId>\\s*<version>([^<]+)</version>"))
         .as("yarpc-bom's version")
-        .isEqualTo(first(parent, "<artifactId>yarpc-parent</artifactId>\\s*<version>([^<]+)</version>"));
-    assertThat(bom).as("yarpc-bom has no parent, so importing it pins no third-party version")
+        .isEqualTo(
+            first(parent, "<artifactId>yarpc-parent</artifactId>\\s*<version>([^<]+)</version>"));
+    assertThat(bom)
+        .as("yarpc-bom has no parent, so importing it pins no third-party version")
         .doesNotContain("<parent>");
   }
 

@@ -11,11 +11,13 @@ public final class RepoRoot {
   public static Path find() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null) {
-      if (Files.isRegularFile(dir.resolve("pom.xml")) && Files.isDirectory(dir.resolve("docs/spec"))) {
+      if (Files.isRegularFile(dir.resolve("pom.xml"))
+          && Files.isDirectory(dir.resolve("docs/spec"))) {
         return dir;
       }
       dir = dir.getParent();
     }
-    throw new AssertionError("no repository root (pom.xml and docs/spec) above " + Path.of("").toAbsolutePath());
+    throw new AssertionError(
+        "no repository root (pom.xml and docs/spec) above " + Path.of("").toAbsolutePath());
   }
 }

@@ -30,9 +30,11 @@ class SpecReferencesTest {
   private static final Pattern REFERENCE = Pattern.compile("docs/spec/([\\w-]+\\.md)");
   private static final Pattern SECTION = Pattern.compile("§(\\d+(?:\\.\\d+)*)");
   private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(\\d+(?:\\.\\d+)*)\\.?\\s");
+
   /** A spec cited without its path: "spec: wire-grpc 4.1", "spec {@code model.md} 2.4", "Spec section 2". */
-  private static final Pattern OLD_FORM = Pattern.compile(
-      "(?i)\\bspec\\b\\s*(?::|\\{@code|§|section\\b|\\d)|(?<!docs/spec/)\\b(?:model|wire-http|wire-grpc|wire-tchannel)\\.md\\b");
+  private static final Pattern OLD_FORM =
+      Pattern.compile(
+          "(?i)\\bspec\\b\\s*(?::|\\{@code|§|section\\b|\\d)|(?<!docs/spec/)\\b(?:model|wire-http|wire-grpc|wire-tchannel)\\.md\\b");
 
   @Test
   void everySpecReferenceNamesAFileAndSectionThatExist() throws IOException {
@@ -43,8 +45,10 @@ class SpecReferencesTest {
     int references = 0;
 
     for (Path file : sourceFiles(root)) {
-      if (file.startsWith(specDir) || file.getFileName().toString().equals("SpecReferencesTest.java")) {
-        continue; // the notes refer to their own sections and to each other by name; this file shows old forms
+      if (file.startsWith(specDir)
+          || file.getFileName().toString().equals("SpecReferencesTest.java")) {
+        continue; // the notes refer to their own sections and to each other by name; this file
+        // shows old forms
       }
       String rel = root.relativize(file).toString();
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -53,8 +57,12 @@ class SpecReferencesTest {
         String line = lines.get(n);
         Matcher old = OLD_FORM.matcher(line);
         if (old.find()) {
-          problems.add(rel + ":" + (n + 1) + ": write spec references as docs/spec/<file>.md §<section>: "
-              + line.strip());
+          problems.add(
+              rel
+                  + ":"
+                  + (n + 1)
+                  + ": write spec references as docs/spec/<file>.md §<section>: "
+                  + line.strip());
         }
         // Walk the line's full references and section marks in order.
         Matcher ref = REFERENCE.matcher(line);
@@ -79,9 +87,18 @@ class SpecReferencesTest {
           } else {
             String section = sec.group(1);
             if (current == null) {
-              problems.add(rel + ":" + (n + 1) + ": §" + section + " follows no docs/spec/<file>.md reference");
-            } else if (!sections.computeIfAbsent(current, f -> headings(specDir.resolve(f))).contains(section)) {
-              problems.add(rel + ":" + (n + 1) + ": docs/spec/" + current + " has no section " + section);
+              problems.add(
+                  rel
+                      + ":"
+                      + (n + 1)
+                      + ": §"
+                      + section
+                      + " follows no docs/spec/<file>.md reference");
+            } else if (!sections
+                .computeIfAbsent(current, f -> headings(specDir.resolve(f)))
+                .contains(section)) {
+              problems.add(
+                  rel + ":" + (n + 1) + ": docs/spec/" + current + " has no section " + section);
             }
             pos = sec.end();
           }
@@ -92,23 +109,27 @@ class SpecReferencesTest {
       fail(problems.size() + " broken spec reference(s):\n" + String.join("\n", problems));
     }
     if (references == 0) {
-      fail("found no docs/spec reference at all under " + root + ": is the scan looking in the right place?");
+      fail(
+          "found no docs/spec reference at all under "
+              + root
+              + ": is the scan looking in the right place?");
     }
   }
 
   private static List<Path> sourceFiles(Path root) throws IOException {
     try (Stream<Path> s = Files.walk(root)) {
       return s.filter(Files::isRegularFile)
-          .filter(p -> {
-            for (Path part : root.relativize(p)) {
-              if (SKIPPED_DIRS.contains(part.toString())) {
-                return false;
-              }
-            }
-            String name = p.getFileName().toString();
-            int dot = name.lastIndexOf('.');
-            return dot > 0 && EXTENSIONS.contains(name.substring(dot + 1));
-          })
+          .filter(
+              p -> {
+                for (Path part : root.relativize(p)) {
+                  if (SKIPPED_DIRS.contains(part.toString())) {
+                    return false;
+                  }
+                }
+                String name = p.getFileName().toString();
+                int dot = name.lastIndexOf('.');
+                return dot > 0 && EXTENSIONS.contains(name.substring(dot + 1));
+              })
           .sorted()
           .toList();
     }

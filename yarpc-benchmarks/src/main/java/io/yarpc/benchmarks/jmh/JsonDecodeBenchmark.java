@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class JsonDecodeBenchmark {
@@ -49,12 +51,19 @@ public class JsonDecodeBenchmark {
   public static final class EchoJson {
     /** The payload. */
     public String payload;
+
     /** The token. */
     public String token;
   }
 
-  private static final RequestMeta META = RequestMeta.builder().caller("bench-client").service("bench-server")
-      .procedure("echo").encoding(Json.ENCODING).transport("bench").build();
+  private static final RequestMeta META =
+      RequestMeta.builder()
+          .caller("bench-client")
+          .service("bench-server")
+          .procedure("echo")
+          .encoding(Json.ENCODING)
+          .transport("bench")
+          .build();
 
   private final Gson gson = new Gson();
   private Handler<Request, Response> handler;
@@ -68,10 +77,14 @@ public class JsonDecodeBenchmark {
     Arrays.fill(text, 'x');
     String doc = "{\"payload\":\"" + new String(text) + "\",\"token\":\"bench\"}";
     bodies = new Bodies(body, doc.getBytes(UTF_8));
-    handler = Json.unaryHandler(EchoJson.class, gson, request -> {
-      lastLength = request.payload.length();
-      return null;
-    });
+    handler =
+        Json.unaryHandler(
+            EchoJson.class,
+            gson,
+            request -> {
+              lastLength = request.payload.length();
+              return null;
+            });
   }
 
   /** Decode through the public handler. */

@@ -40,7 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class ProtobufDecodeBenchmark {
@@ -52,7 +54,8 @@ public class ProtobufDecodeBenchmark {
   @Param({"heap", "direct", "multi", "stream"})
   public String body;
 
-  private final ProtobufCodec<EchoMessage> codec = ProtobufCodec.of(EchoMessage.getDefaultInstance());
+  private final ProtobufCodec<EchoMessage> codec =
+      ProtobufCodec.of(EchoMessage.getDefaultInstance());
   private final UnsafeAliasing aliasing = UnsafeAliasing.create();
   private Bodies bodies;
 

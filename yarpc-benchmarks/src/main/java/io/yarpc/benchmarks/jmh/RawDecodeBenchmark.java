@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class RawDecodeBenchmark {
@@ -42,8 +44,14 @@ public class RawDecodeBenchmark {
   @Param({"heap", "direct", "multi", "stream"})
   public String body;
 
-  private static final RequestMeta META = RequestMeta.builder().caller("bench-client").service("bench-server")
-      .procedure("echo").encoding(Raw.ENCODING).transport("bench").build();
+  private static final RequestMeta META =
+      RequestMeta.builder()
+          .caller("bench-client")
+          .service("bench-server")
+          .procedure("echo")
+          .encoding(Raw.ENCODING)
+          .transport("bench")
+          .build();
 
   private final Handler<Request, Response> handler = Raw.unaryHandler(bytes -> bytes);
   private Bodies bodies;

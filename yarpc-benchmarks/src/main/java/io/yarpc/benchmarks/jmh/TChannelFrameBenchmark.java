@@ -48,7 +48,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class TChannelFrameBenchmark {
@@ -77,12 +79,19 @@ public class TChannelFrameBenchmark {
   @Setup
   public void setup() throws IOException {
     checksumType = ChecksumType.valueOf(checksum);
-    meta = RequestMeta.builder().caller("bench-client").service("bench-server")
-        .procedure("yarpc.benchmarks.Echo::Unary").encoding("proto").transport("tchannel").build();
+    meta =
+        RequestMeta.builder()
+            .caller("bench-client")
+            .service("bench-server")
+            .procedure("yarpc.benchmarks.Echo::Unary")
+            .encoding("proto")
+            .transport("tchannel")
+            .build();
     message = LoadMessages.message(size);
     bytes = message.toByteArray();
-    List<ByteBuf> frames = CallCodec.encodeRequest(alloc, 1, meta, Body.of(bytes), 1000, TRACING,
-        checksumType, Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        CallCodec.encodeRequest(
+            alloc, 1, meta, Body.of(bytes), 1000, TRACING, checksumType, Frames.MAX_FRAME_SIZE);
     received = Unpooled.buffer();
     for (ByteBuf f : frames) {
       received.writeBytes(f, f.readerIndex(), f.readableBytes());
@@ -99,9 +108,13 @@ public class TChannelFrameBenchmark {
   /** A call req's frames, built and released. */
   @Benchmark
   public int encode() throws IOException {
-    Body b = body.equals("heap") ? Body.of(bytes) : Body.lazy(message.getSerializedSize(), message::writeTo);
-    List<ByteBuf> frames = CallCodec.encodeRequest(alloc, 1, meta, b, 1000, TRACING, checksumType,
-        Frames.MAX_FRAME_SIZE);
+    Body b =
+        body.equals("heap")
+            ? Body.of(bytes)
+            : Body.lazy(message.getSerializedSize(), message::writeTo);
+    List<ByteBuf> frames =
+        CallCodec.encodeRequest(
+            alloc, 1, meta, b, 1000, TRACING, checksumType, Frames.MAX_FRAME_SIZE);
     int n = 0;
     for (ByteBuf f : frames) {
       n += f.readableBytes();
@@ -134,8 +147,13 @@ public class TChannelFrameBenchmark {
           frame.release();
         }
       }
-      RequestMeta decoded = CallCodec.decodeRequestMeta(first.service(), first.headers(), first.ttl(),
-          assembler.argBytes(0), assembler.argBytes(1));
+      RequestMeta decoded =
+          CallCodec.decodeRequestMeta(
+              first.service(),
+              first.headers(),
+              first.ttl(),
+              assembler.argBytes(0),
+              assembler.argBytes(1));
       Body b = assembler.takeBody(alloc);
       long n = b.length() + decoded.procedure().length();
       b.release();

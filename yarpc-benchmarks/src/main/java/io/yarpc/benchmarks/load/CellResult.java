@@ -32,16 +32,36 @@ import java.util.Map;
  * @param error why the cell failed or had errors, or null
  * @param threads how each thread that did work was attributed
  */
-public record CellResult(String system, String mode, int size, int inflight, double seconds, long calls,
-    long errors, double callsPerSecond, double p50Micros, double p90Micros, double p99Micros,
-    double maxMicros, double serverBytesPerCall, double clientBytesPerCall, double unattributedBytesPerCall,
-    double cpuMicrosPerCall, double serverCpuMicrosPerCall, double clientCpuMicrosPerCall, long gcCount,
-    long gcMillis, double loadAverage, String error, Map<String, String> threads) {
+public record CellResult(
+    String system,
+    String mode,
+    int size,
+    int inflight,
+    double seconds,
+    long calls,
+    long errors,
+    double callsPerSecond,
+    double p50Micros,
+    double p90Micros,
+    double p99Micros,
+    double maxMicros,
+    double serverBytesPerCall,
+    double clientBytesPerCall,
+    double unattributedBytesPerCall,
+    double cpuMicrosPerCall,
+    double serverCpuMicrosPerCall,
+    double clientCpuMicrosPerCall,
+    long gcCount,
+    long gcMillis,
+    double loadAverage,
+    String error,
+    Map<String, String> threads) {
 
   /** A cell that could not run. */
   static CellResult failed(String system, String mode, int size, int inflight, String error) {
-    return new CellResult(system, mode, size, inflight, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        -1, error, Map.of());
+    return new CellResult(
+        system, mode, size, inflight, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, error,
+        Map.of());
   }
 
   /** Whether the cell measured anything. */
@@ -60,8 +80,17 @@ public record CellResult(String system, String mode, int size, int inflight, dou
     m.put("calls", calls);
     m.put("errors", errors);
     m.put("callsPerSecond", round(callsPerSecond, 1));
-    m.put("latencyMicros", Map.of("p50", round(p50Micros, 1), "p90", round(p90Micros, 1),
-        "p99", round(p99Micros, 1), "max", round(maxMicros, 1)));
+    m.put(
+        "latencyMicros",
+        Map.of(
+            "p50",
+            round(p50Micros, 1),
+            "p90",
+            round(p90Micros, 1),
+            "p99",
+            round(p99Micros, 1),
+            "max",
+            round(maxMicros, 1)));
     m.put("serverBytesPerCall", Math.round(serverBytesPerCall));
     m.put("clientBytesPerCall", Math.round(clientBytesPerCall));
     m.put("unattributedBytesPerCall", Math.round(unattributedBytesPerCall));

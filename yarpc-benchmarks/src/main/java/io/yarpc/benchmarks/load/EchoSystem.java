@@ -10,20 +10,26 @@ import io.yarpc.benchmarks.proto.EchoGrpc;
 public interface EchoSystem extends AutoCloseable {
   /** Plain grpc-java: generated stubs, default marshaller, Netty server and channel. The baseline. */
   String GRPC_JAVA = "grpc-java";
+
   /** YARPC over its gRPC transport, the service registered through the protobuf encoding. */
   String YARPC_GRPC = "yarpc-grpc";
+
   /** As {@link #YARPC_GRPC}, with the protobuf encoding's opt-in unsafe aliasing decode. */
   String YARPC_GRPC_ALIASING = "yarpc-grpc-aliasing";
+
   /**
    * As {@link #YARPC_GRPC}, without YARPC's own thread hops: non-blocking procedures (the method runs on
    * grpc-java's server executor thread, as in plain grpc-java) and stub callbacks run directly on the
    * thread that completes the call (the transport's executor).
    */
   String YARPC_GRPC_DIRECT = "yarpc-grpc-direct";
+
   /** YARPC over HTTP/1.1. */
   String YARPC_HTTP = "yarpc-http";
+
   /** YARPC over h2c (HTTP/2 with prior knowledge). */
   String YARPC_H2C = "yarpc-h2c";
+
   /** YARPC over TChannel. */
   String YARPC_TCHANNEL = "yarpc-tchannel";
 

@@ -76,13 +76,16 @@ public final class LoadHarness {
   /** Runs every system and cell {@code options} ask for, on a harness thread, and returns the results. */
   public static LoadReport run(LoadOptions options) throws Exception {
     AtomicReference<Object> result = new AtomicReference<>();
-    Thread t = new Thread(() -> {
-      try {
-        result.set(new LoadHarness(options, System.err).runAll());
-      } catch (Throwable e) {
-        result.set(e);
-      }
-    }, THREAD_PREFIX + "-main");
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                result.set(new LoadHarness(options, System.err).runAll());
+              } catch (Throwable e) {
+                result.set(e);
+              }
+            },
+            THREAD_PREFIX + "-main");
     t.start();
     t.join();
     Object r = result.get();
@@ -121,7 +124,8 @@ public final class LoadHarness {
         boolean first = true;
         for (int size : options.sizes) {
           for (int n : options.inflight) {
-            CellResult c = runUnary(system, size, n, first ? options.warmup.multipliedBy(2) : options.warmup);
+            CellResult c =
+                runUnary(system, size, n, first ? options.warmup.multipliedBy(2) : options.warmup);
             first = false;
             cells.add(c);
             report(c);
@@ -135,7 +139,8 @@ public final class LoadHarness {
           }
         }
       } finally {
-        if (options.verboseThreads && system instanceof YarpcSystem
+        if (options.verboseThreads
+            && system instanceof YarpcSystem
             && ((YarpcSystem) system).aliasingPoolStats() != null) {
           log.println("   " + ((YarpcSystem) system).aliasingPoolStats());
         }
@@ -148,7 +153,8 @@ public final class LoadHarness {
       }
     }
     env.put("finished", Instant.now().toString());
-    env.put("loadAverageAtEnd", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    env.put(
+        "loadAverageAtEnd", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     return new LoadReport(env, cells);
   }
 
@@ -179,12 +185,14 @@ public final class LoadHarness {
       List<String> mixed = accounting.mixedThreads();
       if (mixed.isEmpty() || spacers == 3) {
         if (!mixed.isEmpty()) {
-          progress("   %s: server and client still share %s; those threads are split by sampled share", name,
-              mixed);
+          progress(
+              "   %s: server and client still share %s; those threads are split by sampled share",
+              name, mixed);
         }
         return system;
       }
-      progress("   %s: server and client connections share %s; restarting with %d spacer connection(s)",
+      progress(
+          "   %s: server and client connections share %s; restarting with %d spacer connection(s)",
           name, mixed, spacers + 1);
       closeQuietly(system);
       accounting.reset();
@@ -218,7 +226,8 @@ public final class LoadHarness {
     }
   }
 
-  private CellResult runUnary(EchoSystem system, int size, int inflight, Duration warmup) throws Exception {
+  private CellResult runUnary(EchoSystem system, int size, int inflight, Duration warmup)
+      throws Exception {
     EchoMessage request = LoadMessages.message(size);
     String check = check(system, request);
     if (check != null) {
@@ -242,7 +251,19 @@ public final class LoadHarness {
       Histogram h = driver.intervalHistogram();
       long[] gc1 = gc();
       Throwable err = driver.lastError();
-      return result(system.name(), "unary", size, inflight, s0, s1, calls, errors, h, gc0, gc1, load,
+      return result(
+          system.name(),
+          "unary",
+          size,
+          inflight,
+          s0,
+          s1,
+          calls,
+          errors,
+          h,
+          gc0,
+          gc1,
+          load,
           err == null ? null : err.toString());
     } finally {
       if (!driver.stop(60_000)) {
@@ -251,7 +272,8 @@ public final class LoadHarness {
     }
   }
 
-  private CellResult runStream(EchoSystem system, int size, int window, Duration warmup) throws Exception {
+  private CellResult runStream(EchoSystem system, int size, int window, Duration warmup)
+      throws Exception {
     EchoMessage message = LoadMessages.message(size);
     System.gc();
     double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -279,7 +301,19 @@ public final class LoadHarness {
         progress("   %s; thread dump follows", problem);
         dumpThreads();
       }
-      return result(system.name(), "stream", size, window, s0, s1, n, err == null ? 0 : 1, h, gc0, gc1, load,
+      return result(
+          system.name(),
+          "stream",
+          size,
+          window,
+          s0,
+          s1,
+          n,
+          err == null ? 0 : 1,
+          h,
+          gc0,
+          gc1,
+          load,
           problem);
     } finally {
       if (!driver.stop(30_000)) {
@@ -294,11 +328,13 @@ public final class LoadHarness {
    * end of the window allocate partly inside it and partly outside; with this many calls that blurs a
    * per-call figure by a few percent at most.
    */
-  private void measure(java.util.function.LongSupplier calls, int inflight) throws InterruptedException {
+  private void measure(java.util.function.LongSupplier calls, int inflight)
+      throws InterruptedException {
     long start = System.nanoTime();
     Thread.sleep(options.duration.toMillis());
     long max = start + options.duration.toNanos() * 3;
-    while (calls.getAsLong() < (long) MIN_CALLS_PER_INFLIGHT * inflight && System.nanoTime() < max) {
+    while (calls.getAsLong() < (long) MIN_CALLS_PER_INFLIGHT * inflight
+        && System.nanoTime() < max) {
       Thread.sleep(50);
     }
   }
@@ -325,17 +361,47 @@ public final class LoadHarness {
     }
   }
 
-  private CellResult result(String system, String mode, int size, int inflight, ThreadAccounting.Snapshot s0,
-      ThreadAccounting.Snapshot s1, long calls, long errors, Histogram h, long[] gc0, long[] gc1, double load,
+  private CellResult result(
+      String system,
+      String mode,
+      int size,
+      int inflight,
+      ThreadAccounting.Snapshot s0,
+      ThreadAccounting.Snapshot s1,
+      long calls,
+      long errors,
+      Histogram h,
+      long[] gc0,
+      long[] gc1,
+      double load,
       String error) {
     ThreadAccounting.Usage u = accounting.usage(s0, s1);
     double seconds = (s1.nanoTime() - s0.nanoTime()) / 1e9;
     double per = Math.max(1, calls);
-    return new CellResult(system, mode, size, inflight, seconds, calls, errors, calls / seconds,
-        h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3, h.getValueAtPercentile(99) / 1e3,
-        h.getMaxValue() / 1e3, u.serverBytes() / per, u.clientBytes() / per, u.unattributedBytes() / per,
-        u.processCpuNanos() / per / 1e3, u.serverCpuNanos() / per / 1e3, u.clientCpuNanos() / per / 1e3,
-        gc1[0] - gc0[0], gc1[1] - gc0[1], load, errors > 0 || calls == 0 ? error : null, u.threads());
+    return new CellResult(
+        system,
+        mode,
+        size,
+        inflight,
+        seconds,
+        calls,
+        errors,
+        calls / seconds,
+        h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(90) / 1e3,
+        h.getValueAtPercentile(99) / 1e3,
+        h.getMaxValue() / 1e3,
+        u.serverBytes() / per,
+        u.clientBytes() / per,
+        u.unattributedBytes() / per,
+        u.processCpuNanos() / per / 1e3,
+        u.serverCpuNanos() / per / 1e3,
+        u.clientCpuNanos() / per / 1e3,
+        gc1[0] - gc0[0],
+        gc1[1] - gc0[1],
+        load,
+        errors > 0 || calls == 0 ? error : null,
+        u.threads());
   }
 
   /**
@@ -344,22 +410,27 @@ public final class LoadHarness {
    */
   private static String check(EchoSystem system, EchoMessage request) {
     CompletableFuture<EchoMessage> f = new CompletableFuture<>();
-    system.stub().withDeadlineAfter(30, TimeUnit.SECONDS).unary(request, new StreamObserver<>() {
-      @Override
-      public void onNext(EchoMessage value) {
-        f.complete(value);
-      }
+    system
+        .stub()
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .unary(
+            request,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(EchoMessage value) {
+                f.complete(value);
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(t);
-      }
+              @Override
+              public void onError(Throwable t) {
+                f.completeExceptionally(t);
+              }
 
-      @Override
-      public void onCompleted() {
-        f.complete(null);
-      }
-    });
+              @Override
+              public void onCompleted() {
+                f.complete(null);
+              }
+            });
     try {
       EchoMessage echo = f.get(40, TimeUnit.SECONDS);
       if (echo == null || !echo.equals(request)) {
@@ -385,14 +456,24 @@ public final class LoadHarness {
   private Map<String, Object> environment() {
     Map<String, Object> env = new LinkedHashMap<>();
     env.put("started", Instant.now().toString());
-    env.put("command", "java -jar yarpc-benchmarks/target/yarpc-benchmarks.jar load " + describe(options));
-    env.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    env.put(
+        "command",
+        "java -jar yarpc-benchmarks/target/yarpc-benchmarks.jar load " + describe(options));
+    env.put(
+        "java",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     env.put("jvmArguments", ManagementFactory.getRuntimeMXBean().getInputArguments());
     env.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
     env.put("processors", Runtime.getRuntime().availableProcessors());
-    env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-        + System.getProperty("os.arch"));
-    env.put("loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    env.put(
+        "os",
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch"));
+    env.put(
+        "loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     env.put("durationSeconds", options.duration.toMillis() / 1e3);
     env.put("warmupSeconds", options.warmup.toMillis() / 1e3);
     env.put("prewarmSeconds", options.prewarm.toMillis() / 1e3);
@@ -401,17 +482,30 @@ public final class LoadHarness {
     env.put("systems", options.systems);
     env.put("streamSizes", options.streamSizes);
     env.put("streamWindow", options.streamWindow);
-    env.put("attribution", "server = threads named bench-server-* and yarpc-bench-server-handler-*, plus event "
-        + "loops whose sampled stacks show server-side frames; client = bench-client-*, yarpc-bench-client-*, "
-        + "and event loops whose stacks show client-side frames; unattributed = everything else");
+    env.put(
+        "attribution",
+        "server = threads named bench-server-* and yarpc-bench-server-handler-*, plus event "
+            + "loops whose sampled stacks show server-side frames; client = bench-client-*, yarpc-bench-client-*, "
+            + "and event loops whose stacks show client-side frames; unattributed = everything else");
     return env;
   }
 
   private static String describe(LoadOptions o) {
-    return "--duration " + o.duration.toMillis() + "ms --warmup " + o.warmup.toMillis() + "ms --prewarm "
-        + o.prewarm.toMillis() + "ms --sizes "
-        + join(o.sizes) + " --inflight " + join(o.inflight) + " --systems " + String.join(",", o.systems)
-        + " --stream-sizes " + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes)) + " --stream-window "
+    return "--duration "
+        + o.duration.toMillis()
+        + "ms --warmup "
+        + o.warmup.toMillis()
+        + "ms --prewarm "
+        + o.prewarm.toMillis()
+        + "ms --sizes "
+        + join(o.sizes)
+        + " --inflight "
+        + join(o.inflight)
+        + " --systems "
+        + String.join(",", o.systems)
+        + " --stream-sizes "
+        + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes))
+        + " --stream-window "
         + o.streamWindow;
   }
 
@@ -425,15 +519,24 @@ public final class LoadHarness {
 
   private void report(CellResult c) {
     if (!c.ok()) {
-      progress("   %-6s %-9s in flight %-3d failed: %s", c.mode(), LoadReport.size(c.size()), c.inflight(),
-          c.error());
+      progress(
+          "   %-6s %-9s in flight %-3d failed: %s",
+          c.mode(), LoadReport.size(c.size()), c.inflight(), c.error());
       return;
     }
-    progress("   %-6s %-9s in flight %-3d %,10.0f/s  p50 %8.1f µs  p99 %8.1f µs  server %s  client %s  "
+    progress(
+        "   %-6s %-9s in flight %-3d %,10.0f/s  p50 %8.1f µs  p99 %8.1f µs  server %s  client %s  "
             + "unattributed %s  cpu %.1f µs%s",
-        c.mode(), LoadReport.size(c.size()), c.inflight(), c.callsPerSecond(), c.p50Micros(), c.p99Micros(),
-        LoadReport.bytes(c.serverBytesPerCall()), LoadReport.bytes(c.clientBytesPerCall()),
-        LoadReport.bytes(c.unattributedBytesPerCall()), c.cpuMicrosPerCall(),
+        c.mode(),
+        LoadReport.size(c.size()),
+        c.inflight(),
+        c.callsPerSecond(),
+        c.p50Micros(),
+        c.p99Micros(),
+        LoadReport.bytes(c.serverBytesPerCall()),
+        LoadReport.bytes(c.clientBytesPerCall()),
+        LoadReport.bytes(c.unattributedBytesPerCall()),
+        c.cpuMicrosPerCall(),
         c.errors() > 0 ? "  " + c.errors() + " errors: " + c.error() : "");
   }
 

@@ -15,6 +15,9 @@ public final class LoadMessages {
   public static EchoMessage message(int size) {
     byte[] payload = new byte[size];
     new Random(size).nextBytes(payload);
-    return EchoMessage.newBuilder().setPayload(ByteString.copyFrom(payload)).setToken(TOKEN).build();
+    return EchoMessage.newBuilder()
+        .setPayload(ByteString.copyFrom(payload))
+        .setToken(TOKEN)
+        .build();
   }
 }

@@ -12,40 +12,57 @@ import java.util.Locale;
  */
 public final class LoadOptions {
   /** Every system, in the order they run: the plain grpc-java baseline first. */
-  public static final List<String> ALL_SYSTEMS = List.of(
-      EchoSystem.GRPC_JAVA, EchoSystem.YARPC_GRPC, EchoSystem.YARPC_GRPC_ALIASING,
-      EchoSystem.YARPC_GRPC_DIRECT, EchoSystem.YARPC_HTTP, EchoSystem.YARPC_H2C, EchoSystem.YARPC_TCHANNEL);
+  public static final List<String> ALL_SYSTEMS =
+      List.of(
+          EchoSystem.GRPC_JAVA,
+          EchoSystem.YARPC_GRPC,
+          EchoSystem.YARPC_GRPC_ALIASING,
+          EchoSystem.YARPC_GRPC_DIRECT,
+          EchoSystem.YARPC_HTTP,
+          EchoSystem.YARPC_H2C,
+          EchoSystem.YARPC_TCHANNEL);
 
   /** How long each cell is measured. */
   public Duration duration = Duration.ofSeconds(5);
+
   /** How long each cell runs before it is measured (the first cell of each system runs twice as long). */
   public Duration warmup = Duration.ofSeconds(2);
+
   /**
    * How long each system runs each size, unmeasured, in a first pass over all systems before the measured
    * pass, so that the JIT has compiled every system's code (and the code they share) before anything is
    * measured; zero skips the pass.
    */
   public Duration prewarm = Duration.ofSeconds(1);
+
   /** Payload sizes of the unary echo, in bytes. */
   public List<Integer> sizes = List.of(350, 10240, 1048576);
+
   /** Calls each client keeps in flight. */
   public List<Integer> inflight = List.of(1, 64);
+
   /** The systems to run (see {@link EchoSystem} for the names). */
   public List<String> systems = ALL_SYSTEMS;
+
   /** Payload sizes of the gRPC streaming runs; empty skips streaming. */
   public List<Integer> streamSizes = List.of(350, 1048576);
+
   /** Messages a stream keeps outstanding (sent, echo not yet received). */
   public int streamWindow = 16;
+
   /** Where the JSON results go. */
   public Path json = Path.of("yarpc-benchmarks", "target", "load-results.json");
+
   /** Prints how every thread was attributed (server, client or unattributed) after each system. */
   public boolean verboseThreads;
+
   /** Whether to print progress to stderr. */
   public boolean progress = true;
 
   /** The usage text. */
   public static String usage() {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "usage: java -jar yarpc-benchmarks.jar load [options]",
         "  --duration D        measured time per cell (default 5s; units ms, s, m)",
         "  --warmup D          warm-up per cell before measuring (default 2s; doubled for a system's first cell)",
@@ -162,10 +179,12 @@ public final class LoadOptions {
         return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
       }
       if (v.endsWith("s")) {
-        return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
+        return Duration.ofMillis(
+            Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
       }
       if (v.endsWith("m")) {
-        return Duration.ofSeconds(Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60));
+        return Duration.ofSeconds(
+            Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60));
       }
       return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
     } catch (NumberFormatException e) {

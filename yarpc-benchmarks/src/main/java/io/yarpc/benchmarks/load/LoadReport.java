@@ -38,7 +38,9 @@ public final class LoadReport {
   /** The plain grpc-java cell with the same mode, size and in-flight count, or null. */
   CellResult baseline(CellResult c) {
     for (CellResult b : cells) {
-      if (b.system().equals(EchoSystem.GRPC_JAVA) && b.mode().equals(c.mode()) && b.size() == c.size()
+      if (b.system().equals(EchoSystem.GRPC_JAVA)
+          && b.mode().equals(c.mode())
+          && b.size() == c.size()
           && b.inflight() == c.inflight()) {
         return b;
       }
@@ -49,8 +51,9 @@ public final class LoadReport {
   /** The results as markdown: a unary table and, if streams ran, a streaming table. */
   public String toMarkdown() {
     StringBuilder sb = new StringBuilder();
-    sb.append("| system | size | in flight | calls/s | × | p50 µs | p90 µs | p99 µs | server B/call | × "
-        + "| client B/call | × | CPU µs/call | × |\n");
+    sb.append(
+        "| system | size | in flight | calls/s | × | p50 µs | p90 µs | p99 µs | server B/call | × "
+            + "| client B/call | × | CPU µs/call | × |\n");
     sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (CellResult c : cells) {
       if (c.mode().equals("unary")) {
@@ -59,8 +62,9 @@ public final class LoadReport {
     }
     boolean streams = cells.stream().anyMatch(c -> c.mode().equals("stream"));
     if (streams) {
-      sb.append("\n| gRPC stream | size | window | messages/s | × | p50 µs | p90 µs | p99 µs | server B/msg | × "
-          + "| client B/msg | × | CPU µs/msg | × |\n");
+      sb.append(
+          "\n| gRPC stream | size | window | messages/s | × | p50 µs | p90 µs | p99 µs | server B/msg | × "
+              + "| client B/msg | × | CPU µs/msg | × |\n");
       sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
       for (CellResult c : cells) {
         if (c.mode().equals("stream")) {
@@ -68,33 +72,55 @@ public final class LoadReport {
         }
       }
     }
-    sb.append("\n× = ratio to plain grpc-java at the same size and in-flight count (calls/s: higher is better; "
-        + "bytes and CPU: lower is better).\n");
+    sb.append(
+        "\n× = ratio to plain grpc-java at the same size and in-flight count (calls/s: higher is better; "
+            + "bytes and CPU: lower is better).\n");
     return sb.toString();
   }
 
   private void row(StringBuilder sb, CellResult c) {
     CellResult b = baseline(c);
-    sb.append("| ").append(c.system()).append(" | ").append(size(c.size())).append(" | ").append(c.inflight())
+    sb.append("| ")
+        .append(c.system())
+        .append(" | ")
+        .append(size(c.size()))
+        .append(" | ")
+        .append(c.inflight())
         .append(" | ");
     if (!c.ok()) {
-      sb.append("failed: ").append(c.error() == null ? "no calls completed" : oneLine(c.error()))
+      sb.append("failed: ")
+          .append(c.error() == null ? "no calls completed" : oneLine(c.error()))
           .append(" | | | | | | | | | | |\n");
       return;
     }
     boolean base = b != null && b.ok() && b != c;
-    sb.append(String.format(Locale.ROOT, "%,.0f", c.callsPerSecond())).append(" | ")
-        .append(base ? ratio(c.callsPerSecond(), b.callsPerSecond()) : b == c ? "1" : "").append(" | ")
-        .append(micros(c.p50Micros())).append(" | ").append(micros(c.p90Micros())).append(" | ")
-        .append(micros(c.p99Micros())).append(" | ")
-        .append(bytes(c.serverBytesPerCall())).append(" | ")
-        .append(base ? ratio(c.serverBytesPerCall(), b.serverBytesPerCall()) : b == c ? "1" : "").append(" | ")
-        .append(bytes(c.clientBytesPerCall())).append(" | ")
-        .append(base ? ratio(c.clientBytesPerCall(), b.clientBytesPerCall()) : b == c ? "1" : "").append(" | ")
-        .append(micros(c.cpuMicrosPerCall())).append(" | ")
-        .append(base ? ratio(c.cpuMicrosPerCall(), b.cpuMicrosPerCall()) : b == c ? "1" : "").append(" |");
+    sb.append(String.format(Locale.ROOT, "%,.0f", c.callsPerSecond()))
+        .append(" | ")
+        .append(base ? ratio(c.callsPerSecond(), b.callsPerSecond()) : b == c ? "1" : "")
+        .append(" | ")
+        .append(micros(c.p50Micros()))
+        .append(" | ")
+        .append(micros(c.p90Micros()))
+        .append(" | ")
+        .append(micros(c.p99Micros()))
+        .append(" | ")
+        .append(bytes(c.serverBytesPerCall()))
+        .append(" | ")
+        .append(base ? ratio(c.serverBytesPerCall(), b.serverBytesPerCall()) : b == c ? "1" : "")
+        .append(" | ")
+        .append(bytes(c.clientBytesPerCall()))
+        .append(" | ")
+        .append(base ? ratio(c.clientBytesPerCall(), b.clientBytesPerCall()) : b == c ? "1" : "")
+        .append(" | ")
+        .append(micros(c.cpuMicrosPerCall()))
+        .append(" | ")
+        .append(base ? ratio(c.cpuMicrosPerCall(), b.cpuMicrosPerCall()) : b == c ? "1" : "")
+        .append(" |");
     if (c.errors() > 0) {
-      sb.append(" ").append(c.errors()).append(" errors: ").append(oneLine(String.valueOf(c.error())));
+      sb.append(" ")
+          .append(c.errors())
+          .append(" errors: ")
+          .append(oneLine(String.valueOf(c.error())));
     }
     sb.append('\n');
   }
@@ -126,12 +152,15 @@ public final class LoadReport {
   }
 
   private static String sig(double v) {
-    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v)
+    return v >= 100
+        ? String.format(Locale.ROOT, "%.0f", v)
         : v >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
   }
 
   private static String micros(double us) {
-    return us >= 100 ? String.format(Locale.ROOT, "%,.0f", us) : String.format(Locale.ROOT, "%.1f", us);
+    return us >= 100
+        ? String.format(Locale.ROOT, "%,.0f", us)
+        : String.format(Locale.ROOT, "%.1f", us);
   }
 
   private static String ratio(double v, double base) {
@@ -149,7 +178,12 @@ public final class LoadReport {
     }
     root.put("unary", unary);
     root.put("stream", stream);
-    return new GsonBuilder().setPrettyPrinting().serializeNulls().disableHtmlEscaping().create().toJson(root);
+    return new GsonBuilder()
+        .setPrettyPrinting()
+        .serializeNulls()
+        .disableHtmlEscaping()
+        .create()
+        .toJson(root);
   }
 
   /** Writes {@link #toJson()} to {@code path}, creating its directory. */

@@ -21,7 +21,12 @@ final class NamedThreads {
   /** A cached pool whose threads are called {@code <prefix><name>-<n>}. */
   static ExecutorService cachedPool(String prefix, String name) {
     AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+    return new ThreadPoolExecutor(
+        0,
+        Integer.MAX_VALUE,
+        60,
+        TimeUnit.SECONDS,
+        new SynchronousQueue<>(),
         r -> {
           Thread t = new Thread(r, prefix + name + "-" + n.incrementAndGet());
           t.setDaemon(true);

@@ -19,8 +19,10 @@ import java.util.concurrent.TimeUnit;
 final class PlainGrpcSystem implements EchoSystem {
   private static final int MAX_MESSAGE = 64 << 20;
 
-  private final ExecutorService serverExecutor = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "grpc");
-  private final ExecutorService clientExecutor = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "grpc");
+  private final ExecutorService serverExecutor =
+      NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "grpc");
+  private final ExecutorService clientExecutor =
+      NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "grpc");
   private Server server;
   private ManagedChannel channel;
   private EchoGrpc.EchoStub stub;
@@ -33,19 +35,21 @@ final class PlainGrpcSystem implements EchoSystem {
 
   @Override
   public void start(int spacerCount) throws Exception {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .executor(serverExecutor)
-        .maxInboundMessageSize(MAX_MESSAGE)
-        .addService(new EchoService())
-        .build()
-        .start();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .executor(serverExecutor)
+            .maxInboundMessageSize(MAX_MESSAGE)
+            .addService(new EchoService())
+            .build()
+            .start();
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     spacers.open(spacerCount, port);
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", port)
-        .usePlaintext()
-        .executor(clientExecutor)
-        .maxInboundMessageSize(MAX_MESSAGE)
-        .build();
+    channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", port)
+            .usePlaintext()
+            .executor(clientExecutor)
+            .maxInboundMessageSize(MAX_MESSAGE)
+            .build();
     stub = EchoGrpc.newStub(channel);
   }
 
@@ -83,5 +87,4 @@ final class PlainGrpcSystem implements EchoSystem {
       clientExecutor.shutdownNow();
     }
   }
-
 }

@@ -104,8 +104,14 @@ final class StreamDriver implements ClientResponseObserver<EchoMessage, EchoMess
   /** What the stream did so far, for failure reports. */
   String describe() {
     synchronized (lock) {
-      return "sent " + sent + ", echoed " + echoed + (stopping ? ", stopping" : "") + (halfClosed ? ", half-closed" : "")
-          + (requests != null ? ", ready " + requests.isReady() : "") + (error.get() != null ? ", " + error.get() : "");
+      return "sent "
+          + sent
+          + ", echoed "
+          + echoed
+          + (stopping ? ", stopping" : "")
+          + (halfClosed ? ", half-closed" : "")
+          + (requests != null ? ", ready " + requests.isReady() : "")
+          + (error.get() != null ? ", " + error.get() : "");
     }
   }
 

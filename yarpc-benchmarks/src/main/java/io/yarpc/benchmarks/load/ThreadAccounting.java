@@ -35,51 +35,84 @@ import java.util.Map;
  */
 final class ThreadAccounting {
   /** Which side a thread works for. */
-  enum Role { SERVER, CLIENT, HARNESS, UNKNOWN }
+  enum Role {
+    SERVER,
+    CLIENT,
+    HARNESS,
+    UNKNOWN
+  }
 
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   /** Frames (class name prefixes, or class.method prefixes) whose presence marks server work. */
   private static final String[] SERVER_FRAMES = {
-    "io.grpc.netty.NettyServer", "io.grpc.internal.ServerImpl", "io.grpc.internal.ServerCallImpl",
-    "io.grpc.internal.AbstractServerStream", "io.grpc.internal.ServerCalls",
-    "io.yarpc.transport.grpc.internal.InboundHandler", "io.yarpc.transport.grpc.internal.UnaryServerCall",
-    "io.yarpc.transport.grpc.internal.GrpcServerStream", "io.yarpc.transport.grpc.GrpcInbound",
-    "io.yarpc.transport.http.internal.Server", "io.yarpc.transport.http.internal.InboundResponses",
-    "io.yarpc.transport.http.internal.ReadStartHandler", "io.yarpc.transport.http.HttpInbound",
-    "io.yarpc.transport.http.internal.CallServer", "io.yarpc.transport.http.internal.RequestReceiver",
-    "io.yarpc.transport.http.internal.Http1Exchanges", "io.yarpc.transport.http.internal.Http2StreamExchange",
-    "io.netty.handler.codec.http.HttpServerCodec", "io.netty.handler.codec.http.HttpRequestDecoder",
+    "io.grpc.netty.NettyServer",
+    "io.grpc.internal.ServerImpl",
+    "io.grpc.internal.ServerCallImpl",
+    "io.grpc.internal.AbstractServerStream",
+    "io.grpc.internal.ServerCalls",
+    "io.yarpc.transport.grpc.internal.InboundHandler",
+    "io.yarpc.transport.grpc.internal.UnaryServerCall",
+    "io.yarpc.transport.grpc.internal.GrpcServerStream",
+    "io.yarpc.transport.grpc.GrpcInbound",
+    "io.yarpc.transport.http.internal.Server",
+    "io.yarpc.transport.http.internal.InboundResponses",
+    "io.yarpc.transport.http.internal.ReadStartHandler",
+    "io.yarpc.transport.http.HttpInbound",
+    "io.yarpc.transport.http.internal.CallServer",
+    "io.yarpc.transport.http.internal.RequestReceiver",
+    "io.yarpc.transport.http.internal.Http1Exchanges",
+    "io.yarpc.transport.http.internal.Http2StreamExchange",
+    "io.netty.handler.codec.http.HttpServerCodec",
+    "io.netty.handler.codec.http.HttpRequestDecoder",
     "io.netty.handler.codec.http.HttpServerKeepAliveHandler",
     "io.yarpc.transport.tchannel.internal.IncomingCalls",
     "io.yarpc.transport.tchannel.TChannelInbound",
-    "io.yarpc.internal.HandlerInvoker", "io.yarpc.encoding.protobuf.internal.UnaryServerCall",
-    "io.yarpc.encoding.protobuf.internal.StreamServerCall", "io.yarpc.encoding.protobuf.internal.ServerCallBase",
-    "io.yarpc.encoding.protobuf.internal.ServiceAdapter", "io.yarpc.benchmarks.load.EchoService",
+    "io.yarpc.internal.HandlerInvoker",
+    "io.yarpc.encoding.protobuf.internal.UnaryServerCall",
+    "io.yarpc.encoding.protobuf.internal.StreamServerCall",
+    "io.yarpc.encoding.protobuf.internal.ServerCallBase",
+    "io.yarpc.encoding.protobuf.internal.ServiceAdapter",
+    "io.yarpc.benchmarks.load.EchoService",
   };
 
   /** Frames whose presence marks client work. */
   private static final String[] CLIENT_FRAMES = {
-    "io.grpc.netty.NettyClient", "io.grpc.internal.ClientCallImpl", "io.grpc.internal.AbstractClientStream",
-    "io.grpc.internal.RetriableStream", "io.grpc.internal.DelayedClientTransport", "io.grpc.stub.ClientCalls",
+    "io.grpc.netty.NettyClient",
+    "io.grpc.internal.ClientCallImpl",
+    "io.grpc.internal.AbstractClientStream",
+    "io.grpc.internal.RetriableStream",
+    "io.grpc.internal.DelayedClientTransport",
+    "io.grpc.stub.ClientCalls",
     "io.grpc.internal.ManagedChannelImpl",
-    "io.yarpc.transport.grpc.internal.UnaryClientCall", "io.yarpc.transport.grpc.internal.GrpcClientStream",
-    "io.yarpc.transport.grpc.internal.ClientCalls", "io.yarpc.transport.grpc.GrpcOutbound",
-    "io.yarpc.transport.http.internal.Client", "io.yarpc.transport.http.internal.OutboundCodec",
-    "io.yarpc.transport.http.internal.HttpPeer", "io.yarpc.transport.http.HttpOutbound",
-    "io.netty.handler.codec.http.HttpClientCodec", "io.netty.handler.codec.http.HttpResponseDecoder",
+    "io.yarpc.transport.grpc.internal.UnaryClientCall",
+    "io.yarpc.transport.grpc.internal.GrpcClientStream",
+    "io.yarpc.transport.grpc.internal.ClientCalls",
+    "io.yarpc.transport.grpc.GrpcOutbound",
+    "io.yarpc.transport.http.internal.Client",
+    "io.yarpc.transport.http.internal.OutboundCodec",
+    "io.yarpc.transport.http.internal.HttpPeer",
+    "io.yarpc.transport.http.HttpOutbound",
+    "io.netty.handler.codec.http.HttpClientCodec",
+    "io.netty.handler.codec.http.HttpResponseDecoder",
     "io.yarpc.transport.tchannel.internal.OutgoingCalls",
     "io.yarpc.transport.tchannel.internal.Connection.call",
-    "io.yarpc.transport.tchannel.internal.TChannelPeer", "io.yarpc.transport.tchannel.TChannelOutbound",
-    "io.yarpc.internal.OutboundInvoker", "io.yarpc.encoding.protobuf.internal.UnaryClientCall",
-    "io.yarpc.encoding.protobuf.internal.StreamClientCall", "io.yarpc.encoding.protobuf.internal.ClientCallBase",
-    "io.yarpc.encoding.protobuf.internal.ClientCalls", "io.yarpc.encoding.protobuf.YarpcChannel",
-    "io.yarpc.benchmarks.load.UnaryDriver", "io.yarpc.benchmarks.load.StreamDriver",
+    "io.yarpc.transport.tchannel.internal.TChannelPeer",
+    "io.yarpc.transport.tchannel.TChannelOutbound",
+    "io.yarpc.internal.OutboundInvoker",
+    "io.yarpc.encoding.protobuf.internal.UnaryClientCall",
+    "io.yarpc.encoding.protobuf.internal.StreamClientCall",
+    "io.yarpc.encoding.protobuf.internal.ClientCallBase",
+    "io.yarpc.encoding.protobuf.internal.ClientCalls",
+    "io.yarpc.encoding.protobuf.YarpcChannel",
+    "io.yarpc.benchmarks.load.UnaryDriver",
+    "io.yarpc.benchmarks.load.StreamDriver",
   };
 
   /** Votes per thread id: [server, client]. */
   private final Map<Long, long[]> votes = new HashMap<>();
+
   private final Map<Long, String> names = new HashMap<>();
 
   static {
@@ -93,10 +126,12 @@ final class ThreadAccounting {
 
   /** The role a thread's name gives it, or {@link Role#UNKNOWN}. */
   static Role byName(String name) {
-    if (name.startsWith(NamedThreads.SERVER_PREFIX) || name.startsWith("yarpc-" + YarpcSystem.SERVER + "-")) {
+    if (name.startsWith(NamedThreads.SERVER_PREFIX)
+        || name.startsWith("yarpc-" + YarpcSystem.SERVER + "-")) {
       return Role.SERVER;
     }
-    if (name.startsWith(NamedThreads.CLIENT_PREFIX) || name.startsWith("yarpc-" + YarpcSystem.CLIENT + "-")) {
+    if (name.startsWith(NamedThreads.CLIENT_PREFIX)
+        || name.startsWith("yarpc-" + YarpcSystem.CLIENT + "-")) {
       return Role.CLIENT;
     }
     if (name.startsWith(LoadHarness.THREAD_PREFIX) || name.equals("main")) {
@@ -154,12 +189,13 @@ final class ThreadAccounting {
   /** Names of the threads sampled doing both server and client work (no side has {@value #DOMINANT}). */
   List<String> mixedThreads() {
     List<String> mixed = new ArrayList<>();
-    votes.forEach((id, v) -> {
-      double s = share(v);
-      if (s > 0 && s < 1 && v[0] + v[1] >= 10) {
-        mixed.add(names.get(id));
-      }
-    });
+    votes.forEach(
+        (id, v) -> {
+          double s = share(v);
+          if (s > 0 && s < 1 && v[0] + v[1] >= 10) {
+            mixed.add(names.get(id));
+          }
+        });
     return mixed;
   }
 
@@ -184,17 +220,27 @@ final class ThreadAccounting {
         names.put(info.getThreadId(), info.getThreadName());
       }
     }
-    return new Snapshot(byId, names, System.nanoTime(),
+    return new Snapshot(
+        byId,
+        names,
+        System.nanoTime(),
         ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
             .getProcessCpuTime());
   }
 
   /** Counters of all threads at one instant. */
-  record Snapshot(Map<Long, long[]> counters, Map<Long, String> names, long nanoTime, long processCpuNanos) {}
+  record Snapshot(
+      Map<Long, long[]> counters, Map<Long, String> names, long nanoTime, long processCpuNanos) {}
 
   /** What each side allocated and used between two snapshots. */
-  record Usage(long serverBytes, long clientBytes, long unattributedBytes, long serverCpuNanos,
-      long clientCpuNanos, long processCpuNanos, Map<String, String> threads) {}
+  record Usage(
+      long serverBytes,
+      long clientBytes,
+      long unattributedBytes,
+      long serverCpuNanos,
+      long clientCpuNanos,
+      long processCpuNanos,
+      Map<String, String> threads) {}
 
   /**
    * The allocation and CPU of each side between {@code start} and {@code end}; threads that ended in
@@ -239,15 +285,36 @@ final class ThreadAccounting {
       serverCpu += cpu * serverShare;
       clientCpu += cpu * (1 - serverShare);
       if (bytes > 0 || cpu > 0) {
-        String how = role == Role.UNKNOWN
-            ? String.format("sampled %d server / %d client votes", votes.get(id)[0], votes.get(id)[1])
-            : "by name";
-        threads.put(name, (serverShare == 1 ? "server" : serverShare == 0 ? "client"
-            : String.format("server %.0f%% / client %.0f%%", serverShare * 100, (1 - serverShare) * 100))
-            + " (" + how + ") " + bytes + " B, " + cpu / 1_000_000 + " ms CPU");
+        String how =
+            role == Role.UNKNOWN
+                ? String.format(
+                    "sampled %d server / %d client votes", votes.get(id)[0], votes.get(id)[1])
+                : "by name";
+        threads.put(
+            name,
+            (serverShare == 1
+                    ? "server"
+                    : serverShare == 0
+                        ? "client"
+                        : String.format(
+                            "server %.0f%% / client %.0f%%",
+                            serverShare * 100, (1 - serverShare) * 100))
+                + " ("
+                + how
+                + ") "
+                + bytes
+                + " B, "
+                + cpu / 1_000_000
+                + " ms CPU");
       }
     }
-    return new Usage(Math.round(serverBytes), Math.round(clientBytes), unattributed, Math.round(serverCpu),
-        Math.round(clientCpu), end.processCpuNanos() - start.processCpuNanos(), threads);
+    return new Usage(
+        Math.round(serverBytes),
+        Math.round(clientBytes),
+        unattributed,
+        Math.round(serverCpu),
+        Math.round(clientCpu),
+        end.processCpuNanos() - start.processCpuNanos(),
+        threads);
   }
 }

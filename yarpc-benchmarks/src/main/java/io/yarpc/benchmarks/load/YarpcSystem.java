@@ -33,14 +33,21 @@ final class YarpcSystem implements EchoSystem {
   static final String CLIENT = "bench-client";
 
   /** The transport both sides use. */
-  enum Kind { GRPC, HTTP, H2C, TCHANNEL }
+  enum Kind {
+    GRPC,
+    HTTP,
+    H2C,
+    TCHANNEL
+  }
 
   private final String name;
   private final Kind kind;
   private final boolean aliasing;
   private final boolean direct;
-  private final ExecutorService serverCallbacks = NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "callback");
-  private final ExecutorService clientCallbacks = NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
+  private final ExecutorService serverCallbacks =
+      NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "callback");
+  private final ExecutorService clientCallbacks =
+      NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
   private Dispatcher server;
   private Dispatcher client;
   private EchoGrpc.EchoStub stub;
@@ -84,8 +91,8 @@ final class YarpcSystem implements EchoSystem {
         throw new AssertionError(kind);
     }
     server = Dispatcher.builder(SERVER).inbound(inbound).build();
-    ProtobufProcedures.Builder procedures = ProtobufProcedures.builder(new EchoService())
-        .callbackExecutor(serverCallbacks);
+    ProtobufProcedures.Builder procedures =
+        ProtobufProcedures.builder(new EchoService()).callbackExecutor(serverCallbacks);
     if (aliasing) {
       aliasingPool = UnsafeAliasing.create();
       procedures.unsafeAliasing(aliasingPool);
@@ -98,34 +105,42 @@ final class YarpcSystem implements EchoSystem {
 
     Outbounds outbounds;
     switch (kind) {
-      case GRPC: {
-        int port = ((GrpcInbound) inbound).port();
-        spacers.open(spacerCount, port);
-        GrpcOutbound out = GrpcTransport.create().singleOutbound("127.0.0.1:" + port);
-        outbounds = Outbounds.builder().unary(out).stream(out).build();
-        break;
-      }
+      case GRPC:
+        {
+          int port = ((GrpcInbound) inbound).port();
+          spacers.open(spacerCount, port);
+          GrpcOutbound out = GrpcTransport.create().singleOutbound("127.0.0.1:" + port);
+          outbounds = Outbounds.builder().unary(out).stream(out).build();
+          break;
+        }
       case HTTP:
-      case H2C: {
-        HttpOutbound out = HttpTransport.create()
-            .singleOutboundBuilder(((HttpInbound) inbound).hostPort()).http2(kind == Kind.H2C).build();
-        outbounds = Outbounds.unary(out);
-        break;
-      }
-      case TCHANNEL: {
-        TChannelOutbound out = TChannelTransport.of(CLIENT).singleOutbound(((TChannelInbound) inbound).hostPort());
-        outbounds = Outbounds.unary(out);
-        break;
-      }
+      case H2C:
+        {
+          HttpOutbound out =
+              HttpTransport.create()
+                  .singleOutboundBuilder(((HttpInbound) inbound).hostPort())
+                  .http2(kind == Kind.H2C)
+                  .build();
+          outbounds = Outbounds.unary(out);
+          break;
+        }
+      case TCHANNEL:
+        {
+          TChannelOutbound out =
+              TChannelTransport.of(CLIENT).singleOutbound(((TChannelInbound) inbound).hostPort());
+          outbounds = Outbounds.unary(out);
+          break;
+        }
       default:
         throw new AssertionError(kind);
     }
     client = Dispatcher.builder(CLIENT).outbound(SERVER, outbounds).build();
     client.start();
-    YarpcChannel channel = YarpcChannel.builder(client.clientConfig(SERVER))
-        .executor(direct ? Runnable::run : clientCallbacks)
-        .defaultTimeout(Duration.ofSeconds(30))
-        .build();
+    YarpcChannel channel =
+        YarpcChannel.builder(client.clientConfig(SERVER))
+            .executor(direct ? Runnable::run : clientCallbacks)
+            .defaultTimeout(Duration.ofSeconds(30))
+            .build();
     stub = EchoGrpc.newStub(channel);
   }
 
@@ -137,8 +152,15 @@ final class YarpcSystem implements EchoSystem {
   /** What the aliasing pool did so far, or null without aliasing (printed with {@code --verbose-threads}). */
   String aliasingPoolStats() {
     UnsafeAliasing p = aliasingPool;
-    return p == null ? null : "aliasing pool: " + p.borrowedArrays() + " arrays borrowed, " + p.allocatedArrays()
-        + " allocated, " + p.pooledBytes() + " bytes pooled";
+    return p == null
+        ? null
+        : "aliasing pool: "
+            + p.borrowedArrays()
+            + " arrays borrowed, "
+            + p.allocatedArrays()
+            + " allocated, "
+            + p.pooledBytes()
+            + " bytes pooled";
   }
 
   @Override

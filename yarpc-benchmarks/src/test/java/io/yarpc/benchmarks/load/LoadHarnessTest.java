@@ -23,16 +23,34 @@ class LoadHarnessTest {
   @Test
   void everySystemCompletesCallsAndTheResultsAreWellFormed(@TempDir Path dir) throws Exception {
     Path json = dir.resolve("load-results.json");
-    LoadOptions options = LoadOptions.parse("--duration", "200ms", "--warmup", "100ms", "--prewarm", "0",
-        "--sizes", "350", "--inflight", "1", "--stream-sizes", "350", "--json", json.toString(), "--quiet");
+    LoadOptions options =
+        LoadOptions.parse(
+            "--duration",
+            "200ms",
+            "--warmup",
+            "100ms",
+            "--prewarm",
+            "0",
+            "--sizes",
+            "350",
+            "--inflight",
+            "1",
+            "--stream-sizes",
+            "350",
+            "--json",
+            json.toString(),
+            "--quiet");
 
     LoadReport report = LoadHarness.run(options);
     report.writeJson(json);
 
-    List<String> streaming = List.of(EchoSystem.GRPC_JAVA, EchoSystem.YARPC_GRPC, EchoSystem.YARPC_GRPC_DIRECT);
+    List<String> streaming =
+        List.of(EchoSystem.GRPC_JAVA, EchoSystem.YARPC_GRPC, EchoSystem.YARPC_GRPC_DIRECT);
     assertThat(report.cells()).hasSize(LoadOptions.ALL_SYSTEMS.size() + streaming.size());
     for (CellResult c : report.cells()) {
-      assertThat(c.ok()).as("%s %s completed calls (error: %s)", c.system(), c.mode(), c.error()).isTrue();
+      assertThat(c.ok())
+          .as("%s %s completed calls (error: %s)", c.system(), c.mode(), c.error())
+          .isTrue();
       assertThat(c.callsPerSecond()).isPositive();
       assertThat(c.p50Micros()).isPositive();
       assertThat(c.p99Micros()).isGreaterThanOrEqualTo(c.p50Micros());
@@ -74,8 +92,19 @@ class LoadHarnessTest {
 
   @Test
   void parsesTheCommandLine() {
-    LoadOptions o = LoadOptions.parse("--duration", "10s", "--sizes", "350,10240,1048576", "--inflight=1,64",
-        "--systems", "grpc-java,yarpc-tchannel", "--stream-sizes", "none", "--warmup", "250ms");
+    LoadOptions o =
+        LoadOptions.parse(
+            "--duration",
+            "10s",
+            "--sizes",
+            "350,10240,1048576",
+            "--inflight=1,64",
+            "--systems",
+            "grpc-java,yarpc-tchannel",
+            "--stream-sizes",
+            "none",
+            "--warmup",
+            "250ms");
     assertThat(o.duration).isEqualTo(Duration.ofSeconds(10));
     assertThat(o.warmup).isEqualTo(Duration.ofMillis(250));
     assertThat(o.sizes).containsExactly(350, 10240, 1048576);
@@ -87,8 +116,11 @@ class LoadHarnessTest {
     assertThat(quick.duration).isEqualTo(Duration.ofSeconds(1));
     assertThat(quick.warmup).isEqualTo(Duration.ofMillis(500));
 
-    assertThatThrownBy(() -> LoadOptions.parse("--sizes", "big")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LoadOptions.parse("--systems", "corba")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LoadOptions.parse("--frobnicate")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LoadOptions.parse("--sizes", "big"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LoadOptions.parse("--systems", "corba"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LoadOptions.parse("--frobnicate"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

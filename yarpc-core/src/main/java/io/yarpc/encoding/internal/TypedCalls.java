@@ -40,8 +40,8 @@ public final class TypedCalls {
    * Metadata for a client call of {@code procedure} in {@code encoding} with {@code options}; caller and
    * service come from {@code config} (so error messages can name the service).
    */
-  public static RequestMeta clientMeta(ClientConfig config, String procedure, String encoding,
-      CallOptions options) {
+  public static RequestMeta clientMeta(
+      ClientConfig config, String procedure, String encoding, CallOptions options) {
     return options.toMeta(procedure, encoding).toBuilder()
         .caller(config.caller())
         .service(config.service())
@@ -62,49 +62,54 @@ public final class TypedCalls {
    *   <li>Cancelling the returned future cancels the call.
    * </ul>
    */
-  public static <T> CompletableFuture<Reply<T>> unary(ClientConfig config, Request request, String encoding,
-      Decoder<T> decoder) {
+  public static <T> CompletableFuture<Reply<T>> unary(
+      ClientConfig config, Request request, String encoding, Decoder<T> decoder) {
     RequestMeta meta = request.meta();
     CompletableFuture<Response> sent = send(() -> config.call(request));
     CompletableFuture<Reply<T>> result = new CompletableFuture<>();
-    result.whenComplete((v, e) -> {
-      if (result.isCancelled()) {
-        sent.cancel(false);
-      }
-    });
-    sent.whenComplete((response, error) -> {
-      if (error != null) {
-        result.completeExceptionally(EncodingErrors.clientCallError(error));
-        return;
-      }
-      if (response == null) {
-        result.completeExceptionally(YarpcException.of(Code.INTERNAL,
-            "outbound returned no response for procedure \"%s\" of service \"%s\"", meta.procedure(),
-            meta.service()));
-        return;
-      }
-      if (result.isDone()) {
-        response.body().release();
-        return;
-      }
-      if (response.isApplicationError()) {
-        result.completeExceptionally(EncodingErrors.applicationError(response));
-        return;
-      }
-      T value;
-      try {
-        value = decoder.decode(response.body());
-      } catch (YarpcException e) {
-        result.completeExceptionally(e);
-        return;
-      } catch (Exception | LinkageError e) {
-        result.completeExceptionally(EncodingErrors.responseBodyDecodeError(meta, encoding, e));
-        return;
-      } finally {
-        response.body().release();
-      }
-      result.complete(new Reply<>(value, response.headers()));
-    });
+    result.whenComplete(
+        (v, e) -> {
+          if (result.isCancelled()) {
+            sent.cancel(false);
+          }
+        });
+    sent.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            result.completeExceptionally(EncodingErrors.clientCallError(error));
+            return;
+          }
+          if (response == null) {
+            result.completeExceptionally(
+                YarpcException.of(
+                    Code.INTERNAL,
+                    "outbound returned no response for procedure \"%s\" of service \"%s\"",
+                    meta.procedure(),
+                    meta.service()));
+            return;
+          }
+          if (result.isDone()) {
+            response.body().release();
+            return;
+          }
+          if (response.isApplicationError()) {
+            result.completeExceptionally(EncodingErrors.applicationError(response));
+            return;
+          }
+          T value;
+          try {
+            value = decoder.decode(response.body());
+          } catch (YarpcException e) {
+            result.completeExceptionally(e);
+            return;
+          } catch (Exception | LinkageError e) {
+            result.completeExceptionally(EncodingErrors.responseBodyDecodeError(meta, encoding, e));
+            return;
+          } finally {
+            response.body().release();
+          }
+          result.complete(new Reply<>(value, response.headers()));
+        });
     return result;
   }
 
@@ -116,18 +121,20 @@ public final class TypedCalls {
   public static CompletableFuture<Void> oneway(ClientConfig config, Request request) {
     CompletableFuture<Void> sent = send(() -> config.callOneway(request));
     CompletableFuture<Void> result = new CompletableFuture<>();
-    result.whenComplete((v, e) -> {
-      if (result.isCancelled()) {
-        sent.cancel(false);
-      }
-    });
-    sent.whenComplete((v, error) -> {
-      if (error != null) {
-        result.completeExceptionally(EncodingErrors.clientCallError(error));
-      } else {
-        result.complete(null);
-      }
-    });
+    result.whenComplete(
+        (v, e) -> {
+          if (result.isCancelled()) {
+            sent.cancel(false);
+          }
+        });
+    sent.whenComplete(
+        (v, error) -> {
+          if (error != null) {
+            result.completeExceptionally(EncodingErrors.clientCallError(error));
+          } else {
+            result.complete(null);
+          }
+        });
     return result;
   }
 
@@ -137,18 +144,20 @@ public final class TypedCalls {
    */
   public static <T> CompletableFuture<T> values(CompletableFuture<Reply<T>> replies) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    result.whenComplete((v, e) -> {
-      if (result.isCancelled()) {
-        replies.cancel(false);
-      }
-    });
-    replies.whenComplete((reply, error) -> {
-      if (error != null) {
-        result.completeExceptionally(Futures.unwrap(error));
-      } else {
-        result.complete(reply.value());
-      }
-    });
+    result.whenComplete(
+        (v, e) -> {
+          if (result.isCancelled()) {
+            replies.cancel(false);
+          }
+        });
+    replies.whenComplete(
+        (reply, error) -> {
+          if (error != null) {
+            result.completeExceptionally(Futures.unwrap(error));
+          } else {
+            result.complete(reply.value());
+          }
+        });
     return result;
   }
 
@@ -159,8 +168,10 @@ public final class TypedCalls {
   private static <T> CompletableFuture<T> send(Send<T> send) {
     try {
       CompletableFuture<T> f = send.send();
-      return f != null ? f
-          : CompletableFuture.failedFuture(YarpcException.of(Code.INTERNAL, "outbound returned no future"));
+      return f != null
+          ? f
+          : CompletableFuture.failedFuture(
+              YarpcException.of(Code.INTERNAL, "outbound returned no future"));
     } catch (Throwable t) {
       return CompletableFuture.failedFuture(t);
     }

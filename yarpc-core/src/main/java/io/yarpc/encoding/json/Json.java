@@ -44,28 +44,31 @@ public final class Json {
   private Json() {}
 
   /** A unary JSON procedure called {@code name}, decoding requests as {@code requestType}, default Gson. */
-  public static <Q, R> Procedure procedure(String name, Class<Q> requestType, JsonHandler<Q, R> handler) {
+  public static <Q, R> Procedure procedure(
+      String name, Class<Q> requestType, JsonHandler<Q, R> handler) {
     return procedure(name, requestType, JsonCodec.DEFAULT_GSON, handler);
   }
 
   /** A unary JSON procedure called {@code name} that (de)serialises with {@code gson}. */
-  public static <Q, R> Procedure procedure(String name, Class<Q> requestType, Gson gson,
-      JsonHandler<Q, R> handler) {
-    return Procedure.builder(name).encoding(ENCODING)
+  public static <Q, R> Procedure procedure(
+      String name, Class<Q> requestType, Gson gson, JsonHandler<Q, R> handler) {
+    return Procedure.builder(name)
+        .encoding(ENCODING)
         .unary(unaryHandler(requestType, gson, handler))
         .build();
   }
 
   /** A oneway JSON procedure called {@code name}, decoding requests as {@code requestType}, default Gson. */
-  public static <Q> Procedure onewayProcedure(String name, Class<Q> requestType,
-      JsonOnewayHandler<Q> handler) {
+  public static <Q> Procedure onewayProcedure(
+      String name, Class<Q> requestType, JsonOnewayHandler<Q> handler) {
     return onewayProcedure(name, requestType, JsonCodec.DEFAULT_GSON, handler);
   }
 
   /** A oneway JSON procedure called {@code name} that deserialises with {@code gson}. */
-  public static <Q> Procedure onewayProcedure(String name, Class<Q> requestType, Gson gson,
-      JsonOnewayHandler<Q> handler) {
-    return Procedure.builder(name).encoding(ENCODING)
+  public static <Q> Procedure onewayProcedure(
+      String name, Class<Q> requestType, Gson gson, JsonOnewayHandler<Q> handler) {
+    return Procedure.builder(name)
+        .encoding(ENCODING)
         .oneway(onewayHandler(requestType, gson, handler))
         .build();
   }
@@ -75,8 +78,8 @@ public final class Json {
    * calling thread and returns a completed future. For procedures built by hand (another service name, a
    * signature...); register it with encoding {@value #ENCODING}.
    */
-  public static <Q, R> Handler<Request, Response> unaryHandler(Class<Q> requestType, Gson gson,
-      JsonHandler<Q, R> handler) {
+  public static <Q, R> Handler<Request, Response> unaryHandler(
+      Class<Q> requestType, Gson gson, JsonHandler<Q, R> handler) {
     requireNonNull(requestType, "requestType");
     requireNonNull(handler, "handler");
     JsonCodec codec = new JsonCodec(requireNonNull(gson, "gson"));
@@ -99,7 +102,8 @@ public final class Json {
       try {
         body = codec.encode(out);
       } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(EncodingErrors.responseBodyEncodeError(meta, ENCODING, e));
+        return CompletableFuture.failedFuture(
+            EncodingErrors.responseBodyEncodeError(meta, ENCODING, e));
       }
       return CompletableFuture.completedFuture(
           Response.builder().headers(TypedCalls.responseHeaders()).body(body).build());
@@ -107,8 +111,8 @@ public final class Json {
   }
 
   /** {@code handler} as a transport-level oneway handler; see {@link #unaryHandler}. */
-  public static <Q> Handler<Request, Void> onewayHandler(Class<Q> requestType, Gson gson,
-      JsonOnewayHandler<Q> handler) {
+  public static <Q> Handler<Request, Void> onewayHandler(
+      Class<Q> requestType, Gson gson, JsonOnewayHandler<Q> handler) {
     requireNonNull(requestType, "requestType");
     requireNonNull(handler, "handler");
     JsonCodec codec = new JsonCodec(requireNonNull(gson, "gson"));

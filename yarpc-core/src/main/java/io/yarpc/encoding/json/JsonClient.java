@@ -56,14 +56,14 @@ public final class JsonClient {
    * {@code null}); completes with the response decoded as {@code responseType} ({@code null} for a JSON
    * {@code null}).
    */
-  public <R> CompletableFuture<R> call(String procedure, Object request, Class<R> responseType,
-      CallOptions options) {
+  public <R> CompletableFuture<R> call(
+      String procedure, Object request, Class<R> responseType, CallOptions options) {
     return TypedCalls.values(callForReply(procedure, request, responseType, options));
   }
 
   /** Like {@link #call}, completing with the decoded response and the response headers. */
-  public <R> CompletableFuture<Reply<R>> callForReply(String procedure, Object request, Class<R> responseType,
-      CallOptions options) {
+  public <R> CompletableFuture<Reply<R>> callForReply(
+      String procedure, Object request, Class<R> responseType, CallOptions options) {
     requireNonNull(procedure, "procedure");
     requireNonNull(responseType, "responseType");
     requireNonNull(options, "options");

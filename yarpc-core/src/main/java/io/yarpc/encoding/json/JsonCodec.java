@@ -106,7 +106,8 @@ final class JsonCodec {
         int offset = whole.arrayOffset() + whole.position();
         return length <= DECODE_AT_ONCE_LIMIT
             ? new StringReader(new String(array, offset, whole.remaining(), UTF_8))
-            : new InputStreamReader(new ByteArrayInputStream(array, offset, whole.remaining()), UTF_8);
+            : new InputStreamReader(
+                new ByteArrayInputStream(array, offset, whole.remaining()), UTF_8);
       }
       if (length <= GATHER_LIMIT) {
         byte[] gathered = new byte[(int) length];
@@ -128,7 +129,8 @@ final class JsonCodec {
    */
   private static String message(Throwable e) {
     Throwable t = e;
-    while ((t instanceof JsonSyntaxException || t instanceof JsonIOException) && t.getCause() != null) {
+    while ((t instanceof JsonSyntaxException || t instanceof JsonIOException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     String m = t.getMessage();

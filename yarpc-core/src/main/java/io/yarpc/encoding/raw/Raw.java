@@ -73,10 +73,11 @@ public final class Raw {
         return CompletableFuture.failedFuture(
             EncodingErrors.handlerError(meta, TypedCalls.responseHeaders(), e));
       }
-      return CompletableFuture.completedFuture(Response.builder()
-          .headers(TypedCalls.responseHeaders())
-          .body(out == null || out.length == 0 ? Body.empty() : Body.of(out))
-          .build());
+      return CompletableFuture.completedFuture(
+          Response.builder()
+              .headers(TypedCalls.responseHeaders())
+              .body(out == null || out.length == 0 ? Body.empty() : Body.of(out))
+              .build());
     };
   }
 

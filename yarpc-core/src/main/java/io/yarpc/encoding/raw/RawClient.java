@@ -45,7 +45,8 @@ public final class RawClient {
   }
 
   /** Calls {@code procedure} with {@code body}; completes with the response body and headers. */
-  public CompletableFuture<Reply<byte[]>> callForReply(String procedure, byte[] body, CallOptions options) {
+  public CompletableFuture<Reply<byte[]>> callForReply(
+      String procedure, byte[] body, CallOptions options) {
     Request request = request(procedure, body, options);
     return TypedCalls.unary(config, request, Raw.ENCODING, Body::toByteArray);
   }
@@ -59,7 +60,8 @@ public final class RawClient {
     requireNonNull(procedure, "procedure");
     requireNonNull(body, "body");
     requireNonNull(options, "options");
-    return Request.of(TypedCalls.clientMeta(config, procedure, Raw.ENCODING, options),
+    return Request.of(
+        TypedCalls.clientMeta(config, procedure, Raw.ENCODING, options),
         body.length == 0 ? Body.empty() : Body.of(body));
   }
 }

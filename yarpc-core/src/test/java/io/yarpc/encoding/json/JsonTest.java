@@ -62,25 +62,34 @@ class JsonTest {
   /** A type the test Gson refuses to write. */
   static final class Unwritable {}
 
-  private static final Gson REFUSING = new GsonBuilder()
-      .registerTypeAdapter(Unwritable.class, new TypeAdapter<Unwritable>() {
-        @Override
-        public void write(JsonWriter out, Unwritable value) {
-          throw new IllegalStateException("cannot write this");
-        }
+  private static final Gson REFUSING =
+      new GsonBuilder()
+          .registerTypeAdapter(
+              Unwritable.class,
+              new TypeAdapter<Unwritable>() {
+                @Override
+                public void write(JsonWriter out, Unwritable value) {
+                  throw new IllegalStateException("cannot write this");
+                }
 
-        @Override
-        public Unwritable read(JsonReader in) {
-          throw new IllegalStateException("cannot read this");
-        }
-      })
-      .create();
+                @Override
+                public Unwritable read(JsonReader in) {
+                  throw new IllegalStateException("cannot read this");
+                }
+              })
+          .create();
 
-  private static final RequestMeta META = RequestMeta.builder()
-      .caller("caller").service("svc").procedure("get").encoding("json").build();
+  private static final RequestMeta META =
+      RequestMeta.builder()
+          .caller("caller")
+          .service("svc")
+          .procedure("get")
+          .encoding("json")
+          .build();
 
-  private static final Procedure GET = Json.procedure("get", GetRequest.class,
-      req -> new GetResponse(req.key, "value-of-" + req.key));
+  private static final Procedure GET =
+      Json.procedure(
+          "get", GetRequest.class, req -> new GetResponse(req.key, "value-of-" + req.key));
 
   private Dispatcher dispatcher;
 
@@ -140,7 +149,9 @@ class JsonTest {
     assertThat(body.byteBuffersCalls.get()).isEqualTo(1);
     assertThat(body.openStreamCalls.get()).isZero();
     assertThat(body.streamReads.get()).isZero();
-    assertThat(body.isReleased()).as("the invocation, not the encoding, releases the request body").isFalse();
+    assertThat(body.isReleased())
+        .as("the invocation, not the encoding, releases the request body")
+        .isFalse();
   }
 
   @Test
@@ -167,18 +178,25 @@ class JsonTest {
 
   @Test
   void unknownFieldsAreIgnored() throws Exception {
-    Response r = handle(GET, Request.of(META,
-        Body.of(bytes("{\"extra\":{\"deep\":[1,2,3]},\"key\":\"k\",\"more\":true}"))))
-        .get(5, TimeUnit.SECONDS);
+    Response r =
+        handle(
+                GET,
+                Request.of(
+                    META,
+                    Body.of(bytes("{\"extra\":{\"deep\":[1,2,3]},\"key\":\"k\",\"more\":true}"))))
+            .get(5, TimeUnit.SECONDS);
     assertThat(text(r.body())).isEqualTo("{\"key\":\"k\",\"value\":\"value-of-k\"}\n");
   }
 
   @Test
   void emptyBodyIsAnEofDecodeError() {
-    String expected = "failed to decode \"json\" request body for procedure \"get\" of service \"svc\" from "
-        + "caller \"caller\": EOF";
-    for (Body empty : new Body[] {Body.empty(), CountingBody.streamOnlyUnknownLength(new byte[0]),
-        Body.of(bytes("  \n"))}) {
+    String expected =
+        "failed to decode \"json\" request body for procedure \"get\" of service \"svc\" from "
+            + "caller \"caller\": EOF";
+    for (Body empty :
+        new Body[] {
+          Body.empty(), CountingBody.streamOnlyUnknownLength(new byte[0]), Body.of(bytes("  \n"))
+        }) {
       YarpcException e = yarpcFailure(handle(GET, Request.of(META, empty)));
       assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
       assertThat(e.getMessage()).isEqualTo(expected);
@@ -188,46 +206,67 @@ class JsonTest {
 
   @Test
   void malformedJsonIsADecodeError() {
-    for (String bad : new String[] {"{\"key\":", "{\"key\" \"k\"}", "{\"key\":\"k\"} trailing", "[1,2]",
-        "{} {}", "\"str\""}) {
+    for (String bad :
+        new String[] {
+          "{\"key\":", "{\"key\" \"k\"}", "{\"key\":\"k\"} trailing", "[1,2]", "{} {}", "\"str\""
+        }) {
       YarpcException e = yarpcFailure(handle(GET, Request.of(META, Body.of(bytes(bad)))));
       assertThat(e.code()).as(bad).isEqualTo(Code.INVALID_ARGUMENT);
-      assertThat(e.getMessage()).as(bad).startsWith("failed to decode \"json\" request body for procedure "
-          + "\"get\" of service \"svc\" from caller \"caller\": ");
+      assertThat(e.getMessage())
+          .as(bad)
+          .startsWith(
+              "failed to decode \"json\" request body for procedure "
+                  + "\"get\" of service \"svc\" from caller \"caller\": ");
       assertThat(e.getMessage()).doesNotContain("com.google.gson").doesNotContain("\n");
     }
     YarpcException trailing = yarpcFailure(handle(GET, Request.of(META, Body.of(bytes("{} {}")))));
     assertThat(trailing.getMessage()).endsWith(": JSON document was not fully consumed");
-    YarpcException truncated = yarpcFailure(handle(GET, Request.of(META, Body.of(bytes("{\"key\":")))));
+    YarpcException truncated =
+        yarpcFailure(handle(GET, Request.of(META, Body.of(bytes("{\"key\":")))));
     assertThat(truncated.getMessage()).endsWith(": End of input at line 1 column 8 path $.key");
   }
 
   @Test
   void jsonNullReachesTheHandlerAsNull() throws Exception {
-    Procedure p = Json.procedure("get", GetRequest.class, req -> req == null ? "was null" : "not null");
+    Procedure p =
+        Json.procedure("get", GetRequest.class, req -> req == null ? "was null" : "not null");
     Response r = handle(p, Request.of(META, Body.of(bytes("null\n")))).get(5, TimeUnit.SECONDS);
     assertThat(text(r.body())).isEqualTo("\"was null\"\n");
-    Response nothing = handle(Json.procedure("get", GetRequest.class, req -> null),
-        Request.of(META, Body.of(bytes("{}")))).get(5, TimeUnit.SECONDS);
+    Response nothing =
+        handle(
+                Json.procedure("get", GetRequest.class, req -> null),
+                Request.of(META, Body.of(bytes("{}"))))
+            .get(5, TimeUnit.SECONDS);
     assertThat(text(nothing.body())).isEqualTo("null\n");
   }
 
   @Test
   void mapsAndCustomGson() throws Exception {
     Gson gson = new GsonBuilder().serializeNulls().create();
-    Procedure p = Json.procedure("get", Map.class, gson, m -> new GetResponse((String) m.get("key"), null));
-    Response r = handle(p, Request.of(META, Body.of(bytes("{\"key\":\"k\"}")))).get(5, TimeUnit.SECONDS);
+    Procedure p =
+        Json.procedure("get", Map.class, gson, m -> new GetResponse((String) m.get("key"), null));
+    Response r =
+        handle(p, Request.of(META, Body.of(bytes("{\"key\":\"k\"}")))).get(5, TimeUnit.SECONDS);
     assertThat(text(r.body())).isEqualTo("{\"key\":\"k\",\"value\":null}\n");
   }
 
   @Test
   void responseHeadersAreSent() throws Exception {
-    Procedure p = Json.procedure("get", GetRequest.class, req -> {
-      Call.current().setResponseHeader("X-Echo", Call.current().header("x-in"));
-      return req;
-    });
-    Response r = handle(p, Request.of(META.toBuilder().headers(Headers.of("x-in", "v")).build(),
-        Body.of(bytes("{}")))).get(5, TimeUnit.SECONDS);
+    Procedure p =
+        Json.procedure(
+            "get",
+            GetRequest.class,
+            req -> {
+              Call.current().setResponseHeader("X-Echo", Call.current().header("x-in"));
+              return req;
+            });
+    Response r =
+        handle(
+                p,
+                Request.of(
+                    META.toBuilder().headers(Headers.of("x-in", "v")).build(),
+                    Body.of(bytes("{}"))))
+            .get(5, TimeUnit.SECONDS);
     assertThat(r.headers().get("x-echo")).isEqualTo("v");
   }
 
@@ -236,16 +275,22 @@ class JsonTest {
     RequestMeta thrift = META.toBuilder().encoding("thrift").build();
     YarpcException e = yarpcFailure(handle(GET, Request.of(thrift, Body.of(bytes("{}")))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to decode \"json\" request body for procedure \"get\" of "
-        + "service \"svc\" from caller \"caller\": expected encoding \"json\" but got \"thrift\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to decode \"json\" request body for procedure \"get\" of "
+                + "service \"svc\" from caller \"caller\": expected encoding \"json\" but got \"thrift\"");
   }
 
   @Test
   void handlerRuntimeExceptionIsUnknownWithApplicationErrorFlag() {
-    Procedure p = Json.procedure("get", GetRequest.class, req -> {
-      Call.current().setResponseHeader("x-partial", "1");
-      throw new RuntimeException("boom");
-    });
+    Procedure p =
+        Json.procedure(
+            "get",
+            GetRequest.class,
+            req -> {
+              Call.current().setResponseHeader("x-partial", "1");
+              throw new RuntimeException("boom");
+            });
     YarpcException e = yarpcFailure(handle(p, Request.of(META, Body.of(bytes("{}")))));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage()).isEqualTo("error for service \"svc\" and procedure \"get\": boom");
@@ -258,9 +303,13 @@ class JsonTest {
 
   @Test
   void handlerYarpcExceptionKeepsItsCode() {
-    Procedure p = Json.procedure("get", GetRequest.class, req -> {
-      throw YarpcException.of(Code.NOT_FOUND, "no key %s", req.key);
-    });
+    Procedure p =
+        Json.procedure(
+            "get",
+            GetRequest.class,
+            req -> {
+              throw YarpcException.of(Code.NOT_FOUND, "no key %s", req.key);
+            });
     YarpcException e = yarpcFailure(handle(p, Request.of(META, Body.of(bytes("{\"key\":\"k\"}")))));
     assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
     assertThat(e.getMessage()).isEqualTo("no key k");
@@ -270,11 +319,16 @@ class JsonTest {
 
   @Test
   void checkedExceptionsAreHandlerErrorsToo() {
-    Procedure p = Json.procedure("get", GetRequest.class, req -> {
-      throw new IOException("disk on fire");
-    });
+    Procedure p =
+        Json.procedure(
+            "get",
+            GetRequest.class,
+            req -> {
+              throw new IOException("disk on fire");
+            });
     YarpcException e = yarpcFailure(handle(p, Request.of(META, Body.of(bytes("{}")))));
-    assertThat(e.getMessage()).isEqualTo("error for service \"svc\" and procedure \"get\": disk on fire");
+    assertThat(e.getMessage())
+        .isEqualTo("error for service \"svc\" and procedure \"get\": disk on fire");
     assertThat(e.response().applicationErrorMeta().name()).isEqualTo("IOException");
   }
 
@@ -283,8 +337,10 @@ class JsonTest {
     Procedure p = Json.procedure("get", GetRequest.class, REFUSING, req -> new Unwritable());
     YarpcException e = yarpcFailure(handle(p, Request.of(META, Body.of(bytes("{}")))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to encode \"json\" response body for procedure \"get\" of "
-        + "service \"svc\" from caller \"caller\": cannot write this");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to encode \"json\" response body for procedure \"get\" of "
+                + "service \"svc\" from caller \"caller\": cannot write this");
   }
 
   @Test
@@ -296,10 +352,15 @@ class JsonTest {
     assertThat(seen.get().key).isEqualTo("k");
     assertThat(body.openStreamCalls.get()).isZero();
 
-    YarpcException empty = yarpcFailure(p.handlerSpec().oneway().handle(Request.of(META, Body.empty())));
+    YarpcException empty =
+        yarpcFailure(p.handlerSpec().oneway().handle(Request.of(META, Body.empty())));
     assertThat(empty.getMessage()).endsWith(": EOF");
-    YarpcException wrong = yarpcFailure(p.handlerSpec().oneway()
-        .handle(Request.of(META.toBuilder().encoding("raw").build(), Body.of(bytes("{}")))));
+    YarpcException wrong =
+        yarpcFailure(
+            p.handlerSpec()
+                .oneway()
+                .handle(
+                    Request.of(META.toBuilder().encoding("raw").build(), Body.of(bytes("{}")))));
     assertThat(wrong.getMessage()).endsWith("expected encoding \"json\" but got \"raw\"");
   }
 
@@ -314,18 +375,31 @@ class JsonTest {
   @Test
   void roundTripWithHeaders() throws Exception {
     TestOutbound out = TestOutbound.loopback();
-    JsonClient client = loopbackClient(out, Json.procedure("get", GetRequest.class, req -> {
-      Call.current().setResponseHeader("x-in", Call.current().header("x-in"));
-      return new GetResponse(req.key, "v");
-    }));
-    CallOptions opts = CallOptions.builder().timeout(Duration.ofSeconds(5)).header("x-in", "hi").build();
+    JsonClient client =
+        loopbackClient(
+            out,
+            Json.procedure(
+                "get",
+                GetRequest.class,
+                req -> {
+                  Call.current().setResponseHeader("x-in", Call.current().header("x-in"));
+                  return new GetResponse(req.key, "v");
+                }));
+    CallOptions opts =
+        CallOptions.builder().timeout(Duration.ofSeconds(5)).header("x-in", "hi").build();
 
-    Reply<GetResponse> reply = client.callForReply("get", new GetRequest("k"), GetResponse.class, opts)
-        .get(5, TimeUnit.SECONDS);
+    Reply<GetResponse> reply =
+        client
+            .callForReply("get", new GetRequest("k"), GetResponse.class, opts)
+            .get(5, TimeUnit.SECONDS);
     assertThat(reply.value().key).isEqualTo("k");
     assertThat(reply.value().value).isEqualTo("v");
     assertThat(reply.headers().get("x-in")).isEqualTo("hi");
-    assertThat(client.call("get", new GetRequest("z"), GetResponse.class, opts).get(5, TimeUnit.SECONDS).key)
+    assertThat(
+            client
+                .call("get", new GetRequest("z"), GetResponse.class, opts)
+                .get(5, TimeUnit.SECONDS)
+                .key)
         .isEqualTo("z");
 
     assertThat(out.clientResponseBodies).hasSize(2).allMatch(Body::isReleased);
@@ -334,10 +408,14 @@ class JsonTest {
 
   @Test
   void clientIgnoresUnknownResponseFields() throws Exception {
-    JsonClient client = loopbackClient(TestOutbound.loopback(),
-        Json.procedure("get", GetRequest.class, req -> Map.of("key", req.key, "extra", 42)));
-    GetResponse r = client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
-        .get(5, TimeUnit.SECONDS);
+    JsonClient client =
+        loopbackClient(
+            TestOutbound.loopback(),
+            Json.procedure("get", GetRequest.class, req -> Map.of("key", req.key, "extra", 42)));
+    GetResponse r =
+        client
+            .call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
+            .get(5, TimeUnit.SECONDS);
     assertThat(r.key).isEqualTo("k");
     assertThat(r.value).isNull();
   }
@@ -347,8 +425,10 @@ class JsonTest {
     TestOutbound out = TestOutbound.loopback();
     out.streamBodies = true;
     JsonClient client = loopbackClient(out, GET);
-    GetResponse r = client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
-        .get(5, TimeUnit.SECONDS);
+    GetResponse r =
+        client
+            .call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
+            .get(5, TimeUnit.SECONDS);
     assertThat(r.value).isEqualTo("value-of-k");
     for (Body b : new Body[] {out.serverRequestBodies.get(0), out.clientResponseBodies.get(0)}) {
       CountingBody counted = (CountingBody) b;
@@ -361,13 +441,19 @@ class JsonTest {
 
   @Test
   void clientDecodesFromByteAccess() throws Exception {
-    CountingBody body = CountingBody.withByteAccess(bytes("{\"key\":\"k\",\"value\":\"v\"}\n"), 2, false);
-    JsonClient client = loopbackClient(TestOutbound.stub(request -> {
-      request.body().release();
-      return CompletableFuture.completedFuture(Response.of(body));
-    }));
-    GetResponse r = client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
-        .get(5, TimeUnit.SECONDS);
+    CountingBody body =
+        CountingBody.withByteAccess(bytes("{\"key\":\"k\",\"value\":\"v\"}\n"), 2, false);
+    JsonClient client =
+        loopbackClient(
+            TestOutbound.stub(
+                request -> {
+                  request.body().release();
+                  return CompletableFuture.completedFuture(Response.of(body));
+                }));
+    GetResponse r =
+        client
+            .call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS)
+            .get(5, TimeUnit.SECONDS);
     assertThat(r.value).isEqualTo("v");
     assertThat(body.byteBuffersCalls.get()).isEqualTo(1);
     assertThat(body.openStreamCalls.get()).isZero();
@@ -379,43 +465,63 @@ class JsonTest {
     TestOutbound out = TestOutbound.loopback();
     loopbackClient(out, GET);
     RequestMeta thrift = TestOutbound.OPTIONS.toMeta("get", "thrift");
-    YarpcException e = yarpcFailure(
-        dispatcher.clientConfig("svc").call(Request.of(thrift, Body.of(bytes("\u000b\u0000")))));
+    YarpcException e =
+        yarpcFailure(
+            dispatcher
+                .clientConfig("svc")
+                .call(Request.of(thrift, Body.of(bytes("\u000b\u0000")))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to decode \"json\" request body for procedure \"get\" of "
-        + "service \"svc\" from caller \"svc\": expected encoding \"json\" but got \"thrift\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to decode \"json\" request body for procedure \"get\" of "
+                + "service \"svc\" from caller \"svc\": expected encoding \"json\" but got \"thrift\"");
   }
 
   @Test
   void emptyAndMalformedRequestsEndToEnd() {
     loopbackClient(TestOutbound.loopback(), GET);
     RequestMeta json = TestOutbound.OPTIONS.toMeta("get", "json");
-    YarpcException empty = yarpcFailure(dispatcher.clientConfig("svc").call(Request.of(json, Body.empty())));
-    assertThat(empty.getMessage()).isEqualTo("failed to decode \"json\" request body for procedure "
-        + "\"get\" of service \"svc\" from caller \"svc\": EOF");
-    YarpcException bad = yarpcFailure(
-        dispatcher.clientConfig("svc").call(Request.of(json, Body.of(bytes("{nope")))));
+    YarpcException empty =
+        yarpcFailure(dispatcher.clientConfig("svc").call(Request.of(json, Body.empty())));
+    assertThat(empty.getMessage())
+        .isEqualTo(
+            "failed to decode \"json\" request body for procedure "
+                + "\"get\" of service \"svc\" from caller \"svc\": EOF");
+    YarpcException bad =
+        yarpcFailure(
+            dispatcher.clientConfig("svc").call(Request.of(json, Body.of(bytes("{nope")))));
     assertThat(bad.code()).isEqualTo(Code.INVALID_ARGUMENT);
   }
 
   @Test
   void handlerErrorsReachTheClient() {
     TestOutbound out = TestOutbound.loopback();
-    JsonClient client = loopbackClient(out,
-        Json.procedure("boom", GetRequest.class, req -> {
-          throw new RuntimeException("boom");
-        }),
-        Json.procedure("missing", GetRequest.class, req -> {
-          throw YarpcException.of(Code.NOT_FOUND, "not here");
-        }));
-    YarpcException boom = yarpcFailure(
-        client.call("boom", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
+    JsonClient client =
+        loopbackClient(
+            out,
+            Json.procedure(
+                "boom",
+                GetRequest.class,
+                req -> {
+                  throw new RuntimeException("boom");
+                }),
+            Json.procedure(
+                "missing",
+                GetRequest.class,
+                req -> {
+                  throw YarpcException.of(Code.NOT_FOUND, "not here");
+                }));
+    YarpcException boom =
+        yarpcFailure(
+            client.call("boom", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
     assertThat(boom.code()).isEqualTo(Code.UNKNOWN);
-    assertThat(boom.getMessage()).isEqualTo("error for service \"svc\" and procedure \"boom\": boom");
+    assertThat(boom.getMessage())
+        .isEqualTo("error for service \"svc\" and procedure \"boom\": boom");
     assertThat(boom.response().isApplicationError()).isTrue();
 
-    YarpcException missing = yarpcFailure(
-        client.call("missing", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
+    YarpcException missing =
+        yarpcFailure(
+            client.call("missing", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
     assertThat(missing.code()).isEqualTo(Code.NOT_FOUND);
     assertThat(missing.getMessage()).isEqualTo("not here");
 
@@ -425,13 +531,20 @@ class JsonTest {
   @Test
   void applicationErrorResponseFailsTheCall() {
     CountingBody body = CountingBody.withByteAccess(bytes("{\"error\":\"details\"}"));
-    JsonClient client = loopbackClient(TestOutbound.stub(request -> {
-      request.body().release();
-      return CompletableFuture.completedFuture(Response.builder().body(body)
-          .applicationError(new ApplicationErrorMeta(null, "KeyError", null)).build());
-    }));
-    YarpcException e = yarpcFailure(
-        client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
+    JsonClient client =
+        loopbackClient(
+            TestOutbound.stub(
+                request -> {
+                  request.body().release();
+                  return CompletableFuture.completedFuture(
+                      Response.builder()
+                          .body(body)
+                          .applicationError(new ApplicationErrorMeta(null, "KeyError", null))
+                          .build());
+                }));
+    YarpcException e =
+        yarpcFailure(
+            client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.name()).isEqualTo("KeyError");
     assertThat(e.getMessage()).isEqualTo("application error");
@@ -442,15 +555,21 @@ class JsonTest {
   void undecodableResponsesFailWithClientMessagesAndAreReleased() {
     for (String answer : new String[] {"", "<html>", "{\"key\":"}) {
       CountingBody body = CountingBody.withByteAccess(bytes(answer));
-      JsonClient client = loopbackClient(TestOutbound.stub(request -> {
-        request.body().release();
-        return CompletableFuture.completedFuture(Response.of(body));
-      }));
-      YarpcException e = yarpcFailure(
-          client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
+      JsonClient client =
+          loopbackClient(
+              TestOutbound.stub(
+                  request -> {
+                    request.body().release();
+                    return CompletableFuture.completedFuture(Response.of(body));
+                  }));
+      YarpcException e =
+          yarpcFailure(
+              client.call("get", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
       assertThat(e.code()).as(answer).isEqualTo(Code.INTERNAL);
-      assertThat(e.getMessage()).as(answer)
-          .startsWith("failed to decode \"json\" response body for procedure \"get\" of service \"svc\": ");
+      assertThat(e.getMessage())
+          .as(answer)
+          .startsWith(
+              "failed to decode \"json\" response body for procedure \"get\" of service \"svc\": ");
       if (answer.isEmpty()) {
         assertThat(e.getMessage()).endsWith(": EOF");
       }
@@ -461,17 +580,20 @@ class JsonTest {
 
   @Test
   void unserialisableRequestFailsBeforeSending() {
-    TestOutbound stub = TestOutbound.stub(request -> {
-      throw new AssertionError("must not be called");
-    });
+    TestOutbound stub =
+        TestOutbound.stub(
+            request -> {
+              throw new AssertionError("must not be called");
+            });
     dispatcher = stub.dispatcher("svc");
     JsonClient client = JsonClient.of(dispatcher.clientConfig("svc"), REFUSING);
     YarpcException e =
         yarpcFailure(client.call("get", new Unwritable(), GetResponse.class, TestOutbound.OPTIONS));
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
     assertThat(e.getMessage())
-        .isEqualTo("failed to encode \"json\" request body for procedure \"get\" of service \"svc\": "
-            + "cannot write this");
+        .isEqualTo(
+            "failed to encode \"json\" request body for procedure \"get\" of service \"svc\": "
+                + "cannot write this");
     assertThat(failure(client.callOneway("put", new Unwritable(), TestOutbound.OPTIONS)))
         .isInstanceOf(YarpcException.class);
   }
@@ -479,8 +601,9 @@ class JsonTest {
   @Test
   void oneway() throws Exception {
     CompletableFuture<GetRequest> seen = new CompletableFuture<>();
-    JsonClient client = loopbackClient(TestOutbound.loopback(),
-        Json.onewayProcedure("put", GetRequest.class, seen::complete));
+    JsonClient client =
+        loopbackClient(
+            TestOutbound.loopback(), Json.onewayProcedure("put", GetRequest.class, seen::complete));
     client.callOneway("put", new GetRequest("k"), TestOutbound.OPTIONS).get(5, TimeUnit.SECONDS);
     assertThat(seen.get(5, TimeUnit.SECONDS).key).isEqualTo("k");
   }

@@ -47,7 +47,8 @@ class Utf8BodyWriterTest {
     StringBuilder sb = new StringBuilder();
     Random random = new Random(3);
     while (sb.length() < 300_000) {
-      sb.appendCodePoint(random.nextInt(4) == 0 ? 0x1F600 + random.nextInt(50) : 0x20 + random.nextInt(0x3000));
+      sb.appendCodePoint(
+          random.nextInt(4) == 0 ? 0x1F600 + random.nextInt(50) : 0x20 + random.nextInt(0x3000));
     }
     String s = sb.toString();
     assertThat(written(s)).isEqualTo(s.getBytes(UTF_8));

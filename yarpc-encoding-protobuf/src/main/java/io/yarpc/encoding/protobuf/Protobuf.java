@@ -29,7 +29,8 @@ public final class Protobuf {
     requireNonNull(fullMethodName, "fullMethodName");
     int slash = fullMethodName.lastIndexOf('/');
     if (slash <= 0 || slash == fullMethodName.length() - 1) {
-      throw new IllegalArgumentException("not a full grpc method name (pkg.Service/Method): " + fullMethodName);
+      throw new IllegalArgumentException(
+          "not a full grpc method name (pkg.Service/Method): " + fullMethodName);
     }
     return fullMethodName.substring(0, slash) + "::" + fullMethodName.substring(slash + 1);
   }

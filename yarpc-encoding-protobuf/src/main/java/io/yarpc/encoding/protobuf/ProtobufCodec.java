@@ -62,7 +62,8 @@ public final class ProtobufCodec<T extends Message> {
     this.parser = (Parser<T>) prototype.getParserForType();
     this.typeRegistry = requireNonNull(typeRegistry, "typeRegistry");
     this.jsonParser = JsonFormat.parser().ignoringUnknownFields().usingTypeRegistry(typeRegistry);
-    this.jsonPrinter = JsonFormat.printer().omittingInsignificantWhitespace().usingTypeRegistry(typeRegistry);
+    this.jsonPrinter =
+        JsonFormat.printer().omittingInsignificantWhitespace().usingTypeRegistry(typeRegistry);
   }
 
   /**
@@ -71,8 +72,8 @@ public final class ProtobufCodec<T extends Message> {
    * {@code google.rpc} error details.
    */
   public static <T extends Message> ProtobufCodec<T> of(T prototype) {
-    return new ProtobufCodec<>(prototype,
-        TypeRegistries.forMessages(java.util.List.of(prototype.getDescriptorForType())));
+    return new ProtobufCodec<>(
+        prototype, TypeRegistries.forMessages(java.util.List.of(prototype.getDescriptorForType())));
   }
 
   /** A codec for the type of {@code prototype} whose JSON resolves {@code Any} values with {@code types}. */
@@ -134,8 +135,8 @@ public final class ProtobufCodec<T extends Message> {
   }
 
   private static IllegalArgumentException unsupported(String encoding) {
-    return new IllegalArgumentException("protobuf messages are encoded as \"proto\" or \"json\", not \""
-        + encoding + "\"");
+    return new IllegalArgumentException(
+        "protobuf messages are encoded as \"proto\" or \"json\", not \"" + encoding + "\"");
   }
 
   @Override

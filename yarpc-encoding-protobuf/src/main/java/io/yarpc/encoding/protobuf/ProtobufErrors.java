@@ -38,9 +38,8 @@ public final class ProtobufErrors {
   public static YarpcException newError(Code code, String message, Message... details) {
     requireNonNull(code, "code");
     requireNonNull(message, "message");
-    com.google.rpc.Status.Builder st = com.google.rpc.Status.newBuilder()
-        .setCode(code.value())
-        .setMessage(message);
+    com.google.rpc.Status.Builder st =
+        com.google.rpc.Status.newBuilder().setCode(code.value()).setMessage(message);
     for (Message d : details) {
       st.addDetails(d instanceof Any ? (Any) d : Any.pack(d));
     }
@@ -60,11 +59,17 @@ public final class ProtobufErrors {
         YarpcException e = (YarpcException) t;
         com.google.rpc.Status st =
             StatusDetails.parse(e.details(), Protobuf.JSON_ENCODING, TypeRegistries.ERROR_DETAILS);
-        if (st == null && e.response() != null && e.response().isApplicationError()
-            && e.response().body().hasByteAccess() && !e.response().body().isReleased()) {
+        if (st == null
+            && e.response() != null
+            && e.response().isApplicationError()
+            && e.response().body().hasByteAccess()
+            && !e.response().body().isReleased()) {
           try {
-            st = StatusDetails.parse(e.response().body().toByteArray(), Protobuf.JSON_ENCODING,
-                TypeRegistries.ERROR_DETAILS);
+            st =
+                StatusDetails.parse(
+                    e.response().body().toByteArray(),
+                    Protobuf.JSON_ENCODING,
+                    TypeRegistries.ERROR_DETAILS);
             if (st != null && st.getCode() != e.code().value()) {
               st = null;
             }
@@ -76,7 +81,8 @@ public final class ProtobufErrors {
       }
       if (t instanceof io.grpc.StatusRuntimeException || t instanceof io.grpc.StatusException) {
         com.google.rpc.Status st = StatusProto.fromThrowable(t);
-        if (st != null && st.getCode() != Status.Code.OK.value()
+        if (st != null
+            && st.getCode() != Status.Code.OK.value()
             && (st.getDetailsCount() > 0 || !st.getMessage().isEmpty())) {
           return Optional.of(st);
         }

@@ -134,7 +134,8 @@ public final class ProtobufProcedures {
 
     /** The procedures: one per method and encoding, sorted by method. */
     public List<Procedure> build() {
-      Executor callbacks = callbackExecutor != null ? callbackExecutor : SharedExecutors.callbacks();
+      Executor callbacks =
+          callbackExecutor != null ? callbackExecutor : SharedExecutors.callbacks();
       return ServiceAdapter.procedures(
           definition, service, AliasingPools.poolOf(aliasing), callbacks, nonBlocking);
     }

@@ -54,7 +54,8 @@ import java.util.concurrent.Executor;
  */
 public final class YarpcChannel extends Channel {
   /** The request's shard key, as a grpc call option: {@code stub.withOption(SHARD_KEY, "k")}. */
-  public static final CallOptions.Key<String> SHARD_KEY = CallOptions.Key.createWithDefault("yarpc-shard-key", "");
+  public static final CallOptions.Key<String> SHARD_KEY =
+      CallOptions.Key.createWithDefault("yarpc-shard-key", "");
 
   /** The request's routing key, as a grpc call option. */
   public static final CallOptions.Key<String> ROUTING_KEY =
@@ -68,8 +69,13 @@ public final class YarpcChannel extends Channel {
   private final String authority;
 
   private YarpcChannel(Builder b) {
-    this.calls = new ClientCalls(b.config, b.encoding,
-        b.executor != null ? b.executor : SharedExecutors.callbacks(), b.defaultTimeout, b.typeRegistry);
+    this.calls =
+        new ClientCalls(
+            b.config,
+            b.encoding,
+            b.executor != null ? b.executor : SharedExecutors.callbacks(),
+            b.defaultTimeout,
+            b.typeRegistry);
     this.authority = b.config.service();
   }
 
@@ -90,7 +96,8 @@ public final class YarpcChannel extends Channel {
 
   @Override
   public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions callOptions) {
-    return calls.newCall(requireNonNull(method, "method"), requireNonNull(callOptions, "callOptions"));
+    return calls.newCall(
+        requireNonNull(method, "method"), requireNonNull(callOptions, "callOptions"));
   }
 
   /** The remote service's name. */
@@ -119,7 +126,8 @@ public final class YarpcChannel extends Channel {
     /** The encoding requests are sent in: {@code proto} (default) or {@code json}. */
     public Builder encoding(String encoding) {
       if (!ProtobufCodec.supports(requireNonNull(encoding, "encoding"))) {
-        throw new IllegalArgumentException("encoding must be \"proto\" or \"json\", got \"" + encoding + "\"");
+        throw new IllegalArgumentException(
+            "encoding must be \"proto\" or \"json\", got \"" + encoding + "\"");
       }
       this.encoding = encoding;
       return this;

@@ -63,7 +63,10 @@ public final class CountingBody extends Body {
         int chunk = Math.max(1, bytes.length / 3 + 1);
         for (int off = 0; off < bytes.length; off += chunk) {
           int n = Math.min(chunk, bytes.length - off);
-          views.add(shape == Shape.MULTI_HEAP ? ByteBuffer.wrap(bytes, off, n).slice() : direct(bytes, off, n));
+          views.add(
+              shape == Shape.MULTI_HEAP
+                  ? ByteBuffer.wrap(bytes, off, n).slice()
+                  : direct(bytes, off, n));
         }
         if (views.size() < 2) {
           views.add(ByteBuffer.allocate(0));

@@ -24,14 +24,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fails on request, in each of the ways a grpc service can.
  */
 class EchoService extends EchoGrpc.EchoImplBase {
-  static final BadRequest BAD_REQUEST = BadRequest.newBuilder()
-      .addFieldViolations(BadRequest.FieldViolation.newBuilder().setField("message").setDescription("too rude"))
-      .build();
-  static final ErrorInfo ERROR_INFO = ErrorInfo.newBuilder()
-      .setReason("RUDE").setDomain("yarpc.io").putMetadata("k", "v").build();
+  static final BadRequest BAD_REQUEST =
+      BadRequest.newBuilder()
+          .addFieldViolations(
+              BadRequest.FieldViolation.newBuilder().setField("message").setDescription("too rude"))
+          .build();
+  static final ErrorInfo ERROR_INFO =
+      ErrorInfo.newBuilder().setReason("RUDE").setDomain("yarpc.io").putMetadata("k", "v").build();
 
   final AtomicInteger cancellations = new AtomicInteger();
   final CountDownLatch cancelled = new CountDownLatch(1);
+
   /** The thread that ran the last {@code setOnCancelHandler} handler of an {@code await-cancel} call. */
   volatile String cancelHandlerThread;
 
@@ -49,6 +52,7 @@ class EchoService extends EchoGrpc.EchoImplBase {
 
   /** Server-stream messages handed to grpc (all calls). */
   final AtomicInteger serverStreamSent = new AtomicInteger();
+
   /** How often a server stream stopped because {@code isReady()} turned false. */
   final AtomicInteger serverStreamPauses = new AtomicInteger();
 
@@ -58,28 +62,30 @@ class EchoService extends EchoGrpc.EchoImplBase {
       return;
     }
     // Flow control as a grpc service does it: send while the transport is ready, resume on onReady.
-    ServerCallStreamObserver<EchoResponse> out = (ServerCallStreamObserver<EchoResponse>) responseObserver;
+    ServerCallStreamObserver<EchoResponse> out =
+        (ServerCallStreamObserver<EchoResponse>) responseObserver;
     AtomicInteger next = new AtomicInteger();
     EchoResponse first = reply(request, 0);
-    Runnable drain = new Runnable() {
-      private boolean done;
+    Runnable drain =
+        new Runnable() {
+          private boolean done;
 
-      @Override
-      public synchronized void run() {
-        while (!done && out.isReady() && next.get() < request.getCount()) {
-          int i = next.getAndIncrement();
-          out.onNext(first.toBuilder().setIndex(i).build());
-          serverStreamSent.incrementAndGet();
-        }
-        if (!done && next.get() < request.getCount()) {
-          serverStreamPauses.incrementAndGet(); // isReady turned false: wait for onReady
-        }
-        if (!done && next.get() >= request.getCount()) {
-          done = true;
-          out.onCompleted();
-        }
-      }
-    };
+          @Override
+          public synchronized void run() {
+            while (!done && out.isReady() && next.get() < request.getCount()) {
+              int i = next.getAndIncrement();
+              out.onNext(first.toBuilder().setIndex(i).build());
+              serverStreamSent.incrementAndGet();
+            }
+            if (!done && next.get() < request.getCount()) {
+              serverStreamPauses.incrementAndGet(); // isReady turned false: wait for onReady
+            }
+            if (!done && next.get() >= request.getCount()) {
+              done = true;
+              out.onCompleted();
+            }
+          }
+        };
     out.setOnCancelHandler(this::onCancel);
     out.setOnReadyHandler(drain);
     drain.run();
@@ -107,7 +113,8 @@ class EchoService extends EchoGrpc.EchoImplBase {
 
       @Override
       public void onCompleted() {
-        responseObserver.onNext(EchoResponse.newBuilder().setMessage(all.toString()).setIndex(count).build());
+        responseObserver.onNext(
+            EchoResponse.newBuilder().setMessage(all.toString()).setIndex(count).build());
         responseObserver.onCompleted();
       }
     };
@@ -144,10 +151,11 @@ class EchoService extends EchoGrpc.EchoImplBase {
 
   /** The response: the request echoed, plus what the handler saw. */
   static EchoResponse reply(EchoRequest request, int index) {
-    EchoResponse.Builder b = EchoResponse.newBuilder()
-        .setMessage(request.getMessage())
-        .setPayload(request.getPayload())
-        .setIndex(index);
+    EchoResponse.Builder b =
+        EchoResponse.newBuilder()
+            .setMessage(request.getMessage())
+            .setPayload(request.getPayload())
+            .setIndex(index);
     Call call = Call.current();
     if (call != null) {
       b.putAllHeaders(call.meta().headers().asMap());
@@ -164,7 +172,8 @@ class EchoService extends EchoGrpc.EchoImplBase {
     }
     io.grpc.Deadline grpcDeadline = Context.current().getDeadline();
     if (grpcDeadline != null) {
-      b.putHeaders("context:deadline-ms", Long.toString(grpcDeadline.timeRemaining(TimeUnit.MILLISECONDS)));
+      b.putHeaders(
+          "context:deadline-ms", Long.toString(grpcDeadline.timeRemaining(TimeUnit.MILLISECONDS)));
     }
     return b.build();
   }
@@ -175,15 +184,18 @@ class EchoService extends EchoGrpc.EchoImplBase {
       case "":
         return false;
       case "status-details":
-        out.onError(StatusProto.toStatusRuntimeException(com.google.rpc.Status.newBuilder()
-            .setCode(Status.Code.INVALID_ARGUMENT.value())
-            .setMessage("rude request")
-            .addDetails(Any.pack(BAD_REQUEST))
-            .addDetails(Any.pack(ERROR_INFO))
-            .build()));
+        out.onError(
+            StatusProto.toStatusRuntimeException(
+                com.google.rpc.Status.newBuilder()
+                    .setCode(Status.Code.INVALID_ARGUMENT.value())
+                    .setMessage("rude request")
+                    .addDetails(Any.pack(BAD_REQUEST))
+                    .addDetails(Any.pack(ERROR_INFO))
+                    .build()));
         return true;
       case "yarpc-details":
-        out.onError(ProtobufErrors.newError(Code.FAILED_PRECONDITION, "not now", ERROR_INFO, BAD_REQUEST));
+        out.onError(
+            ProtobufErrors.newError(Code.FAILED_PRECONDITION, "not now", ERROR_INFO, BAD_REQUEST));
         return true;
       case "throw-yarpc-details":
         throw ProtobufErrors.newError(Code.ALREADY_EXISTS, "exists", ERROR_INFO);
@@ -197,13 +209,16 @@ class EchoService extends EchoGrpc.EchoImplBase {
         return true;
       case "await-cancel":
         // Never answers; the handler's onCancel runs once the call's deadline passes.
-        ((ServerCallStreamObserver<EchoResponse>) out).setOnCancelHandler(() -> {
-          cancelHandlerThread = Thread.currentThread().getName();
-          onCancel();
-        });
+        ((ServerCallStreamObserver<EchoResponse>) out)
+            .setOnCancelHandler(
+                () -> {
+                  cancelHandlerThread = Thread.currentThread().getName();
+                  onCancel();
+                });
         return true;
       case "sleep":
-        // Blocks like slow user code; the grpc context is cancelled when the call's deadline passes.
+        // Blocks like slow user code; the grpc context is cancelled when the call's deadline
+        // passes.
         CountDownLatch contextCancelled = new CountDownLatch(1);
         Context.current().addListener(c -> contextCancelled.countDown(), Runnable::run);
         try {
@@ -216,8 +231,10 @@ class EchoService extends EchoGrpc.EchoImplBase {
         out.onError(Status.CANCELLED.asRuntimeException());
         return true;
       default:
-        out.onError(Status.INVALID_ARGUMENT.withDescription("unknown failure " + request.getFail())
-            .asRuntimeException());
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription("unknown failure " + request.getFail())
+                .asRuntimeException());
         return true;
     }
   }

@@ -26,10 +26,10 @@ import io.yarpc.encoding.protobuf.testing.EchoResponse;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
-import io.yarpc.transport.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -52,8 +52,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * encodings. Each transport's test extends this with its inbound and outbounds.
  */
 abstract class EndToEndTestBase {
-  static final Metadata.Key<String> TRACE = Metadata.Key.of("x-trace", Metadata.ASCII_STRING_MARSHALLER);
-  static final Metadata.Key<String> ECHOED_BY = Metadata.Key.of("x-echoed-by", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> TRACE =
+      Metadata.Key.of("x-trace", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> ECHOED_BY =
+      Metadata.Key.of("x-echoed-by", Metadata.ASCII_STRING_MARSHALLER);
 
   EchoService service;
   Dispatcher server;
@@ -93,22 +95,34 @@ abstract class EndToEndTestBase {
   void startDispatchers() {
     service = new EchoService();
     server = Dispatcher.builder("echo").inbound(serverInbounds().toArray(new Inbound[0])).build();
-    server.register(ProtobufProcedures.of(io.grpc.ServerInterceptors.intercept(service,
-        new MetadataEchoInterceptor())));
+    server.register(
+        ProtobufProcedures.of(
+            io.grpc.ServerInterceptors.intercept(service, new MetadataEchoInterceptor())));
     server.start();
-    client = Dispatcher.builder("client")
-        .outbound("echo", clientOutbounds())
-        .unaryOutboundMiddleware((request, next) -> {
-          unaryMiddlewareCalls.incrementAndGet();
-          return next.handle(request.withMeta(request.meta().toBuilder()
-              .headers(request.headers().toBuilder().add("x-middleware", "unary").build()).build()));
-        })
-        .streamOutboundMiddleware((meta, next) -> {
-          streamMiddlewareCalls.incrementAndGet();
-          return next.handle(meta.toBuilder()
-              .headers(meta.headers().toBuilder().add("x-middleware", "stream").build()).build());
-        })
-        .build();
+    client =
+        Dispatcher.builder("client")
+            .outbound("echo", clientOutbounds())
+            .unaryOutboundMiddleware(
+                (request, next) -> {
+                  unaryMiddlewareCalls.incrementAndGet();
+                  return next.handle(
+                      request.withMeta(
+                          request.meta().toBuilder()
+                              .headers(
+                                  request.headers().toBuilder()
+                                      .add("x-middleware", "unary")
+                                      .build())
+                              .build()));
+                })
+            .streamOutboundMiddleware(
+                (meta, next) -> {
+                  streamMiddlewareCalls.incrementAndGet();
+                  return next.handle(
+                      meta.toBuilder()
+                          .headers(meta.headers().toBuilder().add("x-middleware", "stream").build())
+                          .build());
+                })
+            .build();
     client.start();
     DecodeStats.reset();
   }
@@ -137,7 +151,9 @@ abstract class EndToEndTestBase {
   }
 
   static EchoRequest request(String message) {
-    return EchoRequest.newBuilder().setMessage(message).setPayload(ByteString.copyFromUtf8("payload-" + message))
+    return EchoRequest.newBuilder()
+        .setMessage(message)
+        .setPayload(ByteString.copyFromUtf8("payload-" + message))
         .build();
   }
 
@@ -145,7 +161,8 @@ abstract class EndToEndTestBase {
     return EchoRequest.newBuilder().setMessage("x").setFail(how).build();
   }
 
-  // ---- unary ---------------------------------------------------------------------------------------
+  // ---- unary
+  // ---------------------------------------------------------------------------------------
 
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
@@ -154,10 +171,12 @@ abstract class EndToEndTestBase {
     headers.put(TRACE, "t-1");
     AtomicReference<Metadata> responseHeaders = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
-    EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel(encoding))
-        .withDeadlineAfter(5, SECONDS)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
-            MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers));
+    EchoGrpc.EchoBlockingStub stub =
+        EchoGrpc.newBlockingStub(channel(encoding))
+            .withDeadlineAfter(5, SECONDS)
+            .withInterceptors(
+                MetadataUtils.newAttachHeadersInterceptor(headers),
+                MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers));
 
     EchoResponse r = stub.unary(request("hello"));
 
@@ -167,11 +186,15 @@ abstract class EndToEndTestBase {
         .as("stub metadata and outbound middleware headers reach the handler (Call.current())")
         .containsEntry("x-trace", "t-1")
         .containsEntry("x-middleware", "unary")
-        .as("and the grpc Context's metadata").containsEntry("context:x-trace", "t-1")
+        .as("and the grpc Context's metadata")
+        .containsEntry("context:x-trace", "t-1")
         .containsKey("context:deadline-ms");
-    assertThat(r.getDeadlineMillis()).as("the stub deadline became the call's").isBetween(1L, 5000L);
+    assertThat(r.getDeadlineMillis())
+        .as("the stub deadline became the call's")
+        .isBetween(1L, 5000L);
     assertThat(Long.parseLong(r.getHeadersMap().get("context:deadline-ms"))).isBetween(0L, 5000L);
-    // a YARPC response header travels with the trailers (on gRPC, as yarpc-go puts it; elsewhere the one
+    // a YARPC response header travels with the trailers (on gRPC, as yarpc-go puts it; elsewhere
+    // the one
     // set of headers is both)
     assertThat(trailers.get().get(ECHOED_BY)).isEqualTo("echo-service");
     assertThat(unaryMiddlewareCalls).hasValue(1);
@@ -188,18 +211,23 @@ abstract class EndToEndTestBase {
     headers.put(MetadataEchoInterceptor.BIN, BINARY);
     AtomicReference<Metadata> responseHeaders = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
-    EchoResponse r = blocking(encoding)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
-            MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
-        .unary(request("echo metadata"));
+    EchoResponse r =
+        blocking(encoding)
+            .withInterceptors(
+                MetadataUtils.newAttachHeadersInterceptor(headers),
+                MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+            .unary(request("echo metadata"));
 
     assertThat(r.getMessage()).isEqualTo("echo metadata");
-    assertThat(r.getHeadersMap()).as("the handler sees the binary header as base64")
-        .containsEntry("x-echo-bin", java.util.Base64.getEncoder().withoutPadding().encodeToString(BINARY));
+    assertThat(r.getHeadersMap())
+        .as("the handler sees the binary header as base64")
+        .containsEntry(
+            "x-echo-bin", java.util.Base64.getEncoder().withoutPadding().encodeToString(BINARY));
     assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Hello-Echo");
     assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
     assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(BINARY);
-    assertThat(trailers.get().get(ECHOED_BY)).as("YARPC response headers are trailers")
+    assertThat(trailers.get().get(ECHOED_BY))
+        .as("YARPC response headers are trailers")
         .isEqualTo("echo-service");
   }
 
@@ -211,10 +239,12 @@ abstract class EndToEndTestBase {
     headers.put(MetadataEchoInterceptor.BIN, BINARY);
     AtomicReference<Metadata> responseHeaders = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
-    Iterator<EchoResponse> it = blocking("proto")
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
-            MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
-        .serverStream(request("s").toBuilder().setCount(3).build());
+    Iterator<EchoResponse> it =
+        blocking("proto")
+            .withInterceptors(
+                MetadataUtils.newAttachHeadersInterceptor(headers),
+                MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+            .serverStream(request("s").toBuilder().setCount(3).build());
     List<EchoResponse> all = new ArrayList<>();
     it.forEachRemaining(all::add);
     assertThat(all).hasSize(3);
@@ -226,16 +256,23 @@ abstract class EndToEndTestBase {
   @Test
   void callWhoseDeadlineHasPassedFailsAtOnceAndSendsNothing() {
     io.grpc.Deadline passed = io.grpc.Deadline.after(-1, SECONDS);
-    StatusRuntimeException unary = org.assertj.core.api.Assertions.catchThrowableOfType(
-        StatusRuntimeException.class,
-        () -> EchoGrpc.newBlockingStub(channel("proto")).withDeadline(passed).unary(request("late")));
+    StatusRuntimeException unary =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                EchoGrpc.newBlockingStub(channel("proto"))
+                    .withDeadline(passed)
+                    .unary(request("late")));
     assertThat(unary.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(unaryMiddlewareCalls).as("nothing reached the outbound").hasValue(0);
     if (supportsStreaming()) {
-      Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(channel("proto")).withDeadline(passed)
-          .serverStream(request("late").toBuilder().setCount(1).build());
-      StatusRuntimeException stream = org.assertj.core.api.Assertions.catchThrowableOfType(
-          StatusRuntimeException.class, it::hasNext);
+      Iterator<EchoResponse> it =
+          EchoGrpc.newBlockingStub(channel("proto"))
+              .withDeadline(passed)
+              .serverStream(request("late").toBuilder().setCount(1).build());
+      StatusRuntimeException stream =
+          org.assertj.core.api.Assertions.catchThrowableOfType(
+              StatusRuntimeException.class, it::hasNext);
       assertThat(stream.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       assertThat(streamMiddlewareCalls).hasValue(0);
     }
@@ -245,35 +282,62 @@ abstract class EndToEndTestBase {
   @Test
   void clientStreamTracersInCallOptionsAreDriven() {
     RecordingTracer.Factory factory = new RecordingTracer.Factory();
-    EchoResponse r = blocking("proto").withInterceptors(factory.interceptor()).unary(request("traced"));
+    EchoResponse r =
+        blocking("proto").withInterceptors(factory.interceptor()).unary(request("traced"));
     assertThat(r.getMessage()).isEqualTo("traced");
-    StatusRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(StatusRuntimeException.class,
-        () -> blocking("proto").withInterceptors(factory.interceptor())
-            .unary(request("x").toBuilder().setFail("plain-status").build()));
+    StatusRuntimeException e =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                blocking("proto")
+                    .withInterceptors(factory.interceptor())
+                    .unary(request("x").toBuilder().setFail("plain-status").build()));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(factory.tracers).hasSize(2);
-    assertThat(factory.tracers.get(0).events).containsExactly("streamCreated", "outboundHeaders",
-        "outboundMessage(0)", "outboundMessageSent(0)", "inboundHeaders", "inboundMessage(0)",
-        "inboundMessageRead(0)", "inboundTrailers", "streamClosed(OK)");
-    assertThat(factory.tracers.get(0).outboundBytes).isEqualTo(request("traced").getSerializedSize());
+    assertThat(factory.tracers.get(0).events)
+        .containsExactly(
+            "streamCreated",
+            "outboundHeaders",
+            "outboundMessage(0)",
+            "outboundMessageSent(0)",
+            "inboundHeaders",
+            "inboundMessage(0)",
+            "inboundMessageRead(0)",
+            "inboundTrailers",
+            "streamClosed(OK)");
+    assertThat(factory.tracers.get(0).outboundBytes)
+        .isEqualTo(request("traced").getSerializedSize());
     assertThat(factory.tracers.get(0).inboundBytes).isEqualTo(r.getSerializedSize());
-    assertThat(factory.tracers.get(1).events).startsWith("streamCreated", "outboundHeaders", "outboundMessage(0)")
+    assertThat(factory.tracers.get(1).events)
+        .startsWith("streamCreated", "outboundHeaders", "outboundMessage(0)")
         .endsWith("inboundTrailers", "streamClosed(NOT_FOUND)");
-    StatusRuntimeException late = org.assertj.core.api.Assertions.catchThrowableOfType(StatusRuntimeException.class,
-        () -> EchoGrpc.newBlockingStub(channel("proto")).withInterceptors(factory.interceptor())
-            .withDeadline(io.grpc.Deadline.after(-1, SECONDS)).unary(request("late")));
+    StatusRuntimeException late =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                EchoGrpc.newBlockingStub(channel("proto"))
+                    .withInterceptors(factory.interceptor())
+                    .withDeadline(io.grpc.Deadline.after(-1, SECONDS))
+                    .unary(request("late")));
     assertThat(late.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-    assertThat(factory.tracers.get(2).events).as("nothing went out").containsExactly("streamClosed(DEADLINE_EXCEEDED)");
+    assertThat(factory.tracers.get(2).events)
+        .as("nothing went out")
+        .containsExactly("streamClosed(DEADLINE_EXCEEDED)");
   }
 
   @Test
   void futureAndAsyncStubsWork() throws Exception {
-    EchoResponse viaFuture = EchoGrpc.newFutureStub(channel("proto")).withDeadlineAfter(5, SECONDS)
-        .unary(request("future")).get(5, SECONDS);
+    EchoResponse viaFuture =
+        EchoGrpc.newFutureStub(channel("proto"))
+            .withDeadlineAfter(5, SECONDS)
+            .unary(request("future"))
+            .get(5, SECONDS);
     assertThat(viaFuture.getMessage()).isEqualTo("future");
 
     CompletableFuture<EchoResponse> async = new CompletableFuture<>();
-    EchoGrpc.newStub(channel("json")).withDeadlineAfter(5, SECONDS).unary(request("async"), observer(async));
+    EchoGrpc.newStub(channel("json"))
+        .withDeadlineAfter(5, SECONDS)
+        .unary(request("async"), observer(async));
     assertThat(async.get(5, SECONDS).getMessage()).isEqualTo("async");
   }
 
@@ -282,7 +346,9 @@ abstract class EndToEndTestBase {
     EchoResponse r = blocking("proto").unary(request("fast"));
     assertThat(r.getMessage()).isEqualTo("fast");
     assertThat(DecodeStats.STREAMED.sum()).as("no body was read through its stream").isZero();
-    assertThat(DecodeStats.IN_PLACE.sum() + DecodeStats.COPIED.sum()).as("request and response").isEqualTo(2);
+    assertThat(DecodeStats.IN_PLACE.sum() + DecodeStats.COPIED.sum())
+        .as("request and response")
+        .isEqualTo(2);
   }
 
   @Test
@@ -296,22 +362,30 @@ abstract class EndToEndTestBase {
   @Test
   void missingDeadlineIsRefusedUnlessTheChannelHasADefault() {
     assertThatThrownBy(() -> EchoGrpc.newBlockingStub(channel("proto")).unary(request("x")))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-          assertThat(e.getStatus().getDescription()).contains("missing TTL");
-        });
-    Channel withDefault = YarpcChannel.builder(client.clientConfig("echo"))
-        .defaultTimeout(Duration.ofSeconds(3)).build();
-    assertThat(EchoGrpc.newBlockingStub(withDefault).unary(request("y")).getDeadlineMillis()).isBetween(1L, 3000L);
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("missing TTL");
+            });
+    Channel withDefault =
+        YarpcChannel.builder(client.clientConfig("echo"))
+            .defaultTimeout(Duration.ofSeconds(3))
+            .build();
+    assertThat(EchoGrpc.newBlockingStub(withDefault).unary(request("y")).getDeadlineMillis())
+        .isBetween(1L, 3000L);
   }
 
-  // ---- errors --------------------------------------------------------------------------------------
+  // ---- errors
+  // --------------------------------------------------------------------------------------
 
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
   void statusDetailsRoundTrip(String encoding) throws Exception {
-    assumeTrue(encoding.equals("json") || carriesBinaryErrorDetails(), "binary error details not carried");
-    StatusRuntimeException e = catchStatus(() -> blocking(encoding).unary(failing("status-details")));
+    assumeTrue(
+        encoding.equals("json") || carriesBinaryErrorDetails(), "binary error details not carried");
+    StatusRuntimeException e =
+        catchStatus(() -> blocking(encoding).unary(failing("status-details")));
 
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
     assertThat(e.getStatus().getDescription()).isEqualTo("rude request");
@@ -351,15 +425,19 @@ abstract class EndToEndTestBase {
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
   void applicationErrorNameIsTheFirstDetailsMessageName(String encoding) throws Exception {
-    assumeTrue(encoding.equals("json") ? carriesJsonErrorDetails() : carriesBinaryErrorDetails(),
+    assumeTrue(
+        encoding.equals("json") ? carriesJsonErrorDetails() : carriesBinaryErrorDetails(),
         "error details not carried");
     // A plain YARPC client call, to see what the transport delivered besides the status.
-    RequestMeta meta = RequestMeta.builder()
-        .procedure("yarpc.test.protobuf.Echo::Unary")
-        .encoding(encoding)
-        .deadline(Deadline.after(5, SECONDS))
-        .build();
-    Body body = ProtobufCodec.of(EchoRequest.getDefaultInstance()).encode(failing("status-details"), encoding);
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("yarpc.test.protobuf.Echo::Unary")
+            .encoding(encoding)
+            .deadline(Deadline.after(5, SECONDS))
+            .build();
+    Body body =
+        ProtobufCodec.of(EchoRequest.getDefaultInstance())
+            .encode(failing("status-details"), encoding);
     CompletableFuture<?> f = client.clientConfig("echo").call(Request.of(meta, body));
     YarpcException e = YarpcException.from(catchThrowable(f));
     try {
@@ -367,11 +445,14 @@ abstract class EndToEndTestBase {
       assertThat(e.getMessage()).isEqualTo("rude request");
       com.google.rpc.Status st = ProtobufErrors.status(e).orElseThrow();
       assertThat(st.getDetailsCount()).isEqualTo(2);
-      assertThat(e.response()).as("the application-error response travels with the error").isNotNull();
+      assertThat(e.response())
+          .as("the application-error response travels with the error")
+          .isNotNull();
       assertThat(e.response().isApplicationError()).isTrue();
       assertThat(e.response().applicationErrorMeta().name()).isEqualTo("BadRequest");
       assertThat(e.response().applicationErrorMeta().details())
-          .startsWith("[BadRequest{").contains("ErrorInfo{");
+          .startsWith("[BadRequest{")
+          .contains("ErrorInfo{");
     } finally {
       if (e.response() != null) {
         e.response().body().release();
@@ -381,7 +462,8 @@ abstract class EndToEndTestBase {
 
   @Test
   void plainStatusesAndExceptionsMapToCodes() {
-    StatusRuntimeException notFound = catchStatus(() -> blocking("proto").unary(failing("plain-status")));
+    StatusRuntimeException notFound =
+        catchStatus(() -> blocking("proto").unary(failing("plain-status")));
     assertThat(notFound.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(notFound.getStatus().getDescription()).isEqualTo("no such echo");
     assertThat(StatusProto.fromThrowable(notFound).getDetailsCount()).isZero();
@@ -389,7 +471,8 @@ abstract class EndToEndTestBase {
     StatusRuntimeException thrown = catchStatus(() -> blocking("proto").unary(failing("throw")));
     assertThat(thrown.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
     assertThat(thrown.getStatus().getDescription())
-        .isEqualTo("error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
+        .isEqualTo(
+            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
 
     StatusRuntimeException onError = catchStatus(() -> blocking("json").unary(failing("on-error")));
     assertThat(onError.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
@@ -398,8 +481,12 @@ abstract class EndToEndTestBase {
 
   @Test
   void aHandlersOnCancelRunsOnTheCallbackPoolNotOnATransportOrTimerThread() throws Exception {
-    StatusRuntimeException e = catchStatus(() -> EchoGrpc.newBlockingStub(channel("proto"))
-        .withDeadlineAfter(300, MILLISECONDS).unary(failing("await-cancel")));
+    StatusRuntimeException e =
+        catchStatus(
+            () ->
+                EchoGrpc.newBlockingStub(channel("proto"))
+                    .withDeadlineAfter(300, MILLISECONDS)
+                    .unary(failing("await-cancel")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(service.cancelled.await(5, SECONDS)).as("the handler's onCancel ran").isTrue();
     assertThat(service.cancelHandlerThread).startsWith("yarpc-protobuf-callback-");
@@ -407,21 +494,32 @@ abstract class EndToEndTestBase {
 
   @Test
   void deadlineExceeded() throws Exception {
-    StatusRuntimeException e = catchStatus(() -> EchoGrpc.newBlockingStub(channel("proto"))
-        .withDeadlineAfter(300, MILLISECONDS).unary(failing("sleep")));
+    StatusRuntimeException e =
+        catchStatus(
+            () ->
+                EchoGrpc.newBlockingStub(channel("proto"))
+                    .withDeadlineAfter(300, MILLISECONDS)
+                    .unary(failing("sleep")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-    assertThat(service.cancelled.await(5, SECONDS)).as("the handler's grpc context was cancelled").isTrue();
+    assertThat(service.cancelled.await(5, SECONDS))
+        .as("the handler's grpc context was cancelled")
+        .isTrue();
   }
 
   @Test
   void wrongEncodingIsRejected() {
-    RequestMeta meta = RequestMeta.builder()
-        .procedure("yarpc.test.protobuf.Echo::Unary")
-        .encoding("raw")
-        .deadline(Deadline.after(5, SECONDS))
-        .build();
-    YarpcException e = YarpcException.from(catchThrowable(
-        client.clientConfig("echo").call(Request.of(meta, Body.of(request("x").toByteArray())))));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("yarpc.test.protobuf.Echo::Unary")
+            .encoding("raw")
+            .deadline(Deadline.after(5, SECONDS))
+            .build();
+    YarpcException e =
+        YarpcException.from(
+            catchThrowable(
+                client
+                    .clientConfig("echo")
+                    .call(Request.of(meta, Body.of(request("x").toByteArray())))));
     if (e.response() != null) {
       e.response().body().release();
     }
@@ -431,22 +529,30 @@ abstract class EndToEndTestBase {
 
   @Test
   void malformedRequestIsInvalidArgument() {
-    RequestMeta meta = RequestMeta.builder()
-        .procedure("yarpc.test.protobuf.Echo::Unary")
-        .encoding("proto")
-        .deadline(Deadline.after(5, SECONDS))
-        .build();
-    YarpcException e = YarpcException.from(catchThrowable(client.clientConfig("echo")
-        .call(Request.of(meta, Body.of(new byte[] {0x0a, 0x05, 'a'})))));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("yarpc.test.protobuf.Echo::Unary")
+            .encoding("proto")
+            .deadline(Deadline.after(5, SECONDS))
+            .build();
+    YarpcException e =
+        YarpcException.from(
+            catchThrowable(
+                client
+                    .clientConfig("echo")
+                    .call(Request.of(meta, Body.of(new byte[] {0x0a, 0x05, 'a'})))));
     if (e.response() != null) {
       e.response().body().release();
     }
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).startsWith("failed to decode \"proto\" request body for procedure "
-        + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"client\": ");
+    assertThat(e.getMessage())
+        .startsWith(
+            "failed to decode \"proto\" request body for procedure "
+                + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"client\": ");
   }
 
-  // ---- streaming -----------------------------------------------------------------------------------
+  // ---- streaming
+  // -----------------------------------------------------------------------------------
 
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
@@ -454,17 +560,21 @@ abstract class EndToEndTestBase {
     assumeTrue(supportsStreaming(), "transport does not stream");
     Metadata headers = new Metadata();
     headers.put(TRACE, "s-1");
-    Iterator<EchoResponse> it = blocking(encoding)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
-        .serverStream(request("many").toBuilder().setCount(20).build());
+    Iterator<EchoResponse> it =
+        blocking(encoding)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+            .serverStream(request("many").toBuilder().setCount(20).build());
     List<EchoResponse> all = new ArrayList<>();
     it.forEachRemaining(all::add);
 
     assertThat(all).hasSize(20);
-    assertThat(all).extracting(EchoResponse::getIndex).containsExactlyElementsOf(
-        java.util.stream.IntStream.range(0, 20).boxed().toList());
-    assertThat(all.get(0).getHeadersMap()).containsEntry("x-trace", "s-1")
-        .containsEntry("x-middleware", "stream").containsEntry("context:x-trace", "s-1");
+    assertThat(all)
+        .extracting(EchoResponse::getIndex)
+        .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 20).boxed().toList());
+    assertThat(all.get(0).getHeadersMap())
+        .containsEntry("x-trace", "s-1")
+        .containsEntry("x-middleware", "stream")
+        .containsEntry("context:x-trace", "s-1");
     assertThat(streamMiddlewareCalls).hasValue(1);
   }
 
@@ -473,8 +583,10 @@ abstract class EndToEndTestBase {
   void clientStreaming(String encoding) throws Exception {
     assumeTrue(supportsStreaming(), "transport does not stream");
     CompletableFuture<EchoResponse> result = new CompletableFuture<>();
-    StreamObserver<EchoRequest> requests = EchoGrpc.newStub(channel(encoding)).withDeadlineAfter(10, SECONDS)
-        .clientStream(observer(result));
+    StreamObserver<EchoRequest> requests =
+        EchoGrpc.newStub(channel(encoding))
+            .withDeadlineAfter(10, SECONDS)
+            .clientStream(observer(result));
     for (String s : List.of("a", "b", "c")) {
       requests.onNext(request(s));
     }
@@ -491,23 +603,26 @@ abstract class EndToEndTestBase {
     assumeTrue(supportsStreaming(), "transport does not stream");
     List<EchoResponse> received = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> done = new CompletableFuture<>();
-    StreamObserver<EchoRequest> requests = EchoGrpc.newStub(channel(encoding)).withDeadlineAfter(10, SECONDS)
-        .bidi(new StreamObserver<>() {
-          @Override
-          public void onNext(EchoResponse value) {
-            received.add(value);
-          }
+    StreamObserver<EchoRequest> requests =
+        EchoGrpc.newStub(channel(encoding))
+            .withDeadlineAfter(10, SECONDS)
+            .bidi(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(EchoResponse value) {
+                    received.add(value);
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            done.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    done.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {
-            done.complete(null);
-          }
-        });
+                  @Override
+                  public void onCompleted() {
+                    done.complete(null);
+                  }
+                });
     for (int i = 0; i < 50; i++) {
       requests.onNext(request("m" + i));
     }
@@ -536,32 +651,39 @@ abstract class EndToEndTestBase {
     CountDownLatch first = new CountDownLatch(1);
     CompletableFuture<Throwable> closed = new CompletableFuture<>();
     io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();
-    StreamObserver<EchoRequest> requests = ctx.call(() -> EchoGrpc.newStub(channel("proto"))
-        .withDeadlineAfter(10, SECONDS).bidi(new StreamObserver<>() {
-          @Override
-          public void onNext(EchoResponse value) {
-            first.countDown();
-          }
+    StreamObserver<EchoRequest> requests =
+        ctx.call(
+            () ->
+                EchoGrpc.newStub(channel("proto"))
+                    .withDeadlineAfter(10, SECONDS)
+                    .bidi(
+                        new StreamObserver<>() {
+                          @Override
+                          public void onNext(EchoResponse value) {
+                            first.countDown();
+                          }
 
-          @Override
-          public void onError(Throwable t) {
-            closed.complete(t);
-          }
+                          @Override
+                          public void onError(Throwable t) {
+                            closed.complete(t);
+                          }
 
-          @Override
-          public void onCompleted() {
-            closed.complete(null);
-          }
-        }));
+                          @Override
+                          public void onCompleted() {
+                            closed.complete(null);
+                          }
+                        }));
     requests.onNext(request("one"));
     assertThat(first.await(5, SECONDS)).isTrue();
     ctx.cancel(null);
 
-    assertThat(Status.fromThrowable(closed.get(5, SECONDS)).getCode()).isEqualTo(Status.Code.CANCELLED);
+    assertThat(Status.fromThrowable(closed.get(5, SECONDS)).getCode())
+        .isEqualTo(Status.Code.CANCELLED);
     assertThat(service.cancelled.await(5, SECONDS)).as("the service saw the cancellation").isTrue();
   }
 
-  // ---- helpers -------------------------------------------------------------------------------------
+  // ---- helpers
+  // -------------------------------------------------------------------------------------
 
   static <T> StreamObserver<T> observer(CompletableFuture<T> result) {
     return new StreamObserver<>() {

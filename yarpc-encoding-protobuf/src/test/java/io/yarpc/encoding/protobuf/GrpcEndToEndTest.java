@@ -57,36 +57,47 @@ class GrpcEndToEndTest extends EndToEndTestBase {
   @Test
   void serverStreamingFlowControlHoldsEndToEnd() throws Exception {
     int count = 120; // 120 x 64 KiB: several times the HTTP/2 windows between the two ends
-    com.google.protobuf.ByteString payload = com.google.protobuf.ByteString.copyFrom(new byte[64 * 1024]);
-    java.util.concurrent.LinkedBlockingQueue<Object> events = new java.util.concurrent.LinkedBlockingQueue<>();
-    io.grpc.ClientCall<EchoRequest, EchoResponse> call = channel("proto").newCall(
-        EchoGrpc.getServerStreamMethod(), io.grpc.CallOptions.DEFAULT.withDeadlineAfter(60, SECONDS));
-    call.start(new io.grpc.ClientCall.Listener<>() {
-      @Override
-      public void onMessage(EchoResponse message) {
-        events.add(message.getIndex());
-      }
+    com.google.protobuf.ByteString payload =
+        com.google.protobuf.ByteString.copyFrom(new byte[64 * 1024]);
+    java.util.concurrent.LinkedBlockingQueue<Object> events =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    io.grpc.ClientCall<EchoRequest, EchoResponse> call =
+        channel("proto")
+            .newCall(
+                EchoGrpc.getServerStreamMethod(),
+                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(60, SECONDS));
+    call.start(
+        new io.grpc.ClientCall.Listener<>() {
+          @Override
+          public void onMessage(EchoResponse message) {
+            events.add(message.getIndex());
+          }
 
-      @Override
-      public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
-        events.add(status.getCode());
-      }
-    }, new io.grpc.Metadata());
+          @Override
+          public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+            events.add(status.getCode());
+          }
+        },
+        new io.grpc.Metadata());
     call.sendMessage(request("flow").toBuilder().setCount(count).setPayload(payload).build());
     call.halfClose();
 
     call.request(1);
     assertThat(events.poll(10, SECONDS)).isEqualTo(0);
-    // The stub asked for nothing more: the server fills the windows, then sees isReady() turn false.
+    // The stub asked for nothing more: the server fills the windows, then sees isReady() turn
+    // false.
     long until = System.nanoTime() + SECONDS.toNanos(20);
     while (service.serverStreamPauses.get() == 0 && System.nanoTime() < until) {
       Thread.sleep(10);
     }
-    assertThat(service.serverStreamPauses.get()).as("the server saw isReady() turn false").isPositive();
+    assertThat(service.serverStreamPauses.get())
+        .as("the server saw isReady() turn false")
+        .isPositive();
     int sentWhilePaused = service.serverStreamSent.get();
     assertThat(sentWhilePaused).as("the server stopped well before the end").isLessThan(count);
     assertThat(events.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS))
-        .as("nothing is delivered beyond what was requested").isNull();
+        .as("nothing is delivered beyond what was requested")
+        .isNull();
 
     for (int i = 1; i < count; i++) {
       call.request(1);
@@ -105,7 +116,9 @@ class GrpcEndToEndTest extends EndToEndTestBase {
         new java.util.concurrent.atomic.AtomicReference<>();
     java.util.concurrent.atomic.AtomicReference<io.grpc.Metadata> trailers =
         new java.util.concurrent.atomic.AtomicReference<>();
-    blocking("proto").withInterceptors(io.grpc.stub.MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
+    blocking("proto")
+        .withInterceptors(
+            io.grpc.stub.MetadataUtils.newCaptureMetadataInterceptor(headers, trailers))
         .unary(request("where"));
     assertThat(trailers.get().get(ECHOED_BY)).isEqualTo("echo-service");
     assertThat(headers.get().get(ECHOED_BY)).isNull();

@@ -50,47 +50,63 @@ class HttpEndToEndTest extends EndToEndTestBase {
     serverTransport.stop();
   }
 
-  private HttpResponse<String> post(String procedure, String encoding, String body) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + inbound.hostPort() + "/"))
-        .timeout(Duration.ofSeconds(10))
-        .header("Rpc-Caller", "curl")
-        .header("Rpc-Service", "echo")
-        .header("Rpc-Encoding", encoding)
-        .header("Rpc-Procedure", procedure)
-        .header("Context-TTL-MS", "2000")
-        .header("Rpc-Header-X-Trace", "from-http-client")
-        .POST(HttpRequest.BodyPublishers.ofString(body, UTF_8))
-        .build();
+  private HttpResponse<String> post(String procedure, String encoding, String body)
+      throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://" + inbound.hostPort() + "/"))
+            .timeout(Duration.ofSeconds(10))
+            .header("Rpc-Caller", "curl")
+            .header("Rpc-Service", "echo")
+            .header("Rpc-Encoding", encoding)
+            .header("Rpc-Procedure", procedure)
+            .header("Context-TTL-MS", "2000")
+            .header("Rpc-Header-X-Trace", "from-http-client")
+            .POST(HttpRequest.BodyPublishers.ofString(body, UTF_8))
+            .build();
     return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString(UTF_8));
   }
 
   @Test
   void jsonEncodingFromAPlainHttpClient() throws Exception {
-    HttpResponse<String> res = post("yarpc.test.protobuf.Echo::Unary", "json",
-        "{\"message\":\"sample\",\"payload\":\"AQID\",\"unknownField\":42}");
+    HttpResponse<String> res =
+        post(
+            "yarpc.test.protobuf.Echo::Unary",
+            "json",
+            "{\"message\":\"sample\",\"payload\":\"AQID\",\"unknownField\":42}");
 
     assertThat(res.statusCode()).isEqualTo(200);
     assertThat(res.headers().firstValue("Rpc-Status")).hasValue("success");
-    assertThat(res.headers().firstValue("Rpc-Header-X-Echoed-By").orElse(
-        res.headers().firstValue("rpc-header-x-echoed-by").orElse(null))).isEqualTo("echo-service");
+    assertThat(
+            res.headers()
+                .firstValue("Rpc-Header-X-Echoed-By")
+                .orElse(res.headers().firstValue("rpc-header-x-echoed-by").orElse(null)))
+        .isEqualTo("echo-service");
     EchoResponse.Builder decoded = EchoResponse.newBuilder();
     JsonFormat.parser().merge(res.body(), decoded);
     assertThat(decoded.getMessage()).isEqualTo("sample");
     assertThat(decoded.getPayload().toByteArray()).containsExactly(1, 2, 3);
     assertThat(decoded.getHeadersMap()).containsEntry("x-trace", "from-http-client");
-    assertThat(res.body()).as("compact proto3 JSON, lower camel case").contains("\"deadlineMillis\":");
+    assertThat(res.body())
+        .as("compact proto3 JSON, lower camel case")
+        .contains("\"deadlineMillis\":");
   }
 
   @Test
   void jsonErrorsFromAPlainHttpClient() throws Exception {
-    HttpResponse<String> malformed = post("yarpc.test.protobuf.Echo::Unary", "json", "{\"message\":");
+    HttpResponse<String> malformed =
+        post("yarpc.test.protobuf.Echo::Unary", "json", "{\"message\":");
     assertThat(malformed.statusCode()).isEqualTo(400);
     assertThat(malformed.headers().firstValue("Rpc-Error-Code")).hasValue("invalid-argument");
-    assertThat(malformed.body()).startsWith("failed to decode \"json\" request body for procedure "
-        + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"curl\": ");
+    assertThat(malformed.body())
+        .startsWith(
+            "failed to decode \"json\" request body for procedure "
+                + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"curl\": ");
 
-    HttpResponse<String> failed = post("yarpc.test.protobuf.Echo::Unary", "json",
-        "{\"message\":\"x\",\"fail\":\"status-details\"}");
+    HttpResponse<String> failed =
+        post(
+            "yarpc.test.protobuf.Echo::Unary",
+            "json",
+            "{\"message\":\"x\",\"fail\":\"status-details\"}");
     assertThat(failed.statusCode()).isEqualTo(400);
     assertThat(failed.headers().firstValue("Rpc-Status")).hasValue("error");
     assertThat(failed.headers().firstValue("Rpc-Application-Error-Name")).hasValue("BadRequest");

@@ -44,26 +44,38 @@ class InMemoryEndToEndTest extends EndToEndTestBase {
   @Test
   void stubCallsMadeInsideAServedMethodInheritItsDeadline() {
     InMemoryTransport relayTransport = InMemoryTransport.create();
-    Dispatcher relay = Dispatcher.builder("relay").inbound(relayTransport.inbound())
-        .outbound("echo", transport.outbounds()).build();
-    EchoGrpc.EchoBlockingStub downstream = EchoGrpc.newBlockingStub(YarpcChannel.of(relay.clientConfig("echo")));
-    relay.register(ProtobufProcedures.of(new EchoGrpc.EchoImplBase() {
-      @Override
-      public void unary(EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
-        // No deadline on this stub: the relayed call inherits what is left of ours.
-        responseObserver.onNext(downstream.unary(request));
-        responseObserver.onCompleted();
-      }
-    }));
+    Dispatcher relay =
+        Dispatcher.builder("relay")
+            .inbound(relayTransport.inbound())
+            .outbound("echo", transport.outbounds())
+            .build();
+    EchoGrpc.EchoBlockingStub downstream =
+        EchoGrpc.newBlockingStub(YarpcChannel.of(relay.clientConfig("echo")));
+    relay.register(
+        ProtobufProcedures.of(
+            new EchoGrpc.EchoImplBase() {
+              @Override
+              public void unary(
+                  EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
+                // No deadline on this stub: the relayed call inherits what is left of ours.
+                responseObserver.onNext(downstream.unary(request));
+                responseObserver.onCompleted();
+              }
+            }));
     relay.start();
-    Dispatcher caller = Dispatcher.builder("caller").outbound("relay", relayTransport.outbounds()).build();
+    Dispatcher caller =
+        Dispatcher.builder("caller").outbound("relay", relayTransport.outbounds()).build();
     caller.start();
     try {
-      EchoResponse r = EchoGrpc.newBlockingStub(YarpcChannel.of(caller.clientConfig("relay")))
-          .withDeadlineAfter(3, SECONDS).unary(request("relayed"));
+      EchoResponse r =
+          EchoGrpc.newBlockingStub(YarpcChannel.of(caller.clientConfig("relay")))
+              .withDeadlineAfter(3, SECONDS)
+              .unary(request("relayed"));
 
       assertThat(r.getMessage()).isEqualTo("relayed");
-      assertThat(r.getDeadlineMillis()).as("the echo service saw the caller's deadline").isBetween(1L, 3000L);
+      assertThat(r.getDeadlineMillis())
+          .as("the echo service saw the caller's deadline")
+          .isBetween(1L, 3000L);
     } finally {
       caller.stop();
       relay.stop();

@@ -14,38 +14,43 @@ import io.grpc.Status;
  * to be compressed.
  */
 final class MetadataEchoInterceptor implements ServerInterceptor {
-  static final Metadata.Key<String> ASCII = Metadata.Key.of("x-echo-ascii", Metadata.ASCII_STRING_MARSHALLER);
-  static final Metadata.Key<byte[]> BIN = Metadata.Key.of("x-echo-bin", Metadata.BINARY_BYTE_MARSHALLER);
-  static final Metadata.Key<String> COMPRESS = Metadata.Key.of("x-compress", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> ASCII =
+      Metadata.Key.of("x-echo-ascii", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<byte[]> BIN =
+      Metadata.Key.of("x-echo-bin", Metadata.BINARY_BYTE_MARSHALLER);
+  static final Metadata.Key<String> COMPRESS =
+      Metadata.Key.of("x-compress", Metadata.ASCII_STRING_MARSHALLER);
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String ascii = headers.get(ASCII);
     byte[] bin = headers.get(BIN);
     String compress = headers.get(COMPRESS);
-    return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<Q, R>(call) {
-      @Override
-      public void sendHeaders(Metadata responseHeaders) {
-        if (ascii != null) {
-          responseHeaders.put(ASCII, ascii);
-        }
-        if (bin != null) {
-          responseHeaders.put(BIN, bin);
-        }
-        if (compress != null) {
-          setCompression(compress);
-        }
-        super.sendHeaders(responseHeaders);
-      }
+    return next.startCall(
+        new ForwardingServerCall.SimpleForwardingServerCall<Q, R>(call) {
+          @Override
+          public void sendHeaders(Metadata responseHeaders) {
+            if (ascii != null) {
+              responseHeaders.put(ASCII, ascii);
+            }
+            if (bin != null) {
+              responseHeaders.put(BIN, bin);
+            }
+            if (compress != null) {
+              setCompression(compress);
+            }
+            super.sendHeaders(responseHeaders);
+          }
 
-      @Override
-      public void close(Status status, Metadata trailers) {
-        if (bin != null) {
-          trailers.put(BIN, bin);
-        }
-        super.close(status, trailers);
-      }
-    }, headers);
+          @Override
+          public void close(Status status, Metadata trailers) {
+            if (bin != null) {
+              trailers.put(BIN, bin);
+            }
+            super.close(status, trailers);
+          }
+        },
+        headers);
   }
 }

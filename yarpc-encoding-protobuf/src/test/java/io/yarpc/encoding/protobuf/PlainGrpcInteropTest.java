@@ -49,10 +49,13 @@ class PlainGrpcInteropTest {
     GrpcTransport transport = GrpcTransport.create();
     GrpcInbound inbound = transport.inbound(new InetSocketAddress("127.0.0.1", 0));
     Dispatcher server = Dispatcher.builder("echo").inbound(inbound).build();
-    server.register(ProtobufProcedures.of(io.grpc.ServerInterceptors.intercept(new EchoService(),
-        new MetadataEchoInterceptor())));
+    server.register(
+        ProtobufProcedures.of(
+            io.grpc.ServerInterceptors.intercept(
+                new EchoService(), new MetadataEchoInterceptor())));
     server.start();
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
     try {
       Metadata headers = new Metadata();
       headers.put(MetadataEchoInterceptor.ASCII, "Plain-Echo");
@@ -62,34 +65,50 @@ class PlainGrpcInteropTest {
           new java.util.concurrent.atomic.AtomicReference<>();
       java.util.concurrent.atomic.AtomicReference<Metadata> trailers =
           new java.util.concurrent.atomic.AtomicReference<>();
-      EchoResponse r = EchoGrpc.newBlockingStub(channel)
-          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
-              MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
-          .unary(EndToEndTestBase.request("plain"));
+      EchoResponse r =
+          EchoGrpc.newBlockingStub(channel)
+              .withInterceptors(
+                  MetadataUtils.newAttachHeadersInterceptor(headers),
+                  MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+              .unary(EndToEndTestBase.request("plain"));
 
       assertThat(r.getMessage()).isEqualTo("plain");
       assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Plain-Echo");
-      assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
-      assertThat(responseHeaders.get().get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
-          .as("the response was gzip-compressed").isEqualTo("gzip");
-      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
-      assertThat(trailers.get().get(MetadataEchoInterceptor.ASCII)).as("only in the headers").isNull();
+      assertThat(responseHeaders.get().get(MetadataEchoInterceptor.BIN))
+          .containsExactly(EndToEndTestBase.BINARY);
+      assertThat(
+              responseHeaders
+                  .get()
+                  .get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
+          .as("the response was gzip-compressed")
+          .isEqualTo("gzip");
+      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN))
+          .containsExactly(EndToEndTestBase.BINARY);
+      assertThat(trailers.get().get(MetadataEchoInterceptor.ASCII))
+          .as("only in the headers")
+          .isNull();
       assertThat(trailers.get().get(EndToEndTestBase.ECHOED_BY)).isEqualTo("echo-service");
 
       // the same on a stream: headers, trailers and compression
       responseHeaders.set(null);
       trailers.set(null);
-      java.util.Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(channel)
-          .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers),
-              MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
-          .serverStream(EndToEndTestBase.request("s").toBuilder().setCount(2).build());
+      java.util.Iterator<EchoResponse> it =
+          EchoGrpc.newBlockingStub(channel)
+              .withInterceptors(
+                  MetadataUtils.newAttachHeadersInterceptor(headers),
+                  MetadataUtils.newCaptureMetadataInterceptor(responseHeaders, trailers))
+              .serverStream(EndToEndTestBase.request("s").toBuilder().setCount(2).build());
       List<EchoResponse> all = new ArrayList<>();
       it.forEachRemaining(all::add);
       assertThat(all).hasSize(2);
       assertThat(responseHeaders.get().get(MetadataEchoInterceptor.ASCII)).isEqualTo("Plain-Echo");
-      assertThat(responseHeaders.get().get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
+      assertThat(
+              responseHeaders
+                  .get()
+                  .get(Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER)))
           .isEqualTo("gzip");
-      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN)).containsExactly(EndToEndTestBase.BINARY);
+      assertThat(trailers.get().get(MetadataEchoInterceptor.BIN))
+          .containsExactly(EndToEndTestBase.BINARY);
     } finally {
       channel.shutdownNow().awaitTermination(5, SECONDS);
       server.stop();
@@ -107,21 +126,27 @@ class PlainGrpcInteropTest {
     yarpc.put(Metadata.Key.of("rpc-caller", Metadata.ASCII_STRING_MARSHALLER), "plain-client");
     yarpc.put(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER), "echo");
     yarpc.put(Metadata.Key.of("rpc-encoding", Metadata.ASCII_STRING_MARSHALLER), "proto");
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext()
-        .intercept(MetadataUtils.newAttachHeadersInterceptor(yarpc)).build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", inbound.port())
+            .usePlaintext()
+            .intercept(MetadataUtils.newAttachHeadersInterceptor(yarpc))
+            .build();
     try {
-      EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(channel).withDeadlineAfter(5, SECONDS);
+      EchoGrpc.EchoBlockingStub stub =
+          EchoGrpc.newBlockingStub(channel).withDeadlineAfter(5, SECONDS);
 
       EchoResponse r = stub.unary(EndToEndTestBase.request("plain"));
       assertThat(r.getMessage()).isEqualTo("plain");
       assertThat(r.getHeadersMap()).doesNotContainKeys("rpc-caller", "rpc-encoding");
 
-      Iterator<EchoResponse> it = stub.serverStream(EndToEndTestBase.request("s").toBuilder().setCount(5).build());
+      Iterator<EchoResponse> it =
+          stub.serverStream(EndToEndTestBase.request("s").toBuilder().setCount(5).build());
       List<EchoResponse> all = new ArrayList<>();
       it.forEachRemaining(all::add);
       assertThat(all).hasSize(5);
 
-      StatusRuntimeException e = EndToEndTestBase.catchStatus(() -> stub.unary(failing("status-details")));
+      StatusRuntimeException e =
+          EndToEndTestBase.catchStatus(() -> stub.unary(failing("status-details")));
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(e.getStatus().getDescription()).isEqualTo("rude request");
       assertThat(StatusProto.fromThrowable(e).getDetails(0).unpack(BadRequest.class))
@@ -135,24 +160,33 @@ class PlainGrpcInteropTest {
 
   @Test
   void yarpcChannelCallsAPlainGrpcServer() throws Exception {
-    Server plain = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new EchoService()).build().start();
+    Server plain =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(new EchoService())
+            .build()
+            .start();
     GrpcTransport transport = GrpcTransport.create();
     GrpcOutbound outbound = transport.singleOutbound("127.0.0.1:" + plain.getPort());
-    Dispatcher client = Dispatcher.builder("client")
-        .outbound("echo", Outbounds.builder().unary(outbound).stream(outbound).build()).build();
+    Dispatcher client =
+        Dispatcher.builder("client")
+            .outbound("echo", Outbounds.builder().unary(outbound).stream(outbound).build())
+            .build();
     client.start();
     try {
-      EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")))
-          .withDeadlineAfter(5, SECONDS);
+      EchoGrpc.EchoBlockingStub stub =
+          EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")))
+              .withDeadlineAfter(5, SECONDS);
 
       // Outside a YARPC handler, the service sees no Call; it still echoes.
-      assertThat(stub.unary(EndToEndTestBase.request("to-plain")).getMessage()).isEqualTo("to-plain");
+      assertThat(stub.unary(EndToEndTestBase.request("to-plain")).getMessage())
+          .isEqualTo("to-plain");
       List<EchoResponse> all = new ArrayList<>();
-      stub.serverStream(EndToEndTestBase.request("s").toBuilder().setCount(3).build()).forEachRemaining(all::add);
+      stub.serverStream(EndToEndTestBase.request("s").toBuilder().setCount(3).build())
+          .forEachRemaining(all::add);
       assertThat(all).extracting(EchoResponse::getIndex).containsExactly(0, 1, 2);
 
-      StatusRuntimeException e = EndToEndTestBase.catchStatus(() -> stub.unary(failing("status-details")));
+      StatusRuntimeException e =
+          EndToEndTestBase.catchStatus(() -> stub.unary(failing("status-details")));
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(StatusProto.fromThrowable(e).getDetailsCount()).isEqualTo(2);
     } finally {

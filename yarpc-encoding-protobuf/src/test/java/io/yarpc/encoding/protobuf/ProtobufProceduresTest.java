@@ -56,12 +56,18 @@ class ProtobufProceduresTest {
   private Handler<Request, Response> unary(String encoding) {
     return procedures.stream()
         .filter(p -> p.name().equals(UNARY) && p.encoding().equals(encoding))
-        .findFirst().orElseThrow().handlerSpec().unary();
+        .findFirst()
+        .orElseThrow()
+        .handlerSpec()
+        .unary();
   }
 
   private static RequestMeta meta(String encoding) {
     return RequestMeta.builder()
-        .caller("tester").service("echo").procedure(UNARY).encoding(encoding)
+        .caller("tester")
+        .service("echo")
+        .procedure(UNARY)
+        .encoding(encoding)
         .headers(Headers.of("x-trace", "direct"))
         .deadline(Deadline.after(5, TimeUnit.SECONDS))
         .build();
@@ -71,7 +77,8 @@ class ProtobufProceduresTest {
     return h.handle(request).get(5, TimeUnit.SECONDS);
   }
 
-  private static YarpcException failure(Handler<Request, Response> h, Request request) throws Exception {
+  private static YarpcException failure(Handler<Request, Response> h, Request request)
+      throws Exception {
     try {
       Response r = call(h, request);
       r.body().release();
@@ -91,7 +98,8 @@ class ProtobufProceduresTest {
 
   @Test
   void everyMethodIsRegisteredForBothEncodings() {
-    assertThat(procedures).extracting(p -> p.name() + " " + p.encoding() + " " + p.handlerSpec().type())
+    assertThat(procedures)
+        .extracting(p -> p.name() + " " + p.encoding() + " " + p.handlerSpec().type())
         .containsExactly(
             "yarpc.test.protobuf.Echo::Bidi proto " + RpcType.STREAMING,
             "yarpc.test.protobuf.Echo::Bidi json " + RpcType.STREAMING,
@@ -102,28 +110,40 @@ class ProtobufProceduresTest {
             "yarpc.test.protobuf.Echo::Unary proto " + RpcType.UNARY,
             "yarpc.test.protobuf.Echo::Unary json " + RpcType.UNARY);
     assertThat(procedures.get(0).signature())
-        .isEqualTo("Bidi(stream yarpc.test.protobuf.EchoRequest) returns (stream yarpc.test.protobuf.EchoResponse)");
+        .isEqualTo(
+            "Bidi(stream yarpc.test.protobuf.EchoRequest) returns (stream yarpc.test.protobuf.EchoResponse)");
     assertThat(ProtobufProcedures.builder(new EchoService()).service("other").build())
         .allSatisfy(p -> assertThat(p.service()).isEqualTo("other"));
   }
 
   @Test
   void everyProcedureCarriesTheServiceFileDescriptorAsItsSchema() {
-    assertThat(procedures).allSatisfy(p -> {
-      assertThat(p.schema()).isInstanceOf(ProtoFileDescriptorSupplier.class);
-      assertThat(((ProtoFileDescriptorSupplier) p.schema()).getFileDescriptor())
-          .isSameAs(EchoProto.getDescriptor());
-    });
+    assertThat(procedures)
+        .allSatisfy(
+            p -> {
+              assertThat(p.schema()).isInstanceOf(ProtoFileDescriptorSupplier.class);
+              assertThat(((ProtoFileDescriptorSupplier) p.schema()).getFileDescriptor())
+                  .isSameAs(EchoProto.getDescriptor());
+            });
     // a hand-built descriptor without a schema gives procedures without one
-    ServerServiceDefinition bare = ServerServiceDefinition.builder("bare.Svc")
-        .addMethod(EchoGrpc.getUnaryMethod().toBuilder().setFullMethodName("bare.Svc/Unary")
-            .setSchemaDescriptor(null).build(), (call, headers) -> new ServerCall.Listener<>() {})
-        .build();
-    assertThat(ProtobufProcedures.of(bare)).isNotEmpty().allSatisfy(p -> assertThat(p.schema()).isNull());
+    ServerServiceDefinition bare =
+        ServerServiceDefinition.builder("bare.Svc")
+            .addMethod(
+                EchoGrpc.getUnaryMethod().toBuilder()
+                    .setFullMethodName("bare.Svc/Unary")
+                    .setSchemaDescriptor(null)
+                    .build(),
+                (call, headers) -> new ServerCall.Listener<>() {})
+            .build();
+    assertThat(ProtobufProcedures.of(bare))
+        .isNotEmpty()
+        .allSatisfy(p -> assertThat(p.schema()).isNull());
   }
 
   @ParameterizedTest
-  @EnumSource(value = Shape.class, names = {"HEAP", "DIRECT", "MULTI_DIRECT"})
+  @EnumSource(
+      value = Shape.class,
+      names = {"HEAP", "DIRECT", "MULTI_DIRECT"})
   void fastPathUsesByteAccessNeverTheStream(Shape shape) throws Exception {
     CountingBody body = new CountingBody(EndToEndTestBase.request("fast").toByteArray(), shape);
 
@@ -133,12 +153,15 @@ class ProtobufProceduresTest {
     assertThat(r.getHeadersMap()).containsEntry("x-trace", "direct");
     assertThat(body.byteBuffersCalls).isEqualTo(1);
     assertThat(body.openStreamCalls).isZero();
-    assertThat(body.isReleased()).as("the request body is the invocation's, not released here").isFalse();
+    assertThat(body.isReleased())
+        .as("the request body is the invocation's, not released here")
+        .isFalse();
   }
 
   @Test
   void fallbackReadsAPlainStream() throws Exception {
-    CountingBody body = new CountingBody(EndToEndTestBase.request("slow").toByteArray(), Shape.STREAM);
+    CountingBody body =
+        new CountingBody(EndToEndTestBase.request("slow").toByteArray(), Shape.STREAM);
 
     assertThat(decode(call(unary("proto"), Request.of(meta("proto"), body)), "proto").getMessage())
         .isEqualTo("slow");
@@ -149,68 +172,95 @@ class ProtobufProceduresTest {
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
   void emptyBodyIsTheDefaultRequest(String encoding) throws Exception {
-    EchoResponse r = decode(call(unary(encoding), Request.of(meta(encoding), Body.empty())), encoding);
+    EchoResponse r =
+        decode(call(unary(encoding), Request.of(meta(encoding), Body.empty())), encoding);
     assertThat(r.getMessage()).isEmpty();
   }
 
   @Test
   void emptyBodyForRequiredContentIsInvalidArgument() throws Exception {
-    List<Procedure> strict = ProtobufProcedures.of(new StrictServiceGrpc.StrictServiceImplBase() {
-      @Override
-      public void check(Strict request, StreamObserver<Strict> responseObserver) {
-        responseObserver.onNext(request);
-        responseObserver.onCompleted();
-      }
-    });
-    Handler<Request, Response> h = strict.stream().filter(p -> p.encoding().equals("proto")).findFirst()
-        .orElseThrow().handlerSpec().unary();
-    RequestMeta meta = meta("proto").toBuilder().procedure("yarpc.test.protobuf.strict.StrictService::Check").build();
+    List<Procedure> strict =
+        ProtobufProcedures.of(
+            new StrictServiceGrpc.StrictServiceImplBase() {
+              @Override
+              public void check(Strict request, StreamObserver<Strict> responseObserver) {
+                responseObserver.onNext(request);
+                responseObserver.onCompleted();
+              }
+            });
+    Handler<Request, Response> h =
+        strict.stream()
+            .filter(p -> p.encoding().equals("proto"))
+            .findFirst()
+            .orElseThrow()
+            .handlerSpec()
+            .unary();
+    RequestMeta meta =
+        meta("proto").toBuilder()
+            .procedure("yarpc.test.protobuf.strict.StrictService::Check")
+            .build();
 
     YarpcException e = failure(h, Request.of(meta, Body.empty()));
 
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to decode \"proto\" request body for procedure "
-        + "\"yarpc.test.protobuf.strict.StrictService::Check\" of service \"echo\" from caller \"tester\": "
-        + "Message missing required fields: id");
-    Response ok = call(h, Request.of(meta, Body.of(Strict.newBuilder().setId("i").build().toByteArray())));
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to decode \"proto\" request body for procedure "
+                + "\"yarpc.test.protobuf.strict.StrictService::Check\" of service \"echo\" from caller \"tester\": "
+                + "Message missing required fields: id");
+    Response ok =
+        call(h, Request.of(meta, Body.of(Strict.newBuilder().setId("i").build().toByteArray())));
     ok.body().release();
   }
 
   @Test
   void malformedProtobufIsInvalidArgument() throws Exception {
-    YarpcException e = failure(unary("proto"), Request.of(meta("proto"), Body.of(new byte[] {0x0a, 0x05, 'a'})));
+    YarpcException e =
+        failure(unary("proto"), Request.of(meta("proto"), Body.of(new byte[] {0x0a, 0x05, 'a'})));
 
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to decode \"proto\" request body for procedure "
-        + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": While parsing a "
-        + "protocol message, the input ended unexpectedly in the middle of a field.  This could mean either "
-        + "that the input has been truncated or that an embedded message misreported its own length.");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to decode \"proto\" request body for procedure "
+                + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": While parsing a "
+                + "protocol message, the input ended unexpectedly in the middle of a field.  This could mean either "
+                + "that the input has been truncated or that an embedded message misreported its own length.");
   }
 
   @Test
   void malformedJsonIsInvalidArgument() throws Exception {
-    YarpcException e = failure(unary("json"), Request.of(meta("json"), Body.of("{\"count\":\"x\"}".getBytes(UTF_8))));
+    YarpcException e =
+        failure(
+            unary("json"), Request.of(meta("json"), Body.of("{\"count\":\"x\"}".getBytes(UTF_8))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).startsWith("failed to decode \"json\" request body for procedure "
-        + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": ");
+    assertThat(e.getMessage())
+        .startsWith(
+            "failed to decode \"json\" request body for procedure "
+                + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": ");
   }
 
   @Test
   void wrongEncodingIsInvalidArgument() throws Exception {
-    YarpcException e = failure(unary("proto"),
-        Request.of(meta("thrift"), Body.of(EndToEndTestBase.request("x").toByteArray())));
+    YarpcException e =
+        failure(
+            unary("proto"),
+            Request.of(meta("thrift"), Body.of(EndToEndTestBase.request("x").toByteArray())));
 
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("failed to decode [proto json] request body for procedure "
-        + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": expected one of "
-        + "encodings [proto json] but got \"thrift\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "failed to decode [proto json] request body for procedure "
+                + "\"yarpc.test.protobuf.Echo::Unary\" of service \"echo\" from caller \"tester\": expected one of "
+                + "encodings [proto json] but got \"thrift\"");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"proto", "json"})
-  void statusDetailsBecomeErrorDetailsAndAnApplicationErrorResponse(String encoding) throws Exception {
-    Body request = ProtobufCodec.of(EchoRequest.getDefaultInstance())
-        .encode(EndToEndTestBase.failing("status-details"), encoding);
+  void statusDetailsBecomeErrorDetailsAndAnApplicationErrorResponse(String encoding)
+      throws Exception {
+    Body request =
+        ProtobufCodec.of(EchoRequest.getDefaultInstance())
+            .encode(EndToEndTestBase.failing("status-details"), encoding);
 
     YarpcException e = failure(unary(encoding), Request.of(meta(encoding), request));
 
@@ -218,10 +268,16 @@ class ProtobufProceduresTest {
     assertThat(e.getMessage()).isEqualTo("rude request");
     com.google.rpc.Status st;
     if (encoding.equals("json")) {
-      assertThat(new String(e.details(), UTF_8)).as("details in the request's encoding").startsWith("{");
+      assertThat(new String(e.details(), UTF_8))
+          .as("details in the request's encoding")
+          .startsWith("{");
       com.google.rpc.Status.Builder b = com.google.rpc.Status.newBuilder();
-      JsonFormat.parser().usingTypeRegistry(com.google.protobuf.TypeRegistry.newBuilder()
-          .add(com.google.rpc.BadRequest.getDescriptor()).build()).merge(new String(e.details(), UTF_8), b);
+      JsonFormat.parser()
+          .usingTypeRegistry(
+              com.google.protobuf.TypeRegistry.newBuilder()
+                  .add(com.google.rpc.BadRequest.getDescriptor())
+                  .build())
+          .merge(new String(e.details(), UTF_8), b);
       st = b.build();
     } else {
       st = com.google.rpc.Status.parseFrom(e.details());
@@ -234,24 +290,30 @@ class ProtobufProceduresTest {
     assertThat(attached.isApplicationError()).isTrue();
     assertThat(attached.applicationErrorMeta().code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(attached.applicationErrorMeta().name()).isEqualTo("BadRequest");
-    assertThat(attached.applicationErrorMeta().details()).isEqualTo("[BadRequest{field_violations { field: "
-        + "\"message\" description: \"too rude\" }} ErrorInfo{reason: \"RUDE\" domain: \"yarpc.io\" metadata "
-        + "{ key: \"k\" value: \"v\" }}]");
+    assertThat(attached.applicationErrorMeta().details())
+        .isEqualTo(
+            "[BadRequest{field_violations { field: "
+                + "\"message\" description: \"too rude\" }} ErrorInfo{reason: \"RUDE\" domain: \"yarpc.io\" metadata "
+                + "{ key: \"k\" value: \"v\" }}]");
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     attached.body().writeTo(body);
-    assertThat(body.toByteArray()).as("the body carries the details for transports without a details channel")
+    assertThat(body.toByteArray())
+        .as("the body carries the details for transports without a details channel")
         .isEqualTo(e.details());
     attached.body().release();
   }
 
   @Test
   void handlerExceptionsBecomeUnknownWithYarpcGosMessage() throws Exception {
-    YarpcException e = failure(unary("proto"),
-        Request.of(meta("proto"), Body.of(EndToEndTestBase.failing("throw").toByteArray())));
+    YarpcException e =
+        failure(
+            unary("proto"),
+            Request.of(meta("proto"), Body.of(EndToEndTestBase.failing("throw").toByteArray())));
 
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage())
-        .isEqualTo("error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
+        .isEqualTo(
+            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
     assertThat(e.response().isApplicationError()).isTrue();
     e.response().body().release();
   }
@@ -259,19 +321,26 @@ class ProtobufProceduresTest {
   @Test
   void interceptorsSeeTheRequestHeadersAsMetadata() throws Exception {
     AtomicReference<Metadata> seen = new AtomicReference<>();
-    ServerInterceptor capture = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        seen.set(headers);
-        return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(call, headers)) {};
-      }
-    };
-    Handler<Request, Response> h = ProtobufProcedures.of(ServerInterceptors.intercept(new EchoService(), capture))
-        .stream().filter(p -> p.name().equals(UNARY) && p.encoding().equals("proto")).findFirst()
-        .orElseThrow().handlerSpec().unary();
+    ServerInterceptor capture =
+        new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            seen.set(headers);
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+                next.startCall(call, headers)) {};
+          }
+        };
+    Handler<Request, Response> h =
+        ProtobufProcedures.of(ServerInterceptors.intercept(new EchoService(), capture)).stream()
+            .filter(p -> p.name().equals(UNARY) && p.encoding().equals("proto"))
+            .findFirst()
+            .orElseThrow()
+            .handlerSpec()
+            .unary();
 
-    Response r = call(h, Request.of(meta("proto"), Body.of(EndToEndTestBase.request("i").toByteArray())));
+    Response r =
+        call(h, Request.of(meta("proto"), Body.of(EndToEndTestBase.request("i").toByteArray())));
     r.body().release();
 
     assertThat(seen.get().get(EndToEndTestBase.TRACE)).isEqualTo("direct");
@@ -279,10 +348,13 @@ class ProtobufProceduresTest {
 
   @Test
   void responseIsALazyBodyOfKnownLength() throws Exception {
-    EchoRequest req = EchoRequest.newBuilder().setPayload(ByteString.copyFrom(new byte[1000])).build();
+    EchoRequest req =
+        EchoRequest.newBuilder().setPayload(ByteString.copyFrom(new byte[1000])).build();
     Response r = call(unary("proto"), Request.of(meta("proto"), Body.of(req.toByteArray())));
     try {
-      assertThat(r.body().hasByteAccess()).as("serialised only when the transport writes it").isFalse();
+      assertThat(r.body().hasByteAccess())
+          .as("serialised only when the transport writes it")
+          .isFalse();
       assertThat(r.body().length()).isGreaterThan(1000);
       assertThat(r.headers().get("x-echoed-by")).isEqualTo("echo-service");
     } finally {
@@ -293,21 +365,33 @@ class ProtobufProceduresTest {
   @Test
   void unaryHandlerCompletesAsynchronouslyToo() throws Exception {
     CompletableFuture<StreamObserver<EchoResponse>> pending = new CompletableFuture<>();
-    Handler<Request, Response> h = ProtobufProcedures.of(new io.yarpc.encoding.protobuf.testing.EchoGrpc.EchoImplBase() {
-      @Override
-      public void unary(EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
-        pending.complete(responseObserver); // answered later, from another thread
-      }
-    }).stream().filter(p -> p.name().equals(UNARY) && p.encoding().equals("proto")).findFirst()
-        .orElseThrow().handlerSpec().unary();
+    Handler<Request, Response> h =
+        ProtobufProcedures.of(
+                new io.yarpc.encoding.protobuf.testing.EchoGrpc.EchoImplBase() {
+                  @Override
+                  public void unary(
+                      EchoRequest request, StreamObserver<EchoResponse> responseObserver) {
+                    pending.complete(responseObserver); // answered later, from another thread
+                  }
+                })
+            .stream()
+            .filter(p -> p.name().equals(UNARY) && p.encoding().equals("proto"))
+            .findFirst()
+            .orElseThrow()
+            .handlerSpec()
+            .unary();
 
-    CompletableFuture<Response> f = h.handle(Request.of(meta("proto"), Body.of(EndToEndTestBase.request("later").toByteArray())));
+    CompletableFuture<Response> f =
+        h.handle(
+            Request.of(meta("proto"), Body.of(EndToEndTestBase.request("later").toByteArray())));
     assertThat(f).isNotDone();
     StreamObserver<EchoResponse> out = pending.get(5, TimeUnit.SECONDS);
-    new Thread(() -> {
-      out.onNext(EchoResponse.newBuilder().setMessage("done").build());
-      out.onCompleted();
-    }).start();
+    new Thread(
+            () -> {
+              out.onNext(EchoResponse.newBuilder().setMessage("done").build());
+              out.onCompleted();
+            })
+        .start();
 
     assertThat(decode(f.get(5, TimeUnit.SECONDS), "proto").getMessage()).isEqualTo("done");
   }

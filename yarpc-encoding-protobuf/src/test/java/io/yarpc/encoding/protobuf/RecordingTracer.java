@@ -21,8 +21,10 @@ final class RecordingTracer extends ClientStreamTracer {
     io.grpc.ClientInterceptor interceptor() {
       return new io.grpc.ClientInterceptor() {
         @Override
-        public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method,
-            io.grpc.CallOptions options, io.grpc.Channel next) {
+        public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+            io.grpc.MethodDescriptor<Q, R> method,
+            io.grpc.CallOptions options,
+            io.grpc.Channel next) {
           return next.newCall(method, options.withStreamTracerFactory(Factory.this));
         }
       };
@@ -59,7 +61,8 @@ final class RecordingTracer extends ClientStreamTracer {
 
   @Override
   public void inboundHeaders() {
-    events.add("inboundHeaders"); // grpc-java's inboundHeaders(Metadata) calls this: seen once per call
+    events.add(
+        "inboundHeaders"); // grpc-java's inboundHeaders(Metadata) calls this: seen once per call
   }
 
   @Override

@@ -26,18 +26,34 @@ class UnsafeAliasingTest {
   private static EchoRequest bigRequest(int seed) {
     byte[] payload = new byte[1 << 20];
     new Random(seed).nextBytes(payload);
-    return EchoRequest.newBuilder().setMessage("m" + seed).setPayload(ByteString.copyFrom(payload)).build();
+    return EchoRequest.newBuilder()
+        .setMessage("m" + seed)
+        .setPayload(ByteString.copyFrom(payload))
+        .build();
   }
 
   @Test
   void arrayGoesBackOnlyAfterTheResponseBodyWasReleased() throws Exception {
     UnsafeAliasing pool = UnsafeAliasing.create();
-    Handler<Request, Response> h = ProtobufProcedures.builder(new EchoService()).unsafeAliasing(pool).build()
-        .stream().filter(p -> p.name().equals("yarpc.test.protobuf.Echo::Unary") && p.encoding().equals("proto"))
-        .findFirst().orElseThrow().handlerSpec().unary();
+    Handler<Request, Response> h =
+        ProtobufProcedures.builder(new EchoService()).unsafeAliasing(pool).build().stream()
+            .filter(
+                p ->
+                    p.name().equals("yarpc.test.protobuf.Echo::Unary")
+                        && p.encoding().equals("proto"))
+            .findFirst()
+            .orElseThrow()
+            .handlerSpec()
+            .unary();
     EchoRequest req = bigRequest(1);
-    RequestMeta meta = RequestMeta.builder().caller("c").service("echo")
-        .procedure("yarpc.test.protobuf.Echo::Unary").encoding("proto").deadline(Deadline.after(5, SECONDS)).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("echo")
+            .procedure("yarpc.test.protobuf.Echo::Unary")
+            .encoding("proto")
+            .deadline(Deadline.after(5, SECONDS))
+            .build();
     DecodeStats.reset();
 
     Response r = h.handle(Request.of(meta, Body.of(req.toByteArray()))).get(5, SECONDS);
@@ -46,9 +62,11 @@ class UnsafeAliasingTest {
     assertThat(pool.pooledBytes()).as("the echoed payload still points into the array").isZero();
     ByteArrayOutputStream written = new ByteArrayOutputStream();
     r.body().writeTo(written);
-    assertThat(EchoResponse.parseFrom(written.toByteArray()).getPayload()).isEqualTo(req.getPayload());
+    assertThat(EchoResponse.parseFrom(written.toByteArray()).getPayload())
+        .isEqualTo(req.getPayload());
     r.body().release();
-    assertThat(pool.pooledBytes()).as("back in the pool once the transport released the response")
+    assertThat(pool.pooledBytes())
+        .as("back in the pool once the transport released the response")
         .isGreaterThanOrEqualTo(req.getSerializedSize());
   }
 
@@ -59,17 +77,21 @@ class UnsafeAliasingTest {
     Dispatcher server = Dispatcher.builder("echo").inbound(transport.inbound()).build();
     server.register(ProtobufProcedures.builder(new EchoService()).unsafeAliasing(pool).build());
     server.start();
-    Dispatcher client = Dispatcher.builder("client").outbound("echo", transport.outbounds()).build();
+    Dispatcher client =
+        Dispatcher.builder("client").outbound("echo", transport.outbounds()).build();
     client.start();
     try {
-      EchoGrpc.EchoBlockingStub stub = EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")));
+      EchoGrpc.EchoBlockingStub stub =
+          EchoGrpc.newBlockingStub(YarpcChannel.of(client.clientConfig("echo")));
       for (int i = 0; i < 20; i++) {
         EchoRequest req = bigRequest(i);
         EchoResponse res = stub.withDeadlineAfter(10, SECONDS).unary(req);
         assertThat(res.getPayload()).isEqualTo(req.getPayload());
       }
       assertThat(pool.borrowedArrays()).isEqualTo(20);
-      assertThat(pool.allocatedArrays()).as("pooled arrays are reused across calls").isLessThanOrEqualTo(2);
+      assertThat(pool.allocatedArrays())
+          .as("pooled arrays are reused across calls")
+          .isLessThanOrEqualTo(2);
     } finally {
       client.stop();
       server.stop();

@@ -98,8 +98,9 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     this.gracePeriod = b.gracePeriod;
     this.executor = b.executor;
     this.deadlinePolicy = b.deadlinePolicy;
-    this.handler = new InboundHandler(transport.marshaller(), b.maxSendMessageSize, b.defaultService,
-        b.deadlinePolicy);
+    this.handler =
+        new InboundHandler(
+            transport.marshaller(), b.maxSendMessageSize, b.defaultService, b.deadlinePolicy);
     this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
     this.reflection = b.reflection;
   }
@@ -173,11 +174,13 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   }
 
   @Override
-  @SuppressWarnings("deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
+  @SuppressWarnings(
+      "deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
-    NettyServerBuilder b = NettyServerBuilder.forAddress(requestedAddress)
-        .fallbackHandlerRegistry(handler)
-        .maxInboundMessageSize(maxReceiveMessageSize);
+    NettyServerBuilder b =
+        NettyServerBuilder.forAddress(requestedAddress)
+            .fallbackHandlerRegistry(handler)
+            .maxInboundMessageSize(maxReceiveMessageSize);
     if (health != null) {
       b.addService(health);
     }
@@ -188,7 +191,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     if (executor != null) {
       b.executor(executor);
     } else {
-      b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's executor
+      b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's
+      // executor
     }
     server = b.build().start();
     if (health != null) {

@@ -2,7 +2,6 @@ package io.yarpc.transport.grpc;
 
 import static java.util.Objects.requireNonNull;
 
-import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.peer.PeerChooser;
@@ -49,8 +48,13 @@ public final class GrpcOutbound extends AbstractLifecycle implements UnaryOutbou
 
   private GrpcOutbound(Builder b) {
     this.transport = b.transport;
-    this.calls = new ClientCalls(b.chooser, transport.marshaller(), b.maxSendMessageSize,
-        b.maxReceiveMessageSize, b.compressor);
+    this.calls =
+        new ClientCalls(
+            b.chooser,
+            transport.marshaller(),
+            b.maxSendMessageSize,
+            b.maxReceiveMessageSize,
+            b.compressor);
   }
 
   /**

@@ -6,8 +6,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.yarpc.internal.Checks;
 import io.yarpc.peer.Peer;
-import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
@@ -72,7 +72,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private final BodyMarshaller marshaller = new BodyMarshaller(receiveStats);
 
   private final PeerRegistry<GrpcPeer> peers = new PeerRegistry<>(this::newPeer, GrpcPeer::watch);
-  private final List<GrpcPeer> closing = new ArrayList<>(); // guarded by itself: closed, maybe not terminated
+  private final List<GrpcPeer> closing =
+      new ArrayList<>(); // guarded by itself: closed, maybe not terminated
   private boolean stopped; // guarded by closing
 
   private GrpcTransport(Builder b) {
@@ -174,7 +175,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private ManagedChannel newChannel(String identifier) {
     int colon = identifier.lastIndexOf(':');
     if (colon <= 0 || colon == identifier.length() - 1) {
-      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+      throw new IllegalArgumentException(
+          "peer identifier must be host:port, got \"" + identifier + "\"");
     }
     String host = identifier.substring(0, colon);
     if (host.startsWith("[") && host.endsWith("]")) {
@@ -184,13 +186,15 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     try {
       port = Integer.parseInt(identifier.substring(colon + 1));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+      throw new IllegalArgumentException(
+          "peer identifier must be host:port, got \"" + identifier + "\"");
     }
-    NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port)
-        .usePlaintext()
-        .disableRetry() // a retried call would stream the (already released) request body again
-        .maxInboundMessageSize(maxReceiveMessageSize)
-        .userAgent(USER_AGENT);
+    NettyChannelBuilder b =
+        NettyChannelBuilder.forAddress(host, port)
+            .usePlaintext()
+            .disableRetry() // a retried call would stream the (already released) request body again
+            .maxInboundMessageSize(maxReceiveMessageSize)
+            .userAgent(USER_AGENT);
     if (executor != null) {
       b.executor(executor);
     } else {

@@ -7,7 +7,6 @@ import com.google.rpc.ErrorInfo;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.grpc.testing.echo.EchoRequest;
@@ -32,13 +31,17 @@ final class EchoSupport {
   /** Parses a request the way an encoding would: from byte access. */
   static EchoRequest request(Body body) throws InvalidProtocolBufferException {
     List<ByteBuffer> views = body.byteBuffers();
-    return views.size() == 1 ? EchoRequest.parseFrom(views.get(0)) : EchoRequest.parseFrom(body.toByteArray());
+    return views.size() == 1
+        ? EchoRequest.parseFrom(views.get(0))
+        : EchoRequest.parseFrom(body.toByteArray());
   }
 
   /** Parses a response the way an encoding would: from byte access. */
   static EchoResponse response(Body body) throws InvalidProtocolBufferException {
     List<ByteBuffer> views = body.byteBuffers();
-    return views.size() == 1 ? EchoResponse.parseFrom(views.get(0)) : EchoResponse.parseFrom(body.toByteArray());
+    return views.size() == 1
+        ? EchoResponse.parseFrom(views.get(0))
+        : EchoResponse.parseFrom(body.toByteArray());
   }
 
   static EchoRequest req(String message) {
@@ -58,12 +61,15 @@ final class EchoSupport {
     return com.google.rpc.Status.newBuilder()
         .setCode(io.grpc.Status.Code.FAILED_PRECONDITION.value())
         .setMessage("precondition failed")
-        .addDetails(Any.pack(ErrorInfo.newBuilder()
-            .setReason("TEST_REASON")
-            .setDomain("yarpc.io")
-            .putMetadata("key", "value")
-            .build()))
-        .addDetails(Any.pack(EchoResponse.newBuilder().setPayload(ByteString.copyFromUtf8("more")).build()))
+        .addDetails(
+            Any.pack(
+                ErrorInfo.newBuilder()
+                    .setReason("TEST_REASON")
+                    .setDomain("yarpc.io")
+                    .putMetadata("key", "value")
+                    .build()))
+        .addDetails(
+            Any.pack(EchoResponse.newBuilder().setPayload(ByteString.copyFromUtf8("more")).build()))
         .build();
   }
 

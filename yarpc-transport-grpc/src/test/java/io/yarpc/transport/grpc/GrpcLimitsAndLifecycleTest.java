@@ -61,29 +61,40 @@ class GrpcLimitsAndLifecycleTest {
   }
 
   private static Procedure echo() {
-    return Procedure.builder("echo").encoding("raw").unary(request -> CompletableFuture.completedFuture(
-        Response.of(Body.of(request.body().toByteArray())))).build();
+    return Procedure.builder("echo")
+        .encoding("raw")
+        .unary(
+            request ->
+                CompletableFuture.completedFuture(
+                    Response.of(Body.of(request.body().toByteArray()))))
+        .build();
   }
 
   private Procedure sized() {
-    return Procedure.builder("sized").encoding("raw").unary(request -> {
-      int size = ByteBuffer.wrap(request.body().toByteArray()).getInt();
-      return CompletableFuture.completedFuture(Response.of(counted(size)));
-    }).build();
+    return Procedure.builder("sized")
+        .encoding("raw")
+        .unary(
+            request -> {
+              int size = ByteBuffer.wrap(request.body().toByteArray()).getInt();
+              return CompletableFuture.completedFuture(Response.of(counted(size)));
+            })
+        .build();
   }
 
   private static Body size(int n) {
     return Body.of(ByteBuffer.allocate(4).putInt(n).array());
   }
 
-  // ---- limits -------------------------------------------------------------------------------------
+  // ---- limits
+  // -------------------------------------------------------------------------------------
 
   @Test
   void requestLargerThanTheInboundAcceptsIsResourceExhausted() throws Exception {
     bed = new GrpcTestBed(b -> b.maxReceiveMessageSize(KIB), b -> b, echo());
     Response ok = await(bed.clientConfig().call(Request.of(meta("echo"), Body.of(new byte[KIB]))));
     ok.body().release();
-    YarpcException e = failure(bed.clientConfig().call(Request.of(meta("echo"), Body.of(new byte[KIB + 1]))));
+    YarpcException e =
+        failure(bed.clientConfig().call(Request.of(meta("echo"), Body.of(new byte[KIB + 1]))));
     assertThat(e.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
   }
 
@@ -91,12 +102,15 @@ class GrpcLimitsAndLifecycleTest {
   void defaultReceiveLimitIs64MiB() throws Exception {
     bed = new GrpcTestBed(echo());
     long tooLarge = GrpcTransport.DEFAULT_MAX_RECEIVE_MESSAGE_SIZE + 1L;
-    Body lazy = Body.lazy(tooLarge, out -> {
-      byte[] zeros = new byte[64 * KIB];
-      for (long left = tooLarge; left > 0; left -= zeros.length) {
-        out.write(zeros, 0, (int) Math.min(zeros.length, left));
-      }
-    });
+    Body lazy =
+        Body.lazy(
+            tooLarge,
+            out -> {
+              byte[] zeros = new byte[64 * KIB];
+              for (long left = tooLarge; left > 0; left -= zeros.length) {
+                out.write(zeros, 0, (int) Math.min(zeros.length, left));
+              }
+            });
     YarpcException e = failure(bed.clientConfig().call(Request.of(meta("echo"), lazy)));
     assertThat(e.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
   }
@@ -131,13 +145,24 @@ class GrpcLimitsAndLifecycleTest {
 
   @Test
   void streamMessageLargerThanTheSendLimitFailsTheSend() throws Exception {
-    bed = new GrpcTestBed(b -> b, b -> b.maxSendMessageSize(KIB),
-        Procedure.builder("sink").encoding("raw").streaming(stream -> stream.receive().thenCompose(m -> {
-          if (m != null) {
-            m.release();
-          }
-          return CompletableFuture.<Void>completedFuture(null);
-        })).build());
+    bed =
+        new GrpcTestBed(
+            b -> b,
+            b -> b.maxSendMessageSize(KIB),
+            Procedure.builder("sink")
+                .encoding("raw")
+                .streaming(
+                    stream ->
+                        stream
+                            .receive()
+                            .thenCompose(
+                                m -> {
+                                  if (m != null) {
+                                    m.release();
+                                  }
+                                  return CompletableFuture.<Void>completedFuture(null);
+                                }))
+                .build());
     ClientStream stream = await(bed.clientConfig().callStream(streamMeta("sink")));
     YarpcException e = failure(stream.send(StreamMessage.of(counted(KIB + 1))));
     assertThat(e.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
@@ -145,24 +170,38 @@ class GrpcLimitsAndLifecycleTest {
     stream.cancel();
   }
 
-  // ---- streams: misuse ----------------------------------------------------------------------------
+  // ---- streams: misuse
+  // ----------------------------------------------------------------------------
 
   @Test
   void aSecondSendWhileOneIsPendingIsIllegal() throws Exception {
     CountDownLatch received = new CountDownLatch(1);
-    bed = new GrpcTestBed(Procedure.builder("slow-sink").encoding("raw").streaming(stream -> {
-      CompletableFuture<Void> end = new CompletableFuture<>();
-      Call.current().onCancel(() -> end.complete(null)); // ends when the client cancels
-      stream.receive().thenAccept(m -> {
-        m.release();
-        received.countDown(); // and never receives again: the client's window fills up
-      });
-      return end;
-    }).build());
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("slow-sink")
+                .encoding("raw")
+                .streaming(
+                    stream -> {
+                      CompletableFuture<Void> end = new CompletableFuture<>();
+                      Call.current()
+                          .onCancel(() -> end.complete(null)); // ends when the client cancels
+                      stream
+                          .receive()
+                          .thenAccept(
+                              m -> {
+                                m.release();
+                                received
+                                    .countDown(); // and never receives again: the client's window
+                                // fills up
+                              });
+                      return end;
+                    })
+                .build());
     ClientStream stream = await(bed.clientConfig().callStream(streamMeta("slow-sink")));
     await(stream.send(StreamMessage.of(Body.of(new byte[1]))));
     assertThat(received.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    // Send until a send is pending when the next one comes: at the latest once flow control stops the
+    // Send until a send is pending when the next one comes: at the latest once flow control stops
+    // the
     // sender for good (nobody receives), every further send is refused.
     CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
     Body refused = null;
@@ -185,14 +224,20 @@ class GrpcLimitsAndLifecycleTest {
   @Test
   void anAbandonedReceiveLosesNoMessage() throws Exception {
     CountDownLatch go = new CountDownLatch(1);
-    bed = new GrpcTestBed(Procedure.builder("later").encoding("raw").streaming(stream -> {
-      try {
-        go.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        return stream.send(StreamMessage.of(Body.of(new byte[] {1, 2, 3})));
-      } catch (InterruptedException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }).build());
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("later")
+                .encoding("raw")
+                .streaming(
+                    stream -> {
+                      try {
+                        go.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        return stream.send(StreamMessage.of(Body.of(new byte[] {1, 2, 3})));
+                      } catch (InterruptedException e) {
+                        return CompletableFuture.failedFuture(e);
+                      }
+                    })
+                .build());
     ClientStream stream = await(bed.clientConfig().callStream(streamMeta("later")));
     CompletableFuture<StreamMessage> abandoned = stream.receive();
     abandoned.cancel(false); // e.g. a caller's own timeout
@@ -209,13 +254,22 @@ class GrpcLimitsAndLifecycleTest {
   @Test
   void streamHeadersReachTheClient() throws Exception {
     AtomicReference<String> seen = new AtomicReference<>();
-    bed = new GrpcTestBed(Procedure.builder("hdr").encoding("raw").streaming(stream -> {
-      seen.set(stream.meta().headers().get("x-text"));
-      stream.sendHeaders(Headers.of("X-Back", "value back"));
-      return CompletableFuture.completedFuture(null);
-    }).build());
-    ClientStream stream = await(bed.clientConfig().callStream(
-        streamMeta("hdr").toBuilder().headers(Headers.of("x-text", "hello")).build()));
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("hdr")
+                .encoding("raw")
+                .streaming(
+                    stream -> {
+                      seen.set(stream.meta().headers().get("x-text"));
+                      stream.sendHeaders(Headers.of("X-Back", "value back"));
+                      return CompletableFuture.completedFuture(null);
+                    })
+                .build());
+    ClientStream stream =
+        await(
+            bed.clientConfig()
+                .callStream(
+                    streamMeta("hdr").toBuilder().headers(Headers.of("x-text", "hello")).build()));
     stream.halfClose();
     assertThat(await(stream.headers()).get("x-back")).isEqualTo("value back");
     assertThat(await(stream.receive())).isNull();
@@ -226,28 +280,42 @@ class GrpcLimitsAndLifecycleTest {
   void nonAsciiHeaderValuesAreRefusedBeforeSending() throws Exception {
     bed = new GrpcTestBed(echo());
     Body body = counted(1);
-    YarpcException e = failure(bed.clientConfig().call(Request.of(
-        meta("echo").toBuilder().headers(Headers.of("x-text", "héllo")).build(), body)));
+    YarpcException e =
+        failure(
+            bed.clientConfig()
+                .call(
+                    Request.of(
+                        meta("echo").toBuilder().headers(Headers.of("x-text", "héllo")).build(),
+                        body)));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(releases).hasValue(1);
   }
 
-  // ---- graceful stop ------------------------------------------------------------------------------
+  // ---- graceful stop
+  // ------------------------------------------------------------------------------
 
   @Test
   void stopLetsCallsInFlightFinish() throws Exception {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
-    bed = new GrpcTestBed(Procedure.builder("wait").encoding("raw").unary(request -> {
-      started.countDown();
-      try {
-        proceed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return CompletableFuture.completedFuture(Response.of(Body.of(new byte[] {42})));
-    }).build());
-    CompletableFuture<Response> inFlight = bed.clientConfig().call(Request.of(meta("wait"), Body.of(new byte[1])));
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("wait")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      started.countDown();
+                      try {
+                        proceed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      return CompletableFuture.completedFuture(
+                          Response.of(Body.of(new byte[] {42})));
+                    })
+                .build());
+    CompletableFuture<Response> inFlight =
+        bed.clientConfig().call(Request.of(meta("wait"), Body.of(new byte[1])));
     assertThat(started.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     CompletableFuture<Void> stopped = CompletableFuture.runAsync(bed.inbound::stop);
     eventually("the inbound to begin stopping", bed.inbound::isShuttingDown);
@@ -267,28 +335,43 @@ class GrpcLimitsAndLifecycleTest {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch cancelled = new CountDownLatch(1);
     Queue<Body> requests = new ConcurrentLinkedQueue<>();
-    bed = new GrpcTestBed(b -> b.gracePeriod(Duration.ZERO), b -> b,
-        Procedure.builder("stuck").encoding("raw").unary(request -> {
-          requests.add(request.body());
-          CompletableFuture<Response> result = new CompletableFuture<>();
-          // runs until cancelled; then it ends its future, as a handler must (the body is released then)
-          Call.current().onCancel(() -> {
-            cancelled.countDown();
-            result.completeExceptionally(new java.util.concurrent.CancellationException());
-          });
-          started.countDown();
-          return result;
-        }).build());
-    CompletableFuture<Response> inFlight = bed.clientConfig().call(Request.of(meta("stuck"), Body.of(new byte[10])));
+    bed =
+        new GrpcTestBed(
+            b -> b.gracePeriod(Duration.ZERO),
+            b -> b,
+            Procedure.builder("stuck")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      requests.add(request.body());
+                      CompletableFuture<Response> result = new CompletableFuture<>();
+                      // runs until cancelled; then it ends its future, as a handler must (the body
+                      // is released then)
+                      Call.current()
+                          .onCancel(
+                              () -> {
+                                cancelled.countDown();
+                                result.completeExceptionally(
+                                    new java.util.concurrent.CancellationException());
+                              });
+                      started.countDown();
+                      return result;
+                    })
+                .build());
+    CompletableFuture<Response> inFlight =
+        bed.clientConfig().call(Request.of(meta("stuck"), Body.of(new byte[10])));
     assertThat(started.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     bed.inbound.stop();
-    assertThat(cancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the handler's call was cancelled").isTrue();
+    assertThat(cancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("the handler's call was cancelled")
+        .isTrue();
     YarpcException e = failure(inFlight);
     assertThat(e.code()).isIn(Code.CANCELLED, Code.UNAVAILABLE);
     eventually("the request body released", () -> requests.peek().isReleased());
   }
 
-  // ---- peers and lifecycle ------------------------------------------------------------------------
+  // ---- peers and lifecycle
+  // ------------------------------------------------------------------------
 
   @Test
   void roundRobinOverTwoInbounds() throws Exception {
@@ -300,21 +383,30 @@ class GrpcLimitsAndLifecycleTest {
       GrpcInbound in = serverTransport.inbound(new InetSocketAddress("127.0.0.1", 0));
       servers[i] = Dispatcher.builder("rr").inbound(in).build();
       String name = "server-" + i;
-      servers[i].register(Procedure.builder("who").encoding("raw").unary(request -> {
-        servedBy.add(name);
-        return CompletableFuture.completedFuture(Response.of(Body.empty()));
-      }).build());
+      servers[i].register(
+          Procedure.builder("who")
+              .encoding("raw")
+              .unary(
+                  request -> {
+                    servedBy.add(name);
+                    return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                  })
+              .build());
       servers[i].start();
       peers[i] = "127.0.0.1:" + in.port();
     }
     GrpcTransport clientTransport = GrpcTransport.create();
-    RoundRobinPeerList list = RoundRobinPeerList.builder(clientTransport).peers(List.of(peers)).build();
+    RoundRobinPeerList list =
+        RoundRobinPeerList.builder(clientTransport).peers(List.of(peers)).build();
     GrpcOutbound outbound = clientTransport.outbound(list);
-    Dispatcher client = Dispatcher.builder("rr-client").outbound("rr", Outbounds.unary(outbound)).build();
+    Dispatcher client =
+        Dispatcher.builder("rr-client").outbound("rr", Outbounds.unary(outbound)).build();
     client.start();
     try {
       for (int i = 0; i < 10; i++) {
-        await(client.clientConfig("rr").call(Request.of(meta("who"), Body.empty()))).body().release();
+        await(client.clientConfig("rr").call(Request.of(meta("who"), Body.empty())))
+            .body()
+            .release();
       }
       assertThat(servedBy).contains("server-0", "server-1");
       assertThat(clientTransport.peerCount()).isEqualTo(2);
@@ -324,7 +416,9 @@ class GrpcLimitsAndLifecycleTest {
         d.stop();
       }
     }
-    assertThat(clientTransport.peerCount()).as("the list released its peers, closing their channels").isZero();
+    assertThat(clientTransport.peerCount())
+        .as("the list released its peers, closing their channels")
+        .isZero();
   }
 
   @Test
@@ -334,37 +428,45 @@ class GrpcLimitsAndLifecycleTest {
     t.start();
     String id = "127.0.0.1:" + bed.inbound.port();
     CountDownLatch available = new CountDownLatch(1);
-    PeerSubscriber a = p -> {
-      if (p.status() == ConnectionStatus.AVAILABLE) {
-        available.countDown();
-      }
-    };
-    PeerSubscriber b = p -> { };
+    PeerSubscriber a =
+        p -> {
+          if (p.status() == ConnectionStatus.AVAILABLE) {
+            available.countDown();
+          }
+        };
+    PeerSubscriber b = p -> {};
     Peer first = t.retainPeer(id, a);
     Peer second = t.retainPeer(id, b);
     assertThat(second).isSameAs(first);
-    assertThat(available.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("connected without any call").isTrue();
+    assertThat(available.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("connected without any call")
+        .isTrue();
     t.releasePeer(id, a);
     assertThat(t.peerCount()).isEqualTo(1);
     t.releasePeer(id, b);
     assertThat(t.peerCount()).isZero();
     assertThat(first.status()).isEqualTo(ConnectionStatus.UNAVAILABLE);
     assertThatThrownBy(() -> t.releasePeer(id, b)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> t.retainPeer("no-port", a)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> t.retainPeer("no-port", a))
+        .isInstanceOf(IllegalArgumentException.class);
     t.stop();
-    assertThatThrownBy(() -> t.retainPeer(id, a)).isInstanceOf(YarpcException.class)
-        .hasMessage("grpc transport is not running"); // unavailable, as every stopped component says
+    assertThatThrownBy(() -> t.retainPeer(id, a))
+        .isInstanceOf(YarpcException.class)
+        .hasMessage(
+            "grpc transport is not running"); // unavailable, as every stopped component says
   }
 
   @Test
   void unreachablePeerIsUnavailable() throws Exception {
     GrpcTransport t = GrpcTransport.create();
     int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     GrpcOutbound out = t.singleOutbound("127.0.0.1:" + port);
-    Dispatcher client = Dispatcher.builder("lonely").outbound("nobody", Outbounds.unary(out)).build();
+    Dispatcher client =
+        Dispatcher.builder("lonely").outbound("nobody", Outbounds.unary(out)).build();
     client.start();
     try {
       Body body = counted(3);

@@ -35,19 +35,30 @@ final class GrpcTestBed implements AutoCloseable {
   final GrpcOutbound outbound;
   final Dispatcher client;
 
-  GrpcTestBed(UnaryOperator<GrpcInbound.Builder> inboundOptions,
-      UnaryOperator<GrpcOutbound.Builder> outboundOptions, Procedure... procedures) {
+  GrpcTestBed(
+      UnaryOperator<GrpcInbound.Builder> inboundOptions,
+      UnaryOperator<GrpcOutbound.Builder> outboundOptions,
+      Procedure... procedures) {
     serverTransport = GrpcTransport.create();
     clientTransport = GrpcTransport.create();
-    inbound = inboundOptions.apply(serverTransport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))).build();
+    inbound =
+        inboundOptions
+            .apply(serverTransport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0)))
+            .build();
     server = Dispatcher.builder(SERVER).inbound(inbound).shutdownGracePeriod(WAIT).build();
     server.register(procedures);
     server.start();
-    outbound = outboundOptions.apply(clientTransport.outboundBuilder(
-        io.yarpc.peer.SinglePeerChooser.of(clientTransport, "127.0.0.1:" + inbound.port()))).build();
-    client = Dispatcher.builder("bed-client")
-        .outbound(SERVER, Outbounds.builder().unary(outbound).stream(outbound).build())
-        .build();
+    outbound =
+        outboundOptions
+            .apply(
+                clientTransport.outboundBuilder(
+                    io.yarpc.peer.SinglePeerChooser.of(
+                        clientTransport, "127.0.0.1:" + inbound.port())))
+            .build();
+    client =
+        Dispatcher.builder("bed-client")
+            .outbound(SERVER, Outbounds.builder().unary(outbound).stream(outbound).build())
+            .build();
     client.start();
   }
 
@@ -60,7 +71,11 @@ final class GrpcTestBed implements AutoCloseable {
   }
 
   static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().procedure(procedure).encoding("raw").deadline(Deadline.after(WAIT)).build();
+    return RequestMeta.builder()
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(WAIT))
+        .build();
   }
 
   static RequestMeta streamMeta(String procedure) {
@@ -111,9 +126,11 @@ final class GrpcTestBed implements AutoCloseable {
 
   /** Asserts every detached receive buffer of both transports was released. */
   void assertReceiveBuffersReleased() throws InterruptedException {
-    eventually("server receive buffers released: " + serverTransport.receiveStats(),
+    eventually(
+        "server receive buffers released: " + serverTransport.receiveStats(),
         () -> serverTransport.receiveStats().outstanding() == 0);
-    eventually("client receive buffers released: " + clientTransport.receiveStats(),
+    eventually(
+        "client receive buffers released: " + clientTransport.receiveStats(),
         () -> clientTransport.receiveStats().outstanding() == 0);
   }
 

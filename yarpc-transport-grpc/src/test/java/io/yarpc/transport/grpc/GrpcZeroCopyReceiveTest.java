@@ -49,7 +49,8 @@ class GrpcZeroCopyReceiveTest {
   private final Queue<Body> handlerBodies = new ConcurrentLinkedQueue<>();
   private final Queue<String> handlerProblems = new ConcurrentLinkedQueue<>();
   private final AtomicInteger responseReleases = new AtomicInteger();
-  private final java.util.concurrent.atomic.AtomicLong heapBytes = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong heapBytes =
+      new java.util.concurrent.atomic.AtomicLong();
   private final CountDownLatch handlerStarted = new CountDownLatch(1);
   private final CountDownLatch handlerCancelled = new CountDownLatch(1);
   private GrpcTestBed bed;
@@ -95,10 +96,15 @@ class GrpcZeroCopyReceiveTest {
   }
 
   private Procedure echo() {
-    return Procedure.builder("echo").encoding("raw").unary(request -> {
-      handlerBodies.add(request.body());
-      return CompletableFuture.completedFuture(Response.of(countedResponse(decode(request.body()))));
-    }).build();
+    return Procedure.builder("echo")
+        .encoding("raw")
+        .unary(
+            request -> {
+              handlerBodies.add(request.body());
+              return CompletableFuture.completedFuture(
+                  Response.of(countedResponse(decode(request.body()))));
+            })
+        .build();
   }
 
   @Test
@@ -121,10 +127,12 @@ class GrpcZeroCopyReceiveTest {
     assertThat(server.copied()).as("requests copied whole").isZero();
     assertThat(client.detached()).as("responses handed on as grpc-java's buffers").isEqualTo(4);
     assertThat(client.copied()).as("responses copied whole").isZero();
-    // grpc-java merges runs of tiny network reads into small heap arrays; only those bytes are not views
+    // grpc-java merges runs of tiny network reads into small heap arrays; only those bytes are not
+    // views
     // of its direct buffers, and they are a small part of the whole.
     long total = 2L * (1 + 100 + 64 * 1024 + 4 * MIB);
-    assertThat(heapBytes.get()).as("bytes decoders found outside grpc-java's direct buffers")
+    assertThat(heapBytes.get())
+        .as("bytes decoders found outside grpc-java's direct buffers")
         .isEqualTo(server.copiedBytes() + client.copiedBytes())
         .isLessThan(total / 8);
     assertThat(responseReleases).as("each response body released once by the inbound").hasValue(4);
@@ -134,12 +142,19 @@ class GrpcZeroCopyReceiveTest {
   @Test
   void requestBodyIsReleasedWhenTheHandlerResultCompletes() throws Exception {
     CompletableFuture<Response> pending = new CompletableFuture<>();
-    bed = new GrpcTestBed(Procedure.builder("hold").encoding("raw").unary(request -> {
-      handlerBodies.add(request.body());
-      handlerStarted.countDown();
-      return pending;
-    }).build());
-    CompletableFuture<Response> call = bed.clientConfig().call(Request.of(meta("hold"), Body.of(random(5000, 1))));
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("hold")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      handlerBodies.add(request.body());
+                      handlerStarted.countDown();
+                      return pending;
+                    })
+                .build());
+    CompletableFuture<Response> call =
+        bed.clientConfig().call(Request.of(meta("hold"), Body.of(random(5000, 1))));
     assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     Body request = handlerBodies.peek();
     assertThat(request.isReleased()).as("not released while the handler works").isFalse();
@@ -152,22 +167,35 @@ class GrpcZeroCopyReceiveTest {
 
   @Test
   void requestBodyIsReleasedWhenTheHandlerThrows() throws Exception {
-    bed = new GrpcTestBed(
-        Procedure.builder("throws").encoding("raw").unary(request -> {
-          handlerBodies.add(request.body());
-          decode(request.body());
-          throw new IllegalStateException("thrown");
-        }).build(),
-        Procedure.builder("fails").encoding("raw").unary(request -> {
-          handlerBodies.add(request.body());
-          return CompletableFuture.failedFuture(YarpcException.of(Code.ABORTED, "failed")
-              .withResponse(Response.of(countedResponse(new byte[] {9}))));
-        }).build());
-    YarpcException thrown = failure(bed.clientConfig().call(Request.of(meta("throws"), Body.of(random(700, 2)))));
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("throws")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      handlerBodies.add(request.body());
+                      decode(request.body());
+                      throw new IllegalStateException("thrown");
+                    })
+                .build(),
+            Procedure.builder("fails")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      handlerBodies.add(request.body());
+                      return CompletableFuture.failedFuture(
+                          YarpcException.of(Code.ABORTED, "failed")
+                              .withResponse(Response.of(countedResponse(new byte[] {9}))));
+                    })
+                .build());
+    YarpcException thrown =
+        failure(bed.clientConfig().call(Request.of(meta("throws"), Body.of(random(700, 2)))));
     assertThat(thrown.code()).isEqualTo(Code.UNKNOWN);
-    assertThat(thrown.getMessage()).isEqualTo("error for service \"bed-server\" and procedure \"throws\": thrown");
+    assertThat(thrown.getMessage())
+        .isEqualTo("error for service \"bed-server\" and procedure \"throws\": thrown");
 
-    CompletableFuture<Response> call = bed.clientConfig().call(Request.of(meta("fails"), Body.of(random(700, 3))));
+    CompletableFuture<Response> call =
+        bed.clientConfig().call(Request.of(meta("fails"), Body.of(random(700, 3))));
     YarpcException failed;
     try {
       call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -183,32 +211,44 @@ class GrpcZeroCopyReceiveTest {
       failed.response().body().release();
     }
     assertThat(handlerBodies).hasSize(2).allMatch(Body::isReleased);
-    assertThat(responseReleases).as("the error's response body released by the inbound").hasValue(1);
+    assertThat(responseReleases)
+        .as("the error's response body released by the inbound")
+        .hasValue(1);
     bed.assertReceiveBuffersReleased();
   }
 
   @Test
   void clientCancellationReleasesRequestAndLateResponse() throws Exception {
-    bed = new GrpcTestBed(Procedure.builder("slow").encoding("raw").unary(request -> {
-      handlerBodies.add(request.body());
-      Call call = Call.current();
-      call.onCancel(handlerCancelled::countDown);
-      handlerStarted.countDown();
-      try {
-        if (!handlerCancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-          handlerProblems.add("never cancelled");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      // a handler that ignores the cancellation and answers anyway: nobody wants this response
-      return CompletableFuture.completedFuture(Response.of(countedResponse(new byte[1000])));
-    }).build());
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("slow")
+                .encoding("raw")
+                .unary(
+                    request -> {
+                      handlerBodies.add(request.body());
+                      Call call = Call.current();
+                      call.onCancel(handlerCancelled::countDown);
+                      handlerStarted.countDown();
+                      try {
+                        if (!handlerCancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                          handlerProblems.add("never cancelled");
+                        }
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      // a handler that ignores the cancellation and answers anyway: nobody wants
+                      // this response
+                      return CompletableFuture.completedFuture(
+                          Response.of(countedResponse(new byte[1000])));
+                    })
+                .build());
     CompletableFuture<Response> call =
         bed.clientConfig().call(Request.of(meta("slow"), Body.of(random(3000, 4))));
     assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     call.cancel(true);
-    assertThat(handlerCancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("the server saw it").isTrue();
+    assertThat(handlerCancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("the server saw it")
+        .isTrue();
     eventually("the unwanted response released", () -> responseReleases.get() == 1);
     eventually("the request body released", () -> handlerBodies.peek().isReleased());
     bed.assertReceiveBuffersReleased();
@@ -217,23 +257,33 @@ class GrpcZeroCopyReceiveTest {
 
   @Test
   void streamMessagesAreGrpcBuffersAndReleasedByTheirReceiver() throws Exception {
-    bed = new GrpcTestBed(Procedure.builder("stream-echo").encoding("raw").streaming(stream -> {
-      try {
-        for (StreamMessage m; (m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)) != null; ) {
-          handlerBodies.add(m.body());
-          byte[] bytes;
-          try {
-            bytes = decode(m.body());
-          } finally {
-            m.release();
-          }
-          stream.send(StreamMessage.of(countedResponse(bytes))).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        return CompletableFuture.completedFuture(null);
-      } catch (Exception e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }).build());
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("stream-echo")
+                .encoding("raw")
+                .streaming(
+                    stream -> {
+                      try {
+                        for (StreamMessage m;
+                            (m = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                                != null; ) {
+                          handlerBodies.add(m.body());
+                          byte[] bytes;
+                          try {
+                            bytes = decode(m.body());
+                          } finally {
+                            m.release();
+                          }
+                          stream
+                              .send(StreamMessage.of(countedResponse(bytes)))
+                              .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        }
+                        return CompletableFuture.completedFuture(null);
+                      } catch (Exception e) {
+                        return CompletableFuture.failedFuture(e);
+                      }
+                    })
+                .build());
     ClientStream stream = await(bed.clientConfig().callStream(streamMeta("stream-echo")));
     for (int i = 0; i < 10; i++) {
       byte[] bytes = random(1000 * (i + 1), i);
@@ -259,28 +309,40 @@ class GrpcZeroCopyReceiveTest {
   @Test
   void clientCancelWhileMessagesAreInFlightLeaksNothing() throws Exception {
     AtomicReference<String> outcome = new AtomicReference<>();
-    bed = new GrpcTestBed(Procedure.builder("stall").encoding("raw").streaming(stream -> {
-      try {
-        StreamMessage first = stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        first.release();
-        for (int i = 0; i < 5; i++) { // sends the client never receives
-          stream.send(StreamMessage.of(countedResponse(new byte[10_000]))).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        handlerStarted.countDown();
-        // the client keeps sending; this handler stops receiving, then waits for the cancellation
-        stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        outcome.set("a message");
-      } catch (java.util.concurrent.ExecutionException e) {
-        outcome.set(YarpcException.from(e.getCause()).code().wireName());
-      } catch (Exception e) {
-        outcome.set(e.toString());
-      }
-      return CompletableFuture.completedFuture(null);
-    }).build());
+    bed =
+        new GrpcTestBed(
+            Procedure.builder("stall")
+                .encoding("raw")
+                .streaming(
+                    stream -> {
+                      try {
+                        StreamMessage first =
+                            stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        first.release();
+                        for (int i = 0; i < 5; i++) { // sends the client never receives
+                          stream
+                              .send(StreamMessage.of(countedResponse(new byte[10_000])))
+                              .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        }
+                        handlerStarted.countDown();
+                        // the client keeps sending; this handler stops receiving, then waits for
+                        // the cancellation
+                        stream.receive().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        outcome.set("a message");
+                      } catch (java.util.concurrent.ExecutionException e) {
+                        outcome.set(YarpcException.from(e.getCause()).code().wireName());
+                      } catch (Exception e) {
+                        outcome.set(e.toString());
+                      }
+                      return CompletableFuture.completedFuture(null);
+                    })
+                .build());
     ClientStream stream = await(bed.clientConfig().callStream(streamMeta("stall")));
     await(stream.send(StreamMessage.of(Body.of(new byte[100]))));
     assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    eventually("the client's receive buffer filled", () -> bed.clientTransport.receiveStats().detached() == 0);
+    eventually(
+        "the client's receive buffer filled",
+        () -> bed.clientTransport.receiveStats().detached() == 0);
     stream.cancel();
     eventually("the handler saw the cancellation", () -> outcome.get() != null);
     assertThat(outcome.get()).isIn(Code.CANCELLED.wireName(), "a message");
@@ -299,7 +361,9 @@ class GrpcZeroCopyReceiveTest {
     } finally {
       response.body().release();
     }
-    assertThat(bed.serverTransport.receiveStats().copied()).as("the gzip request, read once").isEqualTo(1);
+    assertThat(bed.serverTransport.receiveStats().copied())
+        .as("the gzip request, read once")
+        .isEqualTo(1);
     assertThat(bed.serverTransport.receiveStats().detached()).isZero();
     assertThat(bed.serverTransport.receiveStats().copiedBytes()).isEqualTo(50_000);
   }

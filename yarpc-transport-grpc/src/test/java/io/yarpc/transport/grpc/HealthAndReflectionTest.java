@@ -62,14 +62,23 @@ class HealthAndReflectionTest {
 
   private void start(UnaryOperator<GrpcInbound.Builder> options, List<Procedure> procedures) {
     transport = GrpcTransport.create();
-    inbound = options.apply(transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))).build();
-    dispatcher = Dispatcher.builder(NAME).inbound(inbound).shutdownGracePeriod(Duration.ofSeconds(20)).build();
+    inbound =
+        options.apply(transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))).build();
+    dispatcher =
+        Dispatcher.builder(NAME)
+            .inbound(inbound)
+            .shutdownGracePeriod(Duration.ofSeconds(20))
+            .build();
     dispatcher.register(procedures);
     dispatcher.start();
     plain = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
-    yarpc = NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext()
-        .intercept(io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(EchoSupport.yarpcHeaders("health-test", NAME)))
-        .build();
+    yarpc =
+        NettyChannelBuilder.forAddress("127.0.0.1", inbound.port())
+            .usePlaintext()
+            .intercept(
+                io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(
+                    EchoSupport.yarpcHeaders("health-test", NAME)))
+            .build();
   }
 
   private void start() {
@@ -86,7 +95,9 @@ class HealthAndReflectionTest {
     }
     if (transport != null) {
       transport.stop();
-      assertThat(transport.receiveStats().outstanding()).as("%s", transport.receiveStats()).isZero();
+      assertThat(transport.receiveStats().outstanding())
+          .as("%s", transport.receiveStats())
+          .isZero();
     }
   }
 
@@ -99,31 +110,44 @@ class HealthAndReflectionTest {
     List<Procedure> list = new ArrayList<>();
     for (String service : new String[] {"", "other"}) {
       for (String encoding : new String[] {"proto", "json"}) {
-        list.add(Procedure.builder(EchoSupport.UNARY).service(service).encoding(encoding).schema(schema)
-            .unary(req -> {
-              EchoRequest r;
-              try {
-                r = EchoSupport.request(req.body());
-              } catch (Exception e) {
-                return CompletableFuture.failedFuture(e);
-              } finally {
-                req.body().release();
-              }
-              if (r.getMessage().equals("block")) {
-                blockedEntered.countDown();
-                return CompletableFuture.supplyAsync(() -> {
-                  await(unblock);
-                  return Response.of(EchoSupport.body(EchoSupport.resp("unblocked")));
-                });
-              }
-              return CompletableFuture.completedFuture(Response.of(EchoSupport.body(EchoSupport.resp(r.getMessage()))));
-            }).build());
+        list.add(
+            Procedure.builder(EchoSupport.UNARY)
+                .service(service)
+                .encoding(encoding)
+                .schema(schema)
+                .unary(
+                    req -> {
+                      EchoRequest r;
+                      try {
+                        r = EchoSupport.request(req.body());
+                      } catch (Exception e) {
+                        return CompletableFuture.failedFuture(e);
+                      } finally {
+                        req.body().release();
+                      }
+                      if (r.getMessage().equals("block")) {
+                        blockedEntered.countDown();
+                        return CompletableFuture.supplyAsync(
+                            () -> {
+                              await(unblock);
+                              return Response.of(EchoSupport.body(EchoSupport.resp("unblocked")));
+                            });
+                      }
+                      return CompletableFuture.completedFuture(
+                          Response.of(EchoSupport.body(EchoSupport.resp(r.getMessage()))));
+                    })
+                .build());
       }
     }
-    list.add(Procedure.builder("ping").unary(req -> {
-      req.body().release();
-      return CompletableFuture.completedFuture(Response.of(io.yarpc.transport.Body.empty()));
-    }).build());
+    list.add(
+        Procedure.builder("ping")
+            .unary(
+                req -> {
+                  req.body().release();
+                  return CompletableFuture.completedFuture(
+                      Response.of(io.yarpc.transport.Body.empty()));
+                })
+            .build());
     return list;
   }
 
@@ -140,7 +164,8 @@ class HealthAndReflectionTest {
 
   private ServingStatus check(String service) {
     return HealthGrpc.newBlockingStub(plain)
-        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
+        .check(HealthCheckRequest.newBuilder().setService(service).build())
+        .getStatus();
   }
 
   /** An open Watch: what it received, in order (a response, then maybe a Status at the end). */
@@ -184,17 +209,21 @@ class HealthAndReflectionTest {
     assertThat(check(NAME)).as("the dispatcher's service").isEqualTo(SERVING);
     assertThat(check("other")).as("another YARPC service with procedures").isEqualTo(SERVING);
     assertThat(check(ECHO)).as("the gRPC service of Echo::Unary").isEqualTo(SERVING);
-    for (String unknown : new String[] {"nope", "__default__", "yarpc.test.echo", "Unary", "ping"}) {
-      StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> check(unknown));
+    for (String unknown :
+        new String[] {"nope", "__default__", "yarpc.test.echo", "Unary", "ping"}) {
+      StatusRuntimeException e =
+          catchThrowableOfType(StatusRuntimeException.class, () -> check(unknown));
       assertThat(e).as(unknown).isNotNull();
       assertThat(e.getStatus().getCode()).as(unknown).isEqualTo(Status.Code.NOT_FOUND);
     }
   }
 
   @Test
-  void watchSeesServingThenNotServingWhenTheDispatcherBeginsToStopWhileCallsInFlightFinish() throws Exception {
+  void watchSeesServingThenNotServingWhenTheDispatcherBeginsToStopWhileCallsInFlightFinish()
+      throws Exception {
     start();
-    EchoGrpc.EchoBlockingStub echo = EchoGrpc.newBlockingStub(yarpc).withDeadlineAfter(30, TimeUnit.SECONDS);
+    EchoGrpc.EchoBlockingStub echo =
+        EchoGrpc.newBlockingStub(yarpc).withDeadlineAfter(30, TimeUnit.SECONDS);
     CompletableFuture<EchoResponse> inFlight =
         CompletableFuture.supplyAsync(() -> echo.unary(EchoSupport.req("block")));
     await(blockedEntered);
@@ -208,7 +237,8 @@ class HealthAndReflectionTest {
     CompletableFuture<Void> stopping = CompletableFuture.runAsync(dispatcher::stop);
     assertThat(all.next()).isEqualTo(NOT_SERVING);
     assertThat(echoWatch.next()).isEqualTo(NOT_SERVING);
-    // draining: the server still answers, and says it is not serving; the call in flight is still running
+    // draining: the server still answers, and says it is not serving; the call in flight is still
+    // running
     assertThat(check("")).isEqualTo(NOT_SERVING);
     assertThat(check(ECHO)).isEqualTo(NOT_SERVING);
     assertThat(inFlight).isNotDone();
@@ -226,7 +256,8 @@ class HealthAndReflectionTest {
   }
 
   @Test
-  void anInboundStoppedOnItsOwnReportsNotServingAndOpenWatchesDoNotHoldUpItsStop() throws Exception {
+  void anInboundStoppedOnItsOwnReportsNotServingAndOpenWatchesDoNotHoldUpItsStop()
+      throws Exception {
     start(b -> b.gracePeriod(Duration.ofSeconds(20)), echoProcedures());
     Watch all = watch("");
     assertThat(all.next()).isEqualTo(SERVING);
@@ -240,7 +271,8 @@ class HealthAndReflectionTest {
   @Test
   void servicesRegisteredAfterStartAreCheckedAtOnceAndWatchedFromTheNextChange() throws Exception {
     start(b -> b, List.of());
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () -> check(ECHO));
+    StatusRuntimeException e =
+        catchThrowableOfType(StatusRuntimeException.class, () -> check(ECHO));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
     Watch late = watch(ECHO);
     assertThat(late.next()).isEqualTo(SERVICE_UNKNOWN);
@@ -259,23 +291,25 @@ class HealthAndReflectionTest {
   /** Sends one reflection request on a v1 stream and returns the one response. */
   private ServerReflectionResponse reflectV1(ServerReflectionRequest request) throws Exception {
     CompletableFuture<ServerReflectionResponse> got = new CompletableFuture<>();
-    StreamObserver<ServerReflectionRequest> out = ServerReflectionGrpc.newStub(plain)
-        .serverReflectionInfo(new StreamObserver<>() {
-          @Override
-          public void onNext(ServerReflectionResponse value) {
-            got.complete(value);
-          }
+    StreamObserver<ServerReflectionRequest> out =
+        ServerReflectionGrpc.newStub(plain)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(ServerReflectionResponse value) {
+                    got.complete(value);
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            got.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    got.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {
-            got.completeExceptionally(new AssertionError("completed without a response"));
-          }
-        });
+                  @Override
+                  public void onCompleted() {
+                    got.completeExceptionally(new AssertionError("completed without a response"));
+                  }
+                });
     out.onNext(request);
     out.onCompleted();
     return got.get(20, TimeUnit.SECONDS);
@@ -283,41 +317,51 @@ class HealthAndReflectionTest {
 
   private io.grpc.reflection.v1alpha.ServerReflectionResponse reflectV1alpha(
       io.grpc.reflection.v1alpha.ServerReflectionRequest request) throws Exception {
-    CompletableFuture<io.grpc.reflection.v1alpha.ServerReflectionResponse> got = new CompletableFuture<>();
+    CompletableFuture<io.grpc.reflection.v1alpha.ServerReflectionResponse> got =
+        new CompletableFuture<>();
     StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> out =
-        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(plain).serverReflectionInfo(new StreamObserver<>() {
-          @Override
-          public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse value) {
-            got.complete(value);
-          }
+        io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(plain)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(io.grpc.reflection.v1alpha.ServerReflectionResponse value) {
+                    got.complete(value);
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            got.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    got.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {
-            got.completeExceptionally(new AssertionError("completed without a response"));
-          }
-        });
+                  @Override
+                  public void onCompleted() {
+                    got.completeExceptionally(new AssertionError("completed without a response"));
+                  }
+                });
     out.onNext(request);
     out.onCompleted();
     return got.get(20, TimeUnit.SECONDS);
   }
 
   private List<String> listV1() throws Exception {
-    ServerReflectionResponse r = reflectV1(ServerReflectionRequest.newBuilder().setListServices("").build());
+    ServerReflectionResponse r =
+        reflectV1(ServerReflectionRequest.newBuilder().setListServices("").build());
     assertThat(r.hasErrorResponse()).as("%s", r.getErrorResponse()).isFalse();
-    return r.getListServicesResponse().getServiceList().stream().map(ServiceResponse::getName).toList();
+    return r.getListServicesResponse().getServiceList().stream()
+        .map(ServiceResponse::getName)
+        .toList();
   }
 
   @Test
   void reflectionV1ListsAndDescribesTheProtobufServicesOnce() throws Exception {
     start();
     // Echo is registered under two YARPC services and two encodings: still one service
-    assertThat(listV1()).containsExactlyInAnyOrder(ECHO, "grpc.health.v1.Health",
-        "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
+    assertThat(listV1())
+        .containsExactlyInAnyOrder(
+            ECHO,
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection");
 
     for (String symbol : new String[] {ECHO, ECHO + ".Unary", "yarpc.test.echo.EchoRequest"}) {
       ServerReflectionResponse r =
@@ -327,14 +371,20 @@ class HealthAndReflectionTest {
           FileDescriptorProto.parseFrom(r.getFileDescriptorResponse().getFileDescriptorProto(0));
       assertThat(file.getName()).isEqualTo("echo.proto");
       assertThat(file.getPackage()).isEqualTo("yarpc.test.echo");
-      assertThat(file.getServiceList()).extracting(ServiceDescriptorProto::getName).containsExactly("Echo");
-      assertThat(file.getService(0).getMethodList()).extracting(m -> m.getName())
+      assertThat(file.getServiceList())
+          .extracting(ServiceDescriptorProto::getName)
+          .containsExactly("Echo");
+      assertThat(file.getService(0).getMethodList())
+          .extracting(m -> m.getName())
           .contains("Unary", "ServerStream");
     }
     ServerReflectionResponse byName =
         reflectV1(ServerReflectionRequest.newBuilder().setFileByFilename("echo.proto").build());
-    assertThat(FileDescriptorProto.parseFrom(byName.getFileDescriptorResponse().getFileDescriptorProto(0))
-        .getName()).isEqualTo("echo.proto");
+    assertThat(
+            FileDescriptorProto.parseFrom(
+                    byName.getFileDescriptorResponse().getFileDescriptorProto(0))
+                .getName())
+        .isEqualTo("echo.proto");
     ServerReflectionResponse missing =
         reflectV1(ServerReflectionRequest.newBuilder().setFileContainingSymbol("no.Such").build());
     assertThat(missing.getErrorResponse().getErrorCode()).isEqualTo(Status.Code.NOT_FOUND.value());
@@ -343,14 +393,25 @@ class HealthAndReflectionTest {
   @Test
   void reflectionV1alphaListsAndDescribesToo() throws Exception {
     start();
-    io.grpc.reflection.v1alpha.ServerReflectionResponse list = reflectV1alpha(
-        io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder().setListServices("").build());
+    io.grpc.reflection.v1alpha.ServerReflectionResponse list =
+        reflectV1alpha(
+            io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
+                .setListServices("")
+                .build());
     assertThat(list.getListServicesResponse().getServiceList())
-        .extracting(io.grpc.reflection.v1alpha.ServiceResponse::getName).contains(ECHO, "grpc.health.v1.Health");
-    io.grpc.reflection.v1alpha.ServerReflectionResponse file = reflectV1alpha(
-        io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder().setFileContainingSymbol(ECHO).build());
-    assertThat(FileDescriptorProto.parseFrom(file.getFileDescriptorResponse().getFileDescriptorProto(0))
-        .getServiceList()).extracting(ServiceDescriptorProto::getName).containsExactly("Echo");
+        .extracting(io.grpc.reflection.v1alpha.ServiceResponse::getName)
+        .contains(ECHO, "grpc.health.v1.Health");
+    io.grpc.reflection.v1alpha.ServerReflectionResponse file =
+        reflectV1alpha(
+            io.grpc.reflection.v1alpha.ServerReflectionRequest.newBuilder()
+                .setFileContainingSymbol(ECHO)
+                .build());
+    assertThat(
+            FileDescriptorProto.parseFrom(
+                    file.getFileDescriptorResponse().getFileDescriptorProto(0))
+                .getServiceList())
+        .extracting(ServiceDescriptorProto::getName)
+        .containsExactly("Echo");
   }
 
   @Test
@@ -365,36 +426,46 @@ class HealthAndReflectionTest {
   void turnedOffOnTheBuilderTheyAreRoutedLikeAnyPathAndUnimplemented() throws Exception {
     start(b -> b.healthService(false).reflection(false), echoProcedures());
     // with the rpc-* metadata a YARPC client sends, the router answers: no such procedure
-    StatusRuntimeException health = catchThrowableOfType(StatusRuntimeException.class,
-        () -> HealthGrpc.newBlockingStub(yarpc).withDeadlineAfter(10, TimeUnit.SECONDS)
-            .check(HealthCheckRequest.getDefaultInstance()));
+    StatusRuntimeException health =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                HealthGrpc.newBlockingStub(yarpc)
+                    .withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .check(HealthCheckRequest.getDefaultInstance()));
     assertThat(health.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
     assertThat(health.getStatus().getDescription()).contains("grpc.health.v1.Health::Check");
 
     CompletableFuture<Throwable> reflection = new CompletableFuture<>();
-    StreamObserver<ServerReflectionRequest> out = ServerReflectionGrpc.newStub(yarpc)
-        .serverReflectionInfo(new StreamObserver<>() {
-          @Override
-          public void onNext(ServerReflectionResponse value) {
-            reflection.completeExceptionally(new AssertionError("a response: " + value));
-          }
+    StreamObserver<ServerReflectionRequest> out =
+        ServerReflectionGrpc.newStub(yarpc)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(ServerReflectionResponse value) {
+                    reflection.completeExceptionally(new AssertionError("a response: " + value));
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            reflection.complete(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    reflection.complete(t);
+                  }
 
-          @Override
-          public void onCompleted() {
-            reflection.completeExceptionally(new AssertionError("completed"));
-          }
-        });
+                  @Override
+                  public void onCompleted() {
+                    reflection.completeExceptionally(new AssertionError("completed"));
+                  }
+                });
     out.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
     out.onCompleted();
     assertThat(Status.fromThrowable(reflection.get(20, TimeUnit.SECONDS)).getCode())
         .isEqualTo(Status.Code.UNIMPLEMENTED);
     // the procedures still work
-    assertThat(EchoGrpc.newBlockingStub(yarpc).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .unary(EchoSupport.req("hi")).getMessage()).isEqualTo("hi");
+    assertThat(
+            EchoGrpc.newBlockingStub(yarpc)
+                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                .unary(EchoSupport.req("hi"))
+                .getMessage())
+        .isEqualTo("hi");
   }
 }

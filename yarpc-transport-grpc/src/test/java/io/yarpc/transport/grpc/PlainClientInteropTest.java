@@ -89,22 +89,34 @@ class PlainClientInteropTest {
     AtomicReference<Metadata> trailers = new AtomicReference<>();
     Metadata extra = new Metadata();
     extra.put(Metadata.Key.of("x-echo", Metadata.ASCII_STRING_MARSHALLER), "Hello-Header");
-    EchoResponse response = blocking()
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(extra),
-            MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers))
-        .unary(req("hi"));
+    EchoResponse response =
+        blocking()
+            .withInterceptors(
+                MetadataUtils.newAttachHeadersInterceptor(extra),
+                MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers))
+            .unary(req("hi"));
 
     assertThat(response.getMessage()).isEqualTo("unary: hi");
     RequestMeta meta = seen.get();
-    assertThat(meta.caller()).as("the product of grpc-java's user-agent").isEqualTo("grpc-java-netty");
+    assertThat(meta.caller())
+        .as("the product of grpc-java's user-agent")
+        .isEqualTo("grpc-java-netty");
     assertThat(meta.service()).as("the dispatcher's name").isEqualTo(SERVER);
     assertThat(meta.procedure()).isEqualTo(UNARY);
     assertThat(meta.encoding()).as("from content-type application/grpc").isEqualTo("proto");
     assertThat(meta.transport()).isEqualTo("grpc");
     assertThat(meta.deadline()).isNotNull();
-    assertThat(meta.headers().asMap()).containsEntry("x-echo", "Hello-Header")
-        .doesNotContainKeys("rpc-caller", "rpc-service", "rpc-encoding", "grpc-timeout", "te",
-            "content-type", "user-agent", "grpc-accept-encoding");
+    assertThat(meta.headers().asMap())
+        .containsEntry("x-echo", "Hello-Header")
+        .doesNotContainKeys(
+            "rpc-caller",
+            "rpc-service",
+            "rpc-encoding",
+            "grpc-timeout",
+            "te",
+            "content-type",
+            "user-agent",
+            "grpc-accept-encoding");
     assertThat(trailers.get().get(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER)))
         .isEqualTo(SERVER);
     assertThat(trailers.get().get(Metadata.Key.of("x-echo", Metadata.ASCII_STRING_MARSHALLER)))
@@ -149,8 +161,8 @@ class PlainClientInteropTest {
 
   @Test
   void errorDetailsReachPlainClient() {
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> blocking().unary(req("fail")));
+    StatusRuntimeException e =
+        catchThrowableOfType(StatusRuntimeException.class, () -> blocking().unary(req("fail")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
     assertThat(e.getStatus().getDescription()).isEqualTo("precondition failed");
     com.google.rpc.Status status = StatusProto.fromThrowable(e);
@@ -161,13 +173,19 @@ class PlainClientInteropTest {
   @Test
   void namedErrorPrefixesMessageAndSendsNameTrailer() {
     AtomicReference<Metadata> trailers = new AtomicReference<>();
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> blocking().withInterceptors(
-                MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers))
-            .unary(req("named")));
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                blocking()
+                    .withInterceptors(
+                        MetadataUtils.newCaptureMetadataInterceptor(
+                            new AtomicReference<>(), trailers))
+                    .unary(req("named")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
     assertThat(e.getStatus().getDescription()).isEqualTo("MyError: it failed");
-    assertThat(trailers.get().get(Metadata.Key.of("rpc-error-name", Metadata.ASCII_STRING_MARSHALLER)))
+    assertThat(
+            trailers.get().get(Metadata.Key.of("rpc-error-name", Metadata.ASCII_STRING_MARSHALLER)))
         .isEqualTo("MyError");
   }
 
@@ -183,15 +201,18 @@ class PlainClientInteropTest {
     EchoResponse response = EchoGrpc.newBlockingStub(channel).unary(req("no deadline"));
     assertThat(response.getMessage()).isEqualTo("unary: no deadline");
     long left = seen.get().deadline().remainingNanos();
-    assertThat(left).isPositive()
+    assertThat(left)
+        .isPositive()
         .isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(GrpcInbound.DEFAULT_TIMEOUT_SECONDS));
   }
 
   @Test
   void yarpcMetadataStillWins() {
-    EchoResponse response = blocking()
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(EchoSupport.yarpcHeaders("me", SERVER)))
-        .unary(req("hi"));
+    EchoResponse response =
+        blocking()
+            .withInterceptors(
+                MetadataUtils.newAttachHeadersInterceptor(EchoSupport.yarpcHeaders("me", SERVER)))
+            .unary(req("hi"));
     assertThat(response.getMessage()).isEqualTo("unary: hi");
     assertThat(seen.get().caller()).isEqualTo("me");
     assertThat(seen.get().service()).isEqualTo(SERVER);
@@ -201,38 +222,59 @@ class PlainClientInteropTest {
   void anotherServiceIsStillRefusedByName() {
     Metadata md = new Metadata();
     md.put(Metadata.Key.of("rpc-service", Metadata.ASCII_STRING_MARSHALLER), "elsewhere");
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> blocking().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).unary(req("hi")));
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                blocking()
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md))
+                    .unary(req("hi")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
-    assertThat(e.getStatus().getDescription()).startsWith("unrecognized service name \"elsewhere\"");
+    assertThat(e.getStatus().getDescription())
+        .startsWith("unrecognized service name \"elsewhere\"");
   }
 
   @Test
   void strictPolicyKeepsMissingTtlAndTheCapShortensDeadlines() throws Exception {
-    GrpcInbound strict = transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
-        .deadlinePolicy(DeadlinePolicy.strict()).defaultService(SERVER).build();
-    GrpcInbound capped = transport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
-        .deadlinePolicy(DeadlinePolicy.builder().maxTimeout(Duration.ofSeconds(2)).build()).build();
+    GrpcInbound strict =
+        transport
+            .inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
+            .deadlinePolicy(DeadlinePolicy.strict())
+            .defaultService(SERVER)
+            .build();
+    GrpcInbound capped =
+        transport
+            .inboundBuilder(new InetSocketAddress("127.0.0.1", 0))
+            .deadlinePolicy(DeadlinePolicy.builder().maxTimeout(Duration.ofSeconds(2)).build())
+            .build();
     Dispatcher second = Dispatcher.builder(SERVER).inbound(strict, capped).build();
     second.register(procedures());
     second.start();
     ManagedChannel strictChannel = EchoSupport.plainChannel(strict.port());
     ManagedChannel cappedChannel = EchoSupport.plainChannel(capped.port());
     try {
-      StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-          () -> EchoGrpc.newBlockingStub(strictChannel).unary(req("hi")));
+      StatusRuntimeException e =
+          catchThrowableOfType(
+              StatusRuntimeException.class,
+              () -> EchoGrpc.newBlockingStub(strictChannel).unary(req("hi")));
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(e.getStatus().getDescription()).isEqualTo("missing TTL");
 
-      assertThat(EchoGrpc.newBlockingStub(cappedChannel).withDeadlineAfter(1, TimeUnit.HOURS)
-          .unary(req("far")).getMessage()).isEqualTo("unary: far");
-      assertThat(seen.get().deadline().remainingNanos()).isPositive()
+      assertThat(
+              EchoGrpc.newBlockingStub(cappedChannel)
+                  .withDeadlineAfter(1, TimeUnit.HOURS)
+                  .unary(req("far"))
+                  .getMessage())
+          .isEqualTo("unary: far");
+      assertThat(seen.get().deadline().remainingNanos())
+          .isPositive()
           .isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
       Iterator<EchoResponse> it = EchoGrpc.newBlockingStub(cappedChannel).serverStream(req("1"));
       assertThat(it.next()).isEqualTo(resp("1#0"));
       assertThat(it.hasNext()).isFalse();
       assertThat(seen.get().deadline()).as("a stream without a deadline gets the cap").isNotNull();
-      assertThat(seen.get().deadline().remainingNanos()).isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
+      assertThat(seen.get().deadline().remainingNanos())
+          .isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
     } finally {
       EchoSupport.shutdown(strictChannel);
       EchoSupport.shutdown(cappedChannel);
@@ -254,29 +296,51 @@ class PlainClientInteropTest {
     Metadata.Key<String> key = Metadata.Key.of("x-twice", Metadata.ASCII_STRING_MARSHALLER);
     twice.put(key, "1");
     twice.put(key, "2");
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> blocking().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(twice)).unary(req("hi")));
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                blocking()
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(twice))
+                    .unary(req("hi")));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-    assertThat(e.getStatus().getDescription()).startsWith("header has more than one value: x-twice");
+    assertThat(e.getStatus().getDescription())
+        .startsWith("header has more than one value: x-twice");
   }
 
   @Test
   void onewayProceduresAreUnimplemented() {
-    dispatcher.register(Procedure.builder("Oneway::Fire").encoding("proto")
-        .oneway(request -> CompletableFuture.completedFuture(null)).build());
+    dispatcher.register(
+        Procedure.builder("Oneway::Fire")
+            .encoding("proto")
+            .oneway(request -> CompletableFuture.completedFuture(null))
+            .build());
     io.grpc.MethodDescriptor<byte[], byte[]> method = rawMethod("Oneway/Fire");
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> io.grpc.stub.ClientCalls.blockingUnaryCall(channel, method,
-            io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS), new byte[0]));
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                io.grpc.stub.ClientCalls.blockingUnaryCall(
+                    channel,
+                    method,
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS),
+                    new byte[0]));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
-    assertThat(e.getStatus().getDescription()).isEqualTo("transport grpc does not handle Oneway handlers");
+    assertThat(e.getStatus().getDescription())
+        .isEqualTo("transport grpc does not handle Oneway handlers");
   }
 
   @Test
   void unknownProcedure() {
-    StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class,
-        () -> io.grpc.stub.ClientCalls.blockingUnaryCall(channel, rawMethod("yarpc.test.echo.Echo/Nope"),
-            io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS), new byte[0]));
+    StatusRuntimeException e =
+        catchThrowableOfType(
+            StatusRuntimeException.class,
+            () ->
+                io.grpc.stub.ClientCalls.blockingUnaryCall(
+                    channel,
+                    rawMethod("yarpc.test.echo.Echo/Nope"),
+                    io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS),
+                    new byte[0]));
     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
     assertThat(e.getStatus().getDescription())
         .isEqualTo("unrecognized procedure \"yarpc.test.echo.Echo::Nope\" for service \"echo\"");
@@ -284,11 +348,20 @@ class PlainClientInteropTest {
 
   @Test
   void defaultServicePathIsAPlainProcedureName() {
-    dispatcher.register(Procedure.builder("echo/raw").encoding("proto")
-        .unary(request -> CompletableFuture.completedFuture(Response.of(io.yarpc.transport.Body.of(
-            request.body().toByteArray())))).build());
-    byte[] got = io.grpc.stub.ClientCalls.blockingUnaryCall(channel, rawMethod("__default__/echo%2Fraw"),
-        io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS), new byte[] {7, 8});
+    dispatcher.register(
+        Procedure.builder("echo/raw")
+            .encoding("proto")
+            .unary(
+                request ->
+                    CompletableFuture.completedFuture(
+                        Response.of(io.yarpc.transport.Body.of(request.body().toByteArray()))))
+            .build());
+    byte[] got =
+        io.grpc.stub.ClientCalls.blockingUnaryCall(
+            channel,
+            rawMethod("__default__/echo%2Fraw"),
+            io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS),
+            new byte[] {7, 8});
     assertThat(got).containsExactly(7, 8);
   }
 
@@ -297,26 +370,28 @@ class PlainClientInteropTest {
     long copiedBefore = transport.receiveStats().copied();
     EchoResponse response = blocking().withCompression("gzip").unary(req("squeezed"));
     assertThat(response.getMessage()).isEqualTo("unary: squeezed");
-    // a compressed message cannot be handed on as grpc-java's buffers: it was read into an array once
+    // a compressed message cannot be handed on as grpc-java's buffers: it was read into an array
+    // once
     assertThat(transport.receiveStats().copied()).isEqualTo(copiedBefore + 1);
   }
 
   private static io.grpc.MethodDescriptor<byte[], byte[]> rawMethod(String fullName) {
-    io.grpc.MethodDescriptor.Marshaller<byte[]> bytes = new io.grpc.MethodDescriptor.Marshaller<>() {
-      @Override
-      public java.io.InputStream stream(byte[] value) {
-        return new java.io.ByteArrayInputStream(value);
-      }
+    io.grpc.MethodDescriptor.Marshaller<byte[]> bytes =
+        new io.grpc.MethodDescriptor.Marshaller<>() {
+          @Override
+          public java.io.InputStream stream(byte[] value) {
+            return new java.io.ByteArrayInputStream(value);
+          }
 
-      @Override
-      public byte[] parse(java.io.InputStream stream) {
-        try {
-          return stream.readAllBytes();
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }
-    };
+          @Override
+          public byte[] parse(java.io.InputStream stream) {
+            try {
+              return stream.readAllBytes();
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+        };
     return io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(fullName)
@@ -325,70 +400,90 @@ class PlainClientInteropTest {
         .build();
   }
 
-  // ---- the YARPC side -----------------------------------------------------------------------------
+  // ---- the YARPC side
+  // -----------------------------------------------------------------------------
 
   private List<Procedure> procedures() {
     return List.of(
-        Procedure.builder(UNARY).encoding("proto").unary(request -> {
-          seen.set(request.meta());
-          EchoRequest r;
-          try {
-            r = request(request.body());
-          } catch (Exception e) {
-            return CompletableFuture.failedFuture(e);
-          }
-          if (r.getMessage().equals("fail")) {
-            return CompletableFuture.failedFuture(YarpcException.of(Code.FAILED_PRECONDITION, "precondition failed")
-                .withDetails(EchoSupport.errorStatus().toByteArray()));
-          }
-          if (r.getMessage().equals("named")) {
-            return CompletableFuture.failedFuture(YarpcException.of(Code.ABORTED, "it failed").withName("MyError"));
-          }
-          String echo = request.headers().get("x-echo");
-          return CompletableFuture.completedFuture(Response.builder()
-              .headers(echo == null ? Headers.empty() : Headers.of("x-echo", echo))
-              .body(body(resp("unary: " + r.getMessage())))
-              .build());
-        }).build(),
-        streaming(CLIENT_STREAM, stream -> {
-          StringBuilder all = new StringBuilder();
-          for (StreamMessage m; (m = receive(stream)) != null; ) {
-            try {
-              all.append(all.length() == 0 ? "" : ",").append(request(m.body()).getMessage());
-            } finally {
-              m.release();
-            }
-          }
-          stream.send(StreamMessage.of(body(resp(all.toString())))).get(WAIT_SECONDS, TimeUnit.SECONDS);
-        }),
-        streaming(SERVER_STREAM, stream -> {
-          StreamMessage first = receive(stream);
-          String message;
-          try {
-            message = request(first.body()).getMessage();
-          } finally {
-            first.release();
-          }
-          if (message.equals("fail")) {
-            throw YarpcException.of(Code.FAILED_PRECONDITION, "precondition failed")
-                .withDetails(EchoSupport.errorStatus().toByteArray());
-          }
-          int n = Integer.parseInt(message);
-          for (int i = 0; i < n; i++) {
-            stream.send(StreamMessage.of(body(resp(n + "#" + i)))).get(WAIT_SECONDS, TimeUnit.SECONDS);
-          }
-        }),
-        streaming(BIDI, stream -> {
-          for (StreamMessage m; (m = receive(stream)) != null; ) {
-            String text;
-            try {
-              text = request(m.body()).getMessage();
-            } finally {
-              m.release();
-            }
-            stream.send(StreamMessage.of(body(resp("bidi: " + text)))).get(WAIT_SECONDS, TimeUnit.SECONDS);
-          }
-        }));
+        Procedure.builder(UNARY)
+            .encoding("proto")
+            .unary(
+                request -> {
+                  seen.set(request.meta());
+                  EchoRequest r;
+                  try {
+                    r = request(request.body());
+                  } catch (Exception e) {
+                    return CompletableFuture.failedFuture(e);
+                  }
+                  if (r.getMessage().equals("fail")) {
+                    return CompletableFuture.failedFuture(
+                        YarpcException.of(Code.FAILED_PRECONDITION, "precondition failed")
+                            .withDetails(EchoSupport.errorStatus().toByteArray()));
+                  }
+                  if (r.getMessage().equals("named")) {
+                    return CompletableFuture.failedFuture(
+                        YarpcException.of(Code.ABORTED, "it failed").withName("MyError"));
+                  }
+                  String echo = request.headers().get("x-echo");
+                  return CompletableFuture.completedFuture(
+                      Response.builder()
+                          .headers(echo == null ? Headers.empty() : Headers.of("x-echo", echo))
+                          .body(body(resp("unary: " + r.getMessage())))
+                          .build());
+                })
+            .build(),
+        streaming(
+            CLIENT_STREAM,
+            stream -> {
+              StringBuilder all = new StringBuilder();
+              for (StreamMessage m; (m = receive(stream)) != null; ) {
+                try {
+                  all.append(all.length() == 0 ? "" : ",").append(request(m.body()).getMessage());
+                } finally {
+                  m.release();
+                }
+              }
+              stream
+                  .send(StreamMessage.of(body(resp(all.toString()))))
+                  .get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }),
+        streaming(
+            SERVER_STREAM,
+            stream -> {
+              StreamMessage first = receive(stream);
+              String message;
+              try {
+                message = request(first.body()).getMessage();
+              } finally {
+                first.release();
+              }
+              if (message.equals("fail")) {
+                throw YarpcException.of(Code.FAILED_PRECONDITION, "precondition failed")
+                    .withDetails(EchoSupport.errorStatus().toByteArray());
+              }
+              int n = Integer.parseInt(message);
+              for (int i = 0; i < n; i++) {
+                stream
+                    .send(StreamMessage.of(body(resp(n + "#" + i))))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+              }
+            }),
+        streaming(
+            BIDI,
+            stream -> {
+              for (StreamMessage m; (m = receive(stream)) != null; ) {
+                String text;
+                try {
+                  text = request(m.body()).getMessage();
+                } finally {
+                  m.release();
+                }
+                stream
+                    .send(StreamMessage.of(body(resp("bidi: " + text))))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+              }
+            }));
   }
 
   private interface StreamBody {
@@ -396,15 +491,19 @@ class PlainClientInteropTest {
   }
 
   private Procedure streaming(String name, StreamBody body) {
-    return Procedure.builder(name).encoding("proto").streaming(stream -> {
-      seen.set(stream.meta());
-      try {
-        body.handle(stream);
-        return CompletableFuture.completedFuture(null);
-      } catch (Exception e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }).build();
+    return Procedure.builder(name)
+        .encoding("proto")
+        .streaming(
+            stream -> {
+              seen.set(stream.meta());
+              try {
+                body.handle(stream);
+                return CompletableFuture.completedFuture(null);
+              } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+              }
+            })
+        .build();
   }
 
   private static StreamMessage receive(ServerStream stream) throws Exception {

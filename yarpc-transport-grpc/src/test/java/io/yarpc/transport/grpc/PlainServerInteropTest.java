@@ -68,41 +68,48 @@ class PlainServerInteropTest {
 
   @BeforeEach
   void start() throws Exception {
-    ServerInterceptor capture = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        seenHeaders.set(headers);
-        return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+    ServerInterceptor capture =
+        new ServerInterceptor() {
           @Override
-          public void sendHeaders(Metadata responseHeaders) {
-            // plain gRPC servers send their metadata in the response headers
-            responseHeaders.put(Metadata.Key.of("x-plain", Metadata.ASCII_STRING_MARSHALLER),
-                call.getMethodDescriptor().getBareMethodName().equals("ServerStream")
-                    ? "stream-header" : "from-server");
-            super.sendHeaders(responseHeaders);
-          }
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            seenHeaders.set(headers);
+            return next.startCall(
+                new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                  @Override
+                  public void sendHeaders(Metadata responseHeaders) {
+                    // plain gRPC servers send their metadata in the response headers
+                    responseHeaders.put(
+                        Metadata.Key.of("x-plain", Metadata.ASCII_STRING_MARSHALLER),
+                        call.getMethodDescriptor().getBareMethodName().equals("ServerStream")
+                            ? "stream-header"
+                            : "from-server");
+                    super.sendHeaders(responseHeaders);
+                  }
 
-          @Override
-          public void close(Status status, Metadata trailers) {
-            Metadata extra = extraTrailers.get();
-            if (extra != null) {
-              trailers.merge(extra);
-            }
-            super.close(status, trailers);
+                  @Override
+                  public void close(Status status, Metadata trailers) {
+                    Metadata extra = extraTrailers.get();
+                    if (extra != null) {
+                      trailers.merge(extra);
+                    }
+                    super.close(status, trailers);
+                  }
+                },
+                headers);
           }
-        }, headers);
-      }
-    };
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(ServerInterceptors.intercept(new PlainEcho(), capture))
-        .build()
-        .start();
+        };
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(ServerInterceptors.intercept(new PlainEcho(), capture))
+            .build()
+            .start();
     transport = GrpcTransport.create();
     GrpcOutbound outbound = transport.singleOutbound("127.0.0.1:" + server.getPort());
-    dispatcher = Dispatcher.builder("yarpc-client")
-        .outbound(REMOTE, Outbounds.builder().unary(outbound).stream(outbound).build())
-        .build();
+    dispatcher =
+        Dispatcher.builder("yarpc-client")
+            .outbound(REMOTE, Outbounds.builder().unary(outbound).stream(outbound).build())
+            .build();
     dispatcher.start();
   }
 
@@ -118,8 +125,11 @@ class PlainServerInteropTest {
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().procedure(procedure).encoding("proto")
-        .deadline(Deadline.after(Duration.ofSeconds(WAIT_SECONDS))).build();
+    return RequestMeta.builder()
+        .procedure(procedure)
+        .encoding("proto")
+        .deadline(Deadline.after(Duration.ofSeconds(WAIT_SECONDS)))
+        .build();
   }
 
   private static <T> T await(CompletableFuture<T> f) throws Exception {
@@ -141,10 +151,11 @@ class PlainServerInteropTest {
 
   @Test
   void unary() throws Exception {
-    RequestMeta meta = meta(UNARY).toBuilder()
-        .headers(Headers.of("X-Custom", "Value-1"))
-        .shardKey("shard")
-        .build();
+    RequestMeta meta =
+        meta(UNARY).toBuilder()
+            .headers(Headers.of("X-Custom", "Value-1"))
+            .shardKey("shard")
+            .build();
     Response r = await(client().call(Request.of(meta, body(req("hi")))));
     try {
       assertThat(response(r.body()).getMessage()).isEqualTo("plain: hi");
@@ -260,8 +271,10 @@ class PlainServerInteropTest {
     extraTrailers.set(extra);
     YarpcException e = failure(client().call(Request.of(meta(UNARY), body(req("hi")))));
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
-    assertThat(e.getMessage()).isEqualTo("service name sent from the request does not match the service name "
-        + "received in the response, sent \"plain-echo\", got: \"someone-else\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "service name sent from the request does not match the service name "
+                + "received in the response, sent \"plain-echo\", got: \"someone-else\"");
   }
 
   @Test
@@ -290,8 +303,10 @@ class PlainServerInteropTest {
   void applicationErrorTrailersBecomeResponseFlags() throws Exception {
     Metadata extra = new Metadata();
     extra.put(Metadata.Key.of("rpc-application-error", Metadata.ASCII_STRING_MARSHALLER), "error");
-    extra.put(Metadata.Key.of("rpc-application-error-name", Metadata.ASCII_STRING_MARSHALLER), "Oops");
-    extra.put(Metadata.Key.of("rpc-application-error-details", Metadata.ASCII_STRING_MARSHALLER), "d");
+    extra.put(
+        Metadata.Key.of("rpc-application-error-name", Metadata.ASCII_STRING_MARSHALLER), "Oops");
+    extra.put(
+        Metadata.Key.of("rpc-application-error-details", Metadata.ASCII_STRING_MARSHALLER), "d");
     extraTrailers.set(extra);
     Response r = await(client().call(Request.of(meta(UNARY), body(req("hi")))));
     r.body().release();
@@ -307,7 +322,8 @@ class PlainServerInteropTest {
     RequestMeta meta = meta(UNARY).toBuilder().headers(Headers.of("Rpc-Foo", "x")).build();
     YarpcException e = failure(client().call(Request.of(meta, request)));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("cannot use reserved header in application headers: rpc-foo");
+    assertThat(e.getMessage())
+        .isEqualTo("cannot use reserved header in application headers: rpc-foo");
     assertThat(request.isReleased()).as("the outbound released the request body").isTrue();
     assertThat(seenHeaders.get()).as("nothing reached the server").isNull();
   }
@@ -318,7 +334,8 @@ class PlainServerInteropTest {
     YarpcException e = failure(client().call(Request.of(meta, body(req("hi")))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage())
-        .isEqualTo("grpc request header value contains invalid characters including ASCII 0xd, 0xa, or 0x0");
+        .isEqualTo(
+            "grpc request header value contains invalid characters including ASCII 0xd, 0xa, or 0x0");
   }
 
   @Test

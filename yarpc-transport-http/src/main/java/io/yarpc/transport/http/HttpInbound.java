@@ -74,9 +74,17 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     this.transport = b.transport;
     this.host = b.host;
     this.port = b.port;
-    this.settings = new InboundSettings(b.maxBodySize, b.maxHeaderSize, b.idleTimeout.toNanos(),
-        b.readTimeout.toNanos(), b.http2, b.maxConcurrentStreams, b.shutdownTimeout.toNanos(), b.healthPath,
-        b.deadlinePolicy);
+    this.settings =
+        new InboundSettings(
+            b.maxBodySize,
+            b.maxHeaderSize,
+            b.idleTimeout.toNanos(),
+            b.readTimeout.toNanos(),
+            b.http2,
+            b.maxConcurrentStreams,
+            b.shutdownTimeout.toNanos(),
+            b.healthPath,
+            b.deadlinePolicy);
   }
 
   @Override
@@ -128,13 +136,14 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
   @Override
   protected void doStart() throws Exception {
     transport.start();
-    ServerBootstrap b = new ServerBootstrap()
-        .group(transport.group())
-        .channel(transport.serverChannelClass())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ServerInitializer(state, settings, transport.writeAllocator()));
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(transport.group())
+            .channel(transport.serverChannelClass())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator()));
     Channel ch = b.bind(host, port).sync().channel();
     server = ch;
     bound = (InetSocketAddress) ch.localAddress();
@@ -264,8 +273,11 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
       for (int i = 0; i < path.length(); i++) {
         char c = path.charAt(i);
         if (c == '?' || c == '#' || c <= ' ' || c == 0x7f) {
-          throw new IllegalArgumentException("health path must not contain '?', '#', spaces or control "
-              + "characters: \"" + path + "\"");
+          throw new IllegalArgumentException(
+              "health path must not contain '?', '#', spaces or control "
+                  + "characters: \""
+                  + path
+                  + "\"");
         }
       }
       this.healthPath = path;

@@ -7,12 +7,10 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
-import io.yarpc.internal.GoDurations;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerLease;
 import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.AbstractLifecycle;
-import io.yarpc.transport.Deadline;
 import io.yarpc.transport.OnewayOutbound;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -25,15 +23,12 @@ import io.yarpc.transport.http.internal.HttpPeer;
 import io.yarpc.transport.http.internal.OutboundCodec;
 import io.yarpc.transport.http.internal.WireHeaders;
 import java.net.URI;
-import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -114,10 +109,13 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     requireNonNull(request, "request");
     RequestMeta meta = request.meta();
     CompletableFuture<Void> result = new CompletableFuture<>();
-    send(request, result, response -> {
-      OutboundCodec.response(meta, response).body().release();
-      return null;
-    });
+    send(
+        request,
+        result,
+        response -> {
+          OutboundCodec.response(meta, response).body().release();
+          return null;
+        });
     return result;
   }
 
@@ -129,7 +127,8 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     RequestMeta meta = request.meta();
     if (!isRunning()) {
       request.body().release();
-      result.completeExceptionally(Checks.notRunning("HTTP outbound for service \"" + meta.service() + "\""));
+      result.completeExceptionally(
+          Checks.notRunning("HTTP outbound for service \"" + meta.service() + "\""));
       return;
     }
     try {
@@ -139,14 +138,21 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       result.completeExceptionally(e);
       return;
     }
-    // The caller's thread serialises the body into a pooled buffer (released after writing or on failure).
+    // The caller's thread serialises the body into a pooled buffer (released after writing or on
+    // failure).
     FullHttpRequest[] holder = new FullHttpRequest[1];
     try {
       holder[0] = OutboundCodec.request(request.body(), path, transport.writeAllocator());
     } catch (Exception e) {
-      result.completeExceptionally(e instanceof YarpcException ? e : YarpcException.withCause(Code.INVALID_ARGUMENT,
-          String.format("failed to write the request body for procedure \"%s\" of service \"%s\": %s",
-              meta.procedure(), meta.service(), YarpcException.describe(e)), e));
+      result.completeExceptionally(
+          e instanceof YarpcException
+              ? e
+              : YarpcException.withCause(
+                  Code.INVALID_ARGUMENT,
+                  String.format(
+                      "failed to write the request body for procedure \"%s\" of service \"%s\": %s",
+                      meta.procedure(), meta.service(), YarpcException.describe(e)),
+                  e));
       return;
     }
     FullHttpRequest httpRequest = holder[0];
@@ -159,64 +165,71 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     }
     CompletableFuture<PeerLease> chosen = choice;
 
-    // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up, the
+    // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up,
+    // the
     // returned future is cancelled, and the exchange is aborted here.
-    result.whenComplete((v, e) -> {
-      if (e != null) {
-        abort(chosen, callRef);
-      }
-    });
-
-    chosen.whenComplete((lease, chooseError) -> {
-      if (chooseError != null) {
-        httpRequest.release();
-        result.completeExceptionally(YarpcException.from(Futures.unwrap(chooseError)));
-        return;
-      }
-      if (result.isDone()) {
-        httpRequest.release();
-        lease.finish(null);
-        return;
-      }
-      HttpPeer peer;
-      try {
-        peer = transport.runningPeer(lease.peer());
-      } catch (RuntimeException e) {
-        httpRequest.release();
-        lease.finish(e);
-        result.completeExceptionally(YarpcException.withCause(Code.INTERNAL, e.getMessage(), e));
-        return;
-      }
-      OutboundCodec.writeHeaders(httpRequest, meta, peer.identifier(), headers);
-      ClientCall call = peer.send(httpRequest, http2, maxResponseBodySize);
-      callRef.set(call);
-      if (result.isDone()) {
-        call.cancel();
-      }
-      call.result().whenComplete((response, callError) -> {
-        lease.finish(callError);
-        if (callError != null) {
-          result.completeExceptionally(YarpcException.from(Futures.unwrap(callError)));
-          return;
-        }
-        T value;
-        try {
-          value = reader.read(response);
-        } catch (RuntimeException e) {
-          YarpcException ye = YarpcException.from(e);
-          if (!result.completeExceptionally(ye)) {
-            YarpcException.releaseResponse(ye);
+    result.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            abort(chosen, callRef);
           }
-          return;
-        }
-        if (!result.complete(value) && value instanceof Response) {
-          ((Response) value).body().release();
-        }
-      });
-    });
+        });
+
+    chosen.whenComplete(
+        (lease, chooseError) -> {
+          if (chooseError != null) {
+            httpRequest.release();
+            result.completeExceptionally(YarpcException.from(Futures.unwrap(chooseError)));
+            return;
+          }
+          if (result.isDone()) {
+            httpRequest.release();
+            lease.finish(null);
+            return;
+          }
+          HttpPeer peer;
+          try {
+            peer = transport.runningPeer(lease.peer());
+          } catch (RuntimeException e) {
+            httpRequest.release();
+            lease.finish(e);
+            result.completeExceptionally(
+                YarpcException.withCause(Code.INTERNAL, e.getMessage(), e));
+            return;
+          }
+          OutboundCodec.writeHeaders(httpRequest, meta, peer.identifier(), headers);
+          ClientCall call = peer.send(httpRequest, http2, maxResponseBodySize);
+          callRef.set(call);
+          if (result.isDone()) {
+            call.cancel();
+          }
+          call.result()
+              .whenComplete(
+                  (response, callError) -> {
+                    lease.finish(callError);
+                    if (callError != null) {
+                      result.completeExceptionally(YarpcException.from(Futures.unwrap(callError)));
+                      return;
+                    }
+                    T value;
+                    try {
+                      value = reader.read(response);
+                    } catch (RuntimeException e) {
+                      YarpcException ye = YarpcException.from(e);
+                      if (!result.completeExceptionally(ye)) {
+                        YarpcException.releaseResponse(ye);
+                      }
+                      return;
+                    }
+                    if (!result.complete(value) && value instanceof Response) {
+                      ((Response) value).body().release();
+                    }
+                  });
+        });
   }
 
-  private static void abort(CompletableFuture<PeerLease> choice, AtomicReference<ClientCall> callRef) {
+  private static void abort(
+      CompletableFuture<PeerLease> choice, AtomicReference<ClientCall> callRef) {
     choice.cancel(false);
     ClientCall call = callRef.get();
     if (call != null) {
@@ -258,7 +271,10 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
           throw new IllegalArgumentException("URL needs a port: " + address);
         }
         String host = uri.getHost();
-        b.singlePeer = (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + uri.getPort();
+        b.singlePeer =
+            (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host)
+                + ":"
+                + uri.getPort();
         if (uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {
           b.path = uri.getRawPath();
         }
@@ -293,10 +309,12 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       requireNonNull(key, "key");
       requireNonNull(value, "value");
       if (key.toLowerCase(Locale.ROOT).startsWith("rpc-")) {
-        throw new IllegalArgumentException("header keys starting with \"Rpc-\" are reserved: " + key);
+        throw new IllegalArgumentException(
+            "header keys starting with \"Rpc-\" are reserved: " + key);
       }
-      headers.add(new AbstractMap.SimpleImmutableEntry<>(WireHeaders.canonicalMimeKey(key),
-          WireHeaders.sanitizeValue(value)));
+      headers.add(
+          new AbstractMap.SimpleImmutableEntry<>(
+              WireHeaders.canonicalMimeKey(key), WireHeaders.sanitizeValue(value)));
       return this;
     }
 

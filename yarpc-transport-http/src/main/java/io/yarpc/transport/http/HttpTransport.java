@@ -67,12 +67,16 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   private HttpTransport(Builder b) {
     this.config = b;
     this.writeAllocator = b.allocator;
-    this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
-    this.peers = new PeerRegistry<>(id -> new HttpPeer(id, this::clientContext), peer -> {
-      if (running) {
-        peer.startProbing();
-      }
-    });
+    this.receiveAllocator =
+        b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
+    this.peers =
+        new PeerRegistry<>(
+            id -> new HttpPeer(id, this::clientContext),
+            peer -> {
+              if (running) {
+                peer.startProbing();
+              }
+            });
   }
 
   /** A builder with the defaults. */
@@ -123,14 +127,24 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
   @Override
   protected void doStart() {
-    EventLoopGroup g = new MultiThreadIoEventLoopGroup(config.eventLoopThreads,
-        new DefaultThreadFactory("yarpc-http", true), NioIoHandler.newFactory());
+    EventLoopGroup g =
+        new MultiThreadIoEventLoopGroup(
+            config.eventLoopThreads,
+            new DefaultThreadFactory("yarpc-http", true),
+            NioIoHandler.newFactory());
     group = g;
-    clientContext = new ClientContext(g, NioSocketChannel.class, receiveAllocator,
-        (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()), config.maxIdleConnectionsPerPeer,
-        config.idleConnectionTimeout.toNanos(), config.maxResponseHeaderSize,
-        (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()), config.backoffFirst.toNanos(),
-        config.backoffMax.toNanos());
+    clientContext =
+        new ClientContext(
+            g,
+            NioSocketChannel.class,
+            receiveAllocator,
+            (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()),
+            config.maxIdleConnectionsPerPeer,
+            config.idleConnectionTimeout.toNanos(),
+            config.maxResponseHeaderSize,
+            (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()),
+            config.backoffFirst.toNanos(),
+            config.backoffMax.toNanos());
     running = true;
     for (HttpPeer p : peers.peers()) {
       p.startProbing();

@@ -29,55 +29,87 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class BodyFastPathTest {
   /** What the handler saw of one request body. */
-  record Seen(boolean byteAccess, int buffers, boolean allHeap, boolean allDirect, boolean sameMemoryTwice,
-      long crc, Body body) {}
+  record Seen(
+      boolean byteAccess,
+      int buffers,
+      boolean allHeap,
+      boolean allDirect,
+      boolean sameMemoryTwice,
+      long crc,
+      Body body) {}
 
   @ParameterizedTest(name = "http2={0} heap={1}")
   @CsvSource({"false,true", "true,true", "false,false", "true,false"})
-  void bodiesAreViewsOverReceivedBuffersAndAllAreReleased(boolean http2, boolean heap) throws Exception {
+  void bodiesAreViewsOverReceivedBuffersAndAllAreReleased(boolean http2, boolean heap)
+      throws Exception {
     TrackingAllocator serverAlloc = new TrackingAllocator();
     TrackingAllocator clientAlloc = new TrackingAllocator();
-    HttpTransport serverTransport = HttpTransport.builder().allocator(serverAlloc).receiveIntoHeap(heap).build();
-    HttpTransport clientTransport = HttpTransport.builder().allocator(clientAlloc).receiveIntoHeap(heap).build();
+    HttpTransport serverTransport =
+        HttpTransport.builder().allocator(serverAlloc).receiveIntoHeap(heap).build();
+    HttpTransport clientTransport =
+        HttpTransport.builder().allocator(clientAlloc).receiveIntoHeap(heap).build();
     HttpInbound inbound = serverTransport.inbound();
     ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
     Dispatcher server = Dispatcher.builder("fast-path").inbound(inbound).build();
     byte[] responseBytes = random(3 << 20, 2);
-    server.register(Procedure.builder("inspect").unary(request -> {
-      Body body = request.body();
-      List<ByteBuffer> first = body.byteBuffers();
-      List<ByteBuffer> second = body.byteBuffers();
-      boolean same = true;
-      boolean allHeap = true;
-      boolean allDirect = true;
-      CRC32 crc = new CRC32();
-      for (int i = 0; i < first.size(); i++) {
-        ByteBuffer a = first.get(i);
-        ByteBuffer b = second.get(i);
-        allHeap &= a.hasArray(); // heap views expose their array, so decoders parse in place
-        allDirect &= a.isDirect();
-        same &= a.isDirect() ? a.equals(b) : sameArray(a, b);
-        crc.update(a.duplicate());
-      }
-      seen.add(new Seen(body.hasByteAccess(), first.size(), !allDirect, allDirect, same, crc.getValue(), body));
-      return CompletableFuture.completedFuture(Response.of(Body.of(responseBytes)));
-    }).build());
+    server.register(
+        Procedure.builder("inspect")
+            .unary(
+                request -> {
+                  Body body = request.body();
+                  List<ByteBuffer> first = body.byteBuffers();
+                  List<ByteBuffer> second = body.byteBuffers();
+                  boolean same = true;
+                  boolean allHeap = true;
+                  boolean allDirect = true;
+                  CRC32 crc = new CRC32();
+                  for (int i = 0; i < first.size(); i++) {
+                    ByteBuffer a = first.get(i);
+                    ByteBuffer b = second.get(i);
+                    allHeap &=
+                        a.hasArray(); // heap views expose their array, so decoders parse in place
+                    allDirect &= a.isDirect();
+                    same &= a.isDirect() ? a.equals(b) : sameArray(a, b);
+                    crc.update(a.duplicate());
+                  }
+                  seen.add(
+                      new Seen(
+                          body.hasByteAccess(),
+                          first.size(),
+                          !allDirect,
+                          allDirect,
+                          same,
+                          crc.getValue(),
+                          body));
+                  return CompletableFuture.completedFuture(Response.of(Body.of(responseBytes)));
+                })
+            .build());
     server.start();
-    HttpOutbound out = clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
+    HttpOutbound out =
+        clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
     out.start();
     try {
       byte[] requestBytes = random(4 << 20, 1);
-      RequestMeta meta = RequestMeta.builder().caller("client").service("fast-path").procedure("inspect")
-          .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(20))).build();
-      Response response = out.call(Request.of(meta, Body.of(requestBytes))).get(20, TimeUnit.SECONDS);
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller("client")
+              .service("fast-path")
+              .procedure("inspect")
+              .encoding("raw")
+              .deadline(Deadline.after(Duration.ofSeconds(20)))
+              .build();
+      Response response =
+          out.call(Request.of(meta, Body.of(requestBytes))).get(20, TimeUnit.SECONDS);
       try {
         Body body = response.body();
         assertThat(body.hasByteAccess()).isTrue();
         List<ByteBuffer> views = body.byteBuffers();
-        assertThat(views).allSatisfy(v -> {
-          assertThat(v.isDirect()).isEqualTo(!heap);
-          assertThat(v.hasArray()).isEqualTo(heap);
-        });
+        assertThat(views)
+            .allSatisfy(
+                v -> {
+                  assertThat(v.isDirect()).isEqualTo(!heap);
+                  assertThat(v.hasArray()).isEqualTo(heap);
+                });
         CRC32 crc = new CRC32();
         views.forEach(v -> crc.update(v.duplicate()));
         assertThat(crc.getValue()).isEqualTo(crc(responseBytes));
@@ -89,8 +121,12 @@ class BodyFastPathTest {
       assertThat(s).isNotNull();
       assertThat(s.byteAccess()).isTrue();
       assertThat(s.crc()).isEqualTo(crc(requestBytes));
-      assertThat(s.sameMemoryTwice()).as("byte access gives views of the same memory, not copies").isTrue();
-      assertThat(s.buffers()).as("the received chunks or pieces, not gathered into one array").isGreaterThan(1);
+      assertThat(s.sameMemoryTwice())
+          .as("byte access gives views of the same memory, not copies")
+          .isTrue();
+      assertThat(s.buffers())
+          .as("the received chunks or pieces, not gathered into one array")
+          .isGreaterThan(1);
       if (heap) {
         assertThat(s.allHeap()).as("received into heap buffers: arrays for decoders").isTrue();
       } else {
@@ -111,7 +147,10 @@ class BodyFastPathTest {
   }
 
   private static boolean sameArray(ByteBuffer a, ByteBuffer b) {
-    return a.hasArray() && b.hasArray() && a.array() == b.array() && a.arrayOffset() == b.arrayOffset();
+    return a.hasArray()
+        && b.hasArray()
+        && a.array() == b.array()
+        && a.arrayOffset() == b.arrayOffset();
   }
 
   private static byte[] random(int size, long seed) {

@@ -69,50 +69,95 @@ class CurlInteropTest {
     Map<String, String> h = new LinkedHashMap<>();
     for (int i = 1; i < lines.length; i++) {
       int colon = lines[i].indexOf(':');
-      h.put(lines[i].substring(0, colon).toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+      h.put(
+          lines[i].substring(0, colon).toLowerCase(Locale.ROOT),
+          lines[i].substring(colon + 1).trim());
     }
     return new Res(status[0], Integer.parseInt(status[1]), h, Files.readString(body));
   }
 
   @Test
   void h2cEcho(@TempDir Path tmp) throws Exception {
-    Res r = curl(tmp, List.of("--http2-prior-knowledge", "--data-binary", "{\"token\":\"h2\"}"),
-        "Rpc-Caller: curl", "Rpc-Service: yarpc-test", "Rpc-Procedure: echo", "Rpc-Encoding: json",
-        "Context-TTL-MS: 5000", "Content-Type:");
+    Res r =
+        curl(
+            tmp,
+            List.of("--http2-prior-knowledge", "--data-binary", "{\"token\":\"h2\"}"),
+            "Rpc-Caller: curl",
+            "Rpc-Service: yarpc-test",
+            "Rpc-Procedure: echo",
+            "Rpc-Encoding: json",
+            "Context-TTL-MS: 5000",
+            "Content-Type:");
     assertThat(r.protocol()).isEqualTo("HTTP/2");
     assertThat(r.status()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("{\"token\":\"h2\"}\n");
-    assertThat(r.headers()).containsEntry("rpc-status", "success").containsEntry("rpc-service", "yarpc-test")
-        .containsEntry("content-type", "application/json").containsEntry("content-length", "15");
+    assertThat(r.headers())
+        .containsEntry("rpc-status", "success")
+        .containsEntry("rpc-service", "yarpc-test")
+        .containsEntry("content-type", "application/json")
+        .containsEntry("content-length", "15");
   }
 
   @Test
   void h2cRequestsCarryTransportNameHttp2(@TempDir Path tmp) throws Exception {
-    Res r = curl(tmp, List.of("--http2-prior-knowledge", "--data-binary", ""),
-        "Rpc-Caller: curl", "Rpc-Service: yarpc-test", "Rpc-Procedure: meta", "Rpc-Encoding: raw",
-        "Context-TTL-MS: 5000", "Rpc-Header-Foo: bar", "Content-Type:", "User-Agent:", "Accept:");
+    Res r =
+        curl(
+            tmp,
+            List.of("--http2-prior-knowledge", "--data-binary", ""),
+            "Rpc-Caller: curl",
+            "Rpc-Service: yarpc-test",
+            "Rpc-Procedure: meta",
+            "Rpc-Encoding: raw",
+            "Context-TTL-MS: 5000",
+            "Rpc-Header-Foo: bar",
+            "Content-Type:",
+            "User-Agent:",
+            "Accept:");
     assertThat(r.status()).isEqualTo(200);
-    assertThat(r.body()).contains("\"transport\":\"http2\"", "\"caller\":\"curl\"", "\"headers\":{\"foo\":\"bar\"}");
+    assertThat(r.body())
+        .contains(
+            "\"transport\":\"http2\"", "\"caller\":\"curl\"", "\"headers\":{\"foo\":\"bar\"}");
   }
 
   @Test
   void h2cErrors(@TempDir Path tmp) throws Exception {
-    Res r = curl(tmp, List.of("--http2-prior-knowledge", "--data-binary", "{}"),
-        "Rpc-Caller: curl", "Rpc-Service: yarpc-test", "Rpc-Procedure: echo", "Rpc-Encoding: json",
-        "Context-TTL-MS: moo", "Content-Type:");
+    Res r =
+        curl(
+            tmp,
+            List.of("--http2-prior-knowledge", "--data-binary", "{}"),
+            "Rpc-Caller: curl",
+            "Rpc-Service: yarpc-test",
+            "Rpc-Procedure: echo",
+            "Rpc-Encoding: json",
+            "Context-TTL-MS: moo",
+            "Content-Type:");
     assertThat(r.status()).isEqualTo(400);
-    assertThat(r.body()).isEqualTo("invalid TTL \"moo\" for service \"yarpc-test\" and procedure \"echo\"\n");
-    assertThat(r.headers()).containsEntry("rpc-error-code", "invalid-argument")
+    assertThat(r.body())
+        .isEqualTo("invalid TTL \"moo\" for service \"yarpc-test\" and procedure \"echo\"\n");
+    assertThat(r.headers())
+        .containsEntry("rpc-error-code", "invalid-argument")
         .containsEntry("content-type", "text/plain; charset=utf8");
 
-    r = curl(tmp, List.of("--http2-prior-knowledge", "--data-binary", "{}"),
-        "Rpc-Caller: curl", "Rpc-Service: yarpc-test", "Rpc-Procedure: unexpected-error", "Rpc-Encoding: json",
-        "Context-TTL-MS: 5000", "Rpc-Accepts-Both-Response-Error: true", "Content-Type:");
+    r =
+        curl(
+            tmp,
+            List.of("--http2-prior-knowledge", "--data-binary", "{}"),
+            "Rpc-Caller: curl",
+            "Rpc-Service: yarpc-test",
+            "Rpc-Procedure: unexpected-error",
+            "Rpc-Encoding: json",
+            "Context-TTL-MS: 5000",
+            "Rpc-Accepts-Both-Response-Error: true",
+            "Content-Type:");
     assertThat(r.status()).isEqualTo(500);
     assertThat(r.body()).isEmpty();
-    assertThat(r.headers()).containsEntry("rpc-both-response-error", "true")
-        .containsEntry("rpc-error-code", "unknown").containsEntry("rpc-status", "error")
-        .containsEntry("rpc-error-message", "error for service \"yarpc-test\" and procedure \"unexpected-error\": error");
+    assertThat(r.headers())
+        .containsEntry("rpc-both-response-error", "true")
+        .containsEntry("rpc-error-code", "unknown")
+        .containsEntry("rpc-status", "error")
+        .containsEntry(
+            "rpc-error-message",
+            "error for service \"yarpc-test\" and procedure \"unexpected-error\": error");
 
     r = curl(tmp, List.of("--http2-prior-knowledge"), "Rpc-Service: yarpc-test");
     assertThat(r.status()).isEqualTo(404);
@@ -125,9 +170,16 @@ class CurlInteropTest {
     java.util.Arrays.fill(big, (byte) 'x');
     Path file = tmp.resolve("big");
     Files.write(file, big);
-    Res r = curl(tmp, List.of("--http1.1", "--data-binary", "@" + file),
-        "Rpc-Caller: curl", "Rpc-Service: yarpc-test", "Rpc-Procedure: echo/raw", "Rpc-Encoding: raw",
-        "Context-TTL-MS: 5000", "Expect: 100-continue");
+    Res r =
+        curl(
+            tmp,
+            List.of("--http1.1", "--data-binary", "@" + file),
+            "Rpc-Caller: curl",
+            "Rpc-Service: yarpc-test",
+            "Rpc-Procedure: echo/raw",
+            "Rpc-Encoding: raw",
+            "Context-TTL-MS: 5000",
+            "Expect: 100-continue");
     assertThat(r.protocol()).isEqualTo("HTTP/1.1");
     assertThat(r.status()).isEqualTo(200);
     assertThat(r.body()).hasSize(big.length);

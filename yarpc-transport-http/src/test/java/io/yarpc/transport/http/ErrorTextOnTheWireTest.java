@@ -31,9 +31,12 @@ class ErrorTextOnTheWireTest {
     transport = HttpTransport.builder().eventLoopThreads(1).build();
     inbound = transport.inbound();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
-    dispatcher.register(Raw.procedure("fail", body -> {
-      throw YarpcException.of(Code.FAILED_PRECONDITION, new String(body, UTF_8));
-    }));
+    dispatcher.register(
+        Raw.procedure(
+            "fail",
+            body -> {
+              throw YarpcException.of(Code.FAILED_PRECONDITION, new String(body, UTF_8));
+            }));
     dispatcher.start();
   }
 
@@ -48,13 +51,16 @@ class ErrorTextOnTheWireTest {
     List<String> head = failWith(MIXED, "Rpc-Accepts-Both-Response-Error: true");
     assertThat(head.get(0)).isEqualTo("HTTP/1.1 400 Bad Request");
     // the header's bytes, seen one per char: UTF-8 as it is, every control but tab a space
-    String onTheWire = new String("tab\there, CR LF , NUL , DEL , é, €, 😀 and %41".getBytes(UTF_8), ISO_8859_1);
-    assertThat(head).contains("rpc-error-message: " + onTheWire, "rpc-error-code: failed-precondition");
+    String onTheWire =
+        new String("tab\there, CR LF , NUL , DEL , é, €, 😀 and %41".getBytes(UTF_8), ISO_8859_1);
+    assertThat(head)
+        .contains("rpc-error-message: " + onTheWire, "rpc-error-code: failed-precondition");
   }
 
   @Test
   void headerDropsWhitespaceAtEitherEnd() throws Exception {
-    List<String> head = failWith("\r\n  padded \t message\t \n", "Rpc-Accepts-Both-Response-Error: true");
+    List<String> head =
+        failWith("\r\n  padded \t message\t \n", "Rpc-Accepts-Both-Response-Error: true");
     assertThat(head).contains("rpc-error-message: padded \t message");
   }
 
@@ -80,7 +86,10 @@ class ErrorTextOnTheWireTest {
       List<String> lines = new ArrayList<>();
       for (String line : head.split("\r\n", -1)) {
         int colon = line.indexOf(':');
-        lines.add(lines.isEmpty() ? line : line.substring(0, colon).toLowerCase() + line.substring(colon));
+        lines.add(
+            lines.isEmpty()
+                ? line
+                : line.substring(0, colon).toLowerCase() + line.substring(colon));
       }
       return lines;
     }

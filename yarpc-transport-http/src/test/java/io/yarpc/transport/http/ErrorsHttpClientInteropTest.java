@@ -47,9 +47,13 @@ class ErrorsHttpClientInteropTest {
   }
 
   static Res send(String method, Map<String, String> headers, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + "/"))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + "/"))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
     headers.forEach(b::header);
     HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     Map<String, List<String>> h = new TreeMap<>();
@@ -66,8 +70,17 @@ class ErrorsHttpClientInteropTest {
   }
 
   static Map<String, String> valid(String procedure, String encoding, String ttl) {
-    return headers("RPC-Caller", "yarpc-test", "RPC-Service", "yarpc-test", "RPC-Procedure", procedure,
-        "RPC-Encoding", encoding, "Context-TTL-MS", ttl);
+    return headers(
+        "RPC-Caller",
+        "yarpc-test",
+        "RPC-Service",
+        "yarpc-test",
+        "RPC-Procedure",
+        procedure,
+        "RPC-Encoding",
+        encoding,
+        "Context-TTL-MS",
+        ttl);
   }
 
   /** The headers of a text/plain error answer (client did not accept both response and error). */
@@ -77,8 +90,8 @@ class ErrorsHttpClientInteropTest {
     assertThat(res.header("Rpc-Error-Code")).isEqualTo(code);
     assertThat(res.header("Content-Type")).isEqualTo("text/plain; charset=utf8");
     assertThat(res.header("Rpc-Service")).isEqualTo(service);
-    assertThat(res.header("Content-Length")).isEqualTo(Integer.toString(body.getBytes(
-        java.nio.charset.StandardCharsets.UTF_8).length));
+    assertThat(res.header("Content-Length"))
+        .isEqualTo(Integer.toString(body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
     assertThat(res.headers()).doesNotContainKeys("rpc-both-response-error", "rpc-error-message");
   }
 
@@ -87,7 +100,8 @@ class ErrorsHttpClientInteropTest {
     Res res = post(valid("echo", "json", "100"), "{\"token\":\"10\"}");
     assertThat(res.status()).isEqualTo(200);
     assertThat(res.body()).isEqualTo("{\"token\":\"10\"}\n");
-    assertThat(res.headers()).containsOnlyKeys("content-length", "content-type", "rpc-service", "rpc-status");
+    assertThat(res.headers())
+        .containsOnlyKeys("content-length", "content-type", "rpc-service", "rpc-status");
     assertThat(res.header("Content-Type")).isEqualTo("application/json");
     assertThat(res.header("Rpc-Status")).isEqualTo("success");
     assertThat(res.header("Rpc-Service")).isEqualTo("yarpc-test");
@@ -95,7 +109,11 @@ class ErrorsHttpClientInteropTest {
 
   @Test
   void noService() throws Exception {
-    assertTextError(post(headers(), "{}"), 400, "invalid-argument", "",
+    assertTextError(
+        post(headers(), "{}"),
+        400,
+        "invalid-argument",
+        "",
         "missing service name, procedure, caller name, encoding\n");
   }
 
@@ -103,70 +121,149 @@ class ErrorsHttpClientInteropTest {
   void wrongService() throws Exception {
     Map<String, String> h = valid("echo", "json", "100");
     h.put("RPC-Service", "not-yarpc-test");
-    assertTextError(post(h, "{\"token\":\"10\"}"), 501, "unimplemented", "not-yarpc-test",
+    assertTextError(
+        post(h, "{\"token\":\"10\"}"),
+        501,
+        "unimplemented",
+        "not-yarpc-test",
         "unrecognized service name \"not-yarpc-test\", available services: \"yarpc-test\"\n");
   }
 
   @Test
   void noProcedure() throws Exception {
-    assertTextError(post(headers("RPC-Service", "yarpc-test"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(headers("RPC-Service", "yarpc-test"), "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "missing procedure, caller name, encoding\n");
   }
 
   @Test
   void noCaller() throws Exception {
-    assertTextError(post(headers("RPC-Service", "yarpc-test", "RPC-Procedure", "echo"), "{}"), 400,
-        "invalid-argument", "yarpc-test", "missing caller name, encoding\n");
+    assertTextError(
+        post(headers("RPC-Service", "yarpc-test", "RPC-Procedure", "echo"), "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
+        "missing caller name, encoding\n");
   }
 
   @Test
   void noHandler() throws Exception {
-    assertTextError(post(valid("no-such-procedure", "json", "100"), "{}"), 501, "unimplemented", "yarpc-test",
+    assertTextError(
+        post(valid("no-such-procedure", "json", "100"), "{}"),
+        501,
+        "unimplemented",
+        "yarpc-test",
         "unrecognized procedure \"no-such-procedure\" for service \"yarpc-test\"\n");
   }
 
   @Test
   void noTimeoutAndNoEncoding() throws Exception {
-    assertTextError(post(headers("RPC-Caller", "yarpc-test", "RPC-Service", "yarpc-test",
-        "RPC-Procedure", "echo"), "{}"), 400, "invalid-argument", "yarpc-test", "missing encoding\n");
+    assertTextError(
+        post(
+            headers(
+                "RPC-Caller", "yarpc-test", "RPC-Service", "yarpc-test", "RPC-Procedure", "echo"),
+            "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
+        "missing encoding\n");
   }
 
   @Test
   void noTimeout() throws Exception {
-    assertTextError(post(headers("RPC-Caller", "yarpc-test", "RPC-Service", "yarpc-test",
-        "RPC-Procedure", "echo", "RPC-Encoding", "json"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(
+            headers(
+                "RPC-Caller",
+                "yarpc-test",
+                "RPC-Service",
+                "yarpc-test",
+                "RPC-Procedure",
+                "echo",
+                "RPC-Encoding",
+                "json"),
+            "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "missing TTL\n");
   }
 
   @Test
   void noEncoding() throws Exception {
-    assertTextError(post(headers("RPC-Caller", "yarpc-test", "RPC-Service", "yarpc-test",
-        "RPC-Procedure", "echo", "Context-TTL-MS", "100"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(
+            headers(
+                "RPC-Caller",
+                "yarpc-test",
+                "RPC-Service",
+                "yarpc-test",
+                "RPC-Procedure",
+                "echo",
+                "Context-TTL-MS",
+                "100"),
+            "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "missing encoding\n");
   }
 
   @Test
   void invalidTimeout() throws Exception {
-    assertTextError(post(valid("echo", "json", "moo"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(valid("echo", "json", "moo"), "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "invalid TTL \"moo\" for service \"yarpc-test\" and procedure \"echo\"\n");
   }
 
   @Test
   void negativeTimeout() throws Exception {
-    assertTextError(post(valid("echo", "json", "-05"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(valid("echo", "json", "-05"), "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "invalid TTL \"-5\" for service \"yarpc-test\" and procedure \"echo\"\n");
   }
 
   @Test
   void checkOrderValidationThenRoutingThenTtl() throws Exception {
     // a missing field wins over a bad TTL
-    assertTextError(post(headers("RPC-Service", "yarpc-test", "RPC-Procedure", "echo", "RPC-Encoding", "json",
-        "Context-TTL-MS", "moo"), "{}"), 400, "invalid-argument", "yarpc-test", "missing caller name\n");
+    assertTextError(
+        post(
+            headers(
+                "RPC-Service",
+                "yarpc-test",
+                "RPC-Procedure",
+                "echo",
+                "RPC-Encoding",
+                "json",
+                "Context-TTL-MS",
+                "moo"),
+            "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
+        "missing caller name\n");
     // routing wins over a bad TTL
-    assertTextError(post(valid("nope", "json", "moo"), "{}"), 501, "unimplemented", "yarpc-test",
+    assertTextError(
+        post(valid("nope", "json", "moo"), "{}"),
+        501,
+        "unimplemented",
+        "yarpc-test",
         "unrecognized procedure \"nope\" for service \"yarpc-test\"\n");
     // a bad TTL wins over the handler (which would fail to decode)
-    assertTextError(post(valid("echo", "json", "moo"), "i am not json"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(valid("echo", "json", "moo"), "i am not json"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "invalid TTL \"moo\" for service \"yarpc-test\" and procedure \"echo\"\n");
   }
 
@@ -174,14 +271,21 @@ class ErrorsHttpClientInteropTest {
   void invalidRequest() throws Exception {
     Res res = post(valid("echo", "json", "100"), "i am not json");
     assertThat(res.status()).isEqualTo(400);
-    assertThat(res.body()).startsWith("failed to decode \"json\" request body for procedure \"echo\" of service "
-        + "\"yarpc-test\" from caller \"yarpc-test\":").endsWith("\n");
+    assertThat(res.body())
+        .startsWith(
+            "failed to decode \"json\" request body for procedure \"echo\" of service "
+                + "\"yarpc-test\" from caller \"yarpc-test\":")
+        .endsWith("\n");
     assertThat(res.header("Rpc-Error-Code")).isEqualTo("invalid-argument");
   }
 
   @Test
   void encodingMismatch() throws Exception {
-    assertTextError(post(valid("echo", "thrift", "100"), "{}"), 400, "invalid-argument", "yarpc-test",
+    assertTextError(
+        post(valid("echo", "thrift", "100"), "{}"),
+        400,
+        "invalid-argument",
+        "yarpc-test",
         "failed to decode \"json\" request body for procedure \"echo\" of service \"yarpc-test\" from caller "
             + "\"yarpc-test\": expected encoding \"json\" but got \"thrift\"\n");
   }
@@ -189,9 +293,14 @@ class ErrorsHttpClientInteropTest {
   @Test
   void unexpectedError() throws Exception {
     Res res = post(valid("unexpected-error", "json", "100"), "{}");
-    assertTextError(res, 500, "unknown", "yarpc-test",
+    assertTextError(
+        res,
+        500,
+        "unknown",
+        "yarpc-test",
         "error for service \"yarpc-test\" and procedure \"unexpected-error\": error\n");
-    assertThat(res.header("Rpc-Status")).isEqualTo("error"); // the JSON handler flags an application error
+    assertThat(res.header("Rpc-Status"))
+        .isEqualTo("error"); // the JSON handler flags an application error
   }
 
   @Test
@@ -213,22 +322,31 @@ class ErrorsHttpClientInteropTest {
   void badResponse() throws Exception {
     Res res = post(valid("bad-response", "json", "100"), "{}");
     assertThat(res.status()).isEqualTo(400);
-    assertThat(res.body()).startsWith("failed to encode \"json\" response body for procedure \"bad-response\" "
-        + "of service \"yarpc-test\" from caller \"yarpc-test\":");
+    assertThat(res.body())
+        .startsWith(
+            "failed to encode \"json\" response body for procedure \"bad-response\" "
+                + "of service \"yarpc-test\" from caller \"yarpc-test\":");
     assertThat(res.header("Rpc-Error-Code")).isEqualTo("invalid-argument");
   }
 
   private String phone(String procedure, String body) {
-    return "{\"service\": \"yarpc-test\", \"procedure\": \"" + procedure + "\", \"body\": " + body
-        + ", \"transport\": {\"http\": {\"host\": \"127.0.0.1\", \"port\": " + server.port() + "}}}";
+    return "{\"service\": \"yarpc-test\", \"procedure\": \""
+        + procedure
+        + "\", \"body\": "
+        + body
+        + ", \"transport\": {\"http\": {\"host\": \"127.0.0.1\", \"port\": "
+        + server.port()
+        + "}}}";
   }
 
   @Test
   void remoteBadRequest() throws Exception {
     Res res = post(valid("phone", "json", "1000"), phone("Echo::echo", "\"not a Thrift payload\""));
     assertThat(res.status()).isEqualTo(400);
-    assertThat(res.body()).contains("failed to decode \"thrift\" request body for procedure \"Echo::echo\" "
-        + "of service \"yarpc-test\" from caller \"yarpc-test\": ");
+    assertThat(res.body())
+        .contains(
+            "failed to decode \"thrift\" request body for procedure \"Echo::echo\" "
+                + "of service \"yarpc-test\" from caller \"yarpc-test\": ");
   }
 
   @Test
@@ -243,23 +361,35 @@ class ErrorsHttpClientInteropTest {
     Res res = post(valid("waitfortimeout/raw", "raw", "100"), null);
     assertThat(res.status()).isEqualTo(504);
     assertThat(res.header("Rpc-Error-Code")).isEqualTo("deadline-exceeded");
-    assertThat(res.body()).contains("call to procedure \"waitfortimeout/raw\" of service \"yarpc-test\" from "
-        + "caller \"yarpc-test\" timed out");
+    assertThat(res.body())
+        .contains(
+            "call to procedure \"waitfortimeout/raw\" of service \"yarpc-test\" from "
+                + "caller \"yarpc-test\" timed out");
   }
 
   @Test
   void unexpectedClientTimeout() throws Exception {
     Res res = post(valid("phone", "json", "100"), phone("sleep", "\"unused\""));
     assertThat(res.status()).isEqualTo(504);
-    assertThat(res.body()).contains("call to procedure \"phone\" of service \"yarpc-test\" from caller "
-        + "\"yarpc-test\" timed out");
+    assertThat(res.body())
+        .contains(
+            "call to procedure \"phone\" of service \"yarpc-test\" from caller "
+                + "\"yarpc-test\" timed out");
   }
 
   @Test
   void otherMethodsAreNotFound() throws Exception {
-    assertTextError(send("GET", valid("echo", "json", "100"), null), 404, "not-found", "yarpc-test",
+    assertTextError(
+        send("GET", valid("echo", "json", "100"), null),
+        404,
+        "not-found",
+        "yarpc-test",
         "request method was GET but only POST is allowed\n");
-    assertTextError(send("PUT", valid("echo", "json", "100"), "{}"), 404, "not-found", "yarpc-test",
+    assertTextError(
+        send("PUT", valid("echo", "json", "100"), "{}"),
+        404,
+        "not-found",
+        "yarpc-test",
         "request method was PUT but only POST is allowed\n");
   }
 
@@ -267,8 +397,9 @@ class ErrorsHttpClientInteropTest {
   void clientsAskingToUpgradeToH2cAreServedOverHttp11() throws Exception {
     // the JDK client prefers HTTP/2: on http:// it sends Upgrade: h2c, which the inbound ignores
     HttpClient upgrading = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + "/"))
-        .POST(HttpRequest.BodyPublishers.ofString("up"));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + "/"))
+            .POST(HttpRequest.BodyPublishers.ofString("up"));
     valid("echo/raw", "raw", "1000").forEach(b::header);
     HttpResponse<String> r = upgrading.send(b.build(), HttpResponse.BodyHandlers.ofString());
     assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
@@ -304,14 +435,19 @@ class ErrorsHttpClientInteropTest {
     assertThat(res.header("Rpc-Header-Mixedcase")).isEqualTo("Value");
     assertThat(res.header("Rpc-Header-Empty")).isEmpty();
     assertThat(res.header("Rpc-Header-Rpc-Procedure")).isEqualTo("survives");
-    // tracing, proxy and cross-zone keys go back unprefixed; the prefixed value won over the plain one
+    // tracing, proxy and cross-zone keys go back unprefixed; the prefixed value won over the plain
+    // one
     assertThat(res.header("X-Forwarded-For")).isEqualTo("1.2.3.4");
     assertThat(res.header("X-Request-Id")).isEqualTo("prefixed");
     assertThat(res.header("Uber-Trace-Id")).isEqualTo("abc");
     assertThat(res.header("Uberctx-Tenant")).isEqualTo("t1");
     assertThat(res.header("Rpc-Routing-Zone")).isEqualTo("zone1");
-    assertThat(res.headers()).doesNotContainKeys("rpc-header-x-request-id", "x-not-allowed",
-        "rpc-header-x-not-allowed", "rpc-header-rpc-routing-zone");
+    assertThat(res.headers())
+        .doesNotContainKeys(
+            "rpc-header-x-request-id",
+            "x-not-allowed",
+            "rpc-header-x-not-allowed",
+            "rpc-header-rpc-routing-zone");
   }
 
   @Test
@@ -323,11 +459,20 @@ class ErrorsHttpClientInteropTest {
     h.put("Rpc-Caller-Procedure", "cp");
     Res res = post(h, "");
     assertThat(res.status()).isEqualTo(200);
-    assertThat(res.body()).contains("\"caller\":\"yarpc-test\"", "\"service\":\"yarpc-test\"",
-        "\"procedure\":\"meta\"", "\"encoding\":\"raw\"", "\"transport\":\"http\"", "\"shardKey\":\"shard\"",
-        "\"routingKey\":\"rk\"", "\"routingDelegate\":\"rd\"", "\"callerProcedure\":\"cp\"",
-        "\"hasDeadline\":true");
-    // none of the Rpc-* metadata headers leak into the application headers; user-agent is a proxy key
+    assertThat(res.body())
+        .contains(
+            "\"caller\":\"yarpc-test\"",
+            "\"service\":\"yarpc-test\"",
+            "\"procedure\":\"meta\"",
+            "\"encoding\":\"raw\"",
+            "\"transport\":\"http\"",
+            "\"shardKey\":\"shard\"",
+            "\"routingKey\":\"rk\"",
+            "\"routingDelegate\":\"rd\"",
+            "\"callerProcedure\":\"cp\"",
+            "\"hasDeadline\":true");
+    // none of the Rpc-* metadata headers leak into the application headers; user-agent is a proxy
+    // key
     assertThat(res.body()).contains("\"headers\":{\"user-agent\":\"Java-http-client/");
     assertThat(res.body()).doesNotContain("rpc-header", "rpc-shard", "context-ttl");
   }

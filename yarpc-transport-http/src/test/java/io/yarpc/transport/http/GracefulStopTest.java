@@ -45,19 +45,26 @@ class GracefulStopTest {
     inbound = b.build();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
     dispatcher.register(
-        Procedure.builder("slow").unary(r -> {
-          Call call = Call.current();
-          call.onCancel(() -> cancelled.complete(call.cancellation().code()));
-          started.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return CompletableFuture.completedFuture(Response.of(Body.of("done".getBytes(UTF_8))));
-        }).build(),
-        Procedure.builder("echo").unary(r -> CompletableFuture.completedFuture(
-            Response.of(Body.of(r.body().toByteArray())))).build());
+        Procedure.builder("slow")
+            .unary(
+                r -> {
+                  Call call = Call.current();
+                  call.onCancel(() -> cancelled.complete(call.cancellation().code()));
+                  started.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return CompletableFuture.completedFuture(
+                      Response.of(Body.of("done".getBytes(UTF_8))));
+                })
+            .build(),
+        Procedure.builder("echo")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(Response.of(Body.of(r.body().toByteArray()))))
+            .build());
     dispatcher.start();
   }
 
@@ -117,7 +124,8 @@ class GracefulStopTest {
   void inFlightHttp2CallFinishes() throws Exception {
     start(b -> {});
     HttpTransport clientTransport = HttpTransport.builder().eventLoopThreads(1).build();
-    HttpOutbound out = clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(true).build();
+    HttpOutbound out =
+        clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(true).build();
     out.start();
     try {
       CompletableFuture<Response> call = out.call(Request.of(meta("slow"), Body.empty()));
@@ -165,7 +173,12 @@ class GracefulStopTest {
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().caller("client").service(YarpcTestService.NAME).procedure(procedure).encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(20))).build();
+    return RequestMeta.builder()
+        .caller("client")
+        .service(YarpcTestService.NAME)
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(20)))
+        .build();
   }
 }

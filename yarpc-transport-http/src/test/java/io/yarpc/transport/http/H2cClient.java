@@ -40,19 +40,28 @@ final class H2cClient implements AutoCloseable {
   /** A response: status, headers by lower-case name, body. */
   record Res(int status, Map<String, String> headers, String body) {}
 
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel connection;
 
   H2cClient(int port) throws InterruptedException {
-    connection = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
-                new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
-          }
-        })
-        .connect("127.0.0.1", port).sync().channel();
+    connection =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            Http2FrameCodecBuilder.forClient().build(),
+                            new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                  }
+                })
+            .connect("127.0.0.1", port)
+            .sync()
+            .channel();
   }
 
   /** Sends {@code method path} with no body and waits (at most 10 s) for the response. */
@@ -64,36 +73,58 @@ final class H2cClient implements AutoCloseable {
    * Sends {@code method path} with {@code headers} and {@code body} on a new stream of the one connection,
    * and waits (at most 10 s) for the response.
    */
-  Res request(HttpMethod method, String path, Map<String, String> headers, byte[] body) throws Exception {
+  Res request(HttpMethod method, String path, Map<String, String> headers, byte[] body)
+      throws Exception {
     CompletableFuture<Res> result = new CompletableFuture<>();
-    Http2StreamChannel stream = new Http2StreamChannelBootstrap(connection)
-        .handler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false), new HttpObjectAggregator(1 << 20),
-                new SimpleChannelInboundHandler<FullHttpResponse>() {
+    Http2StreamChannel stream =
+        new Http2StreamChannelBootstrap(connection)
+            .handler(
+                new ChannelInitializer<Http2StreamChannel>() {
                   @Override
-                  protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse res) {
-                    Map<String, String> headers = new LinkedHashMap<>();
-                    res.headers().forEach(e -> headers.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue()));
-                    result.complete(new Res(res.status().code(), headers,
-                        new String(ByteBufUtil.getBytes(res.content()), StandardCharsets.UTF_8)));
-                  }
+                  protected void initChannel(Http2StreamChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new Http2StreamFrameToHttpObjectCodec(false),
+                            new HttpObjectAggregator(1 << 20),
+                            new SimpleChannelInboundHandler<FullHttpResponse>() {
+                              @Override
+                              protected void channelRead0(
+                                  ChannelHandlerContext ctx, FullHttpResponse res) {
+                                Map<String, String> headers = new LinkedHashMap<>();
+                                res.headers()
+                                    .forEach(
+                                        e ->
+                                            headers.put(
+                                                e.getKey().toLowerCase(Locale.ROOT), e.getValue()));
+                                result.complete(
+                                    new Res(
+                                        res.status().code(),
+                                        headers,
+                                        new String(
+                                            ByteBufUtil.getBytes(res.content()),
+                                            StandardCharsets.UTF_8)));
+                              }
 
-                  @Override
-                  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                    result.completeExceptionally(cause);
-                  }
+                              @Override
+                              public void exceptionCaught(
+                                  ChannelHandlerContext ctx, Throwable cause) {
+                                result.completeExceptionally(cause);
+                              }
 
-                  @Override
-                  public void channelInactive(ChannelHandlerContext ctx) {
-                    result.completeExceptionally(new IllegalStateException("stream closed without a response"));
+                              @Override
+                              public void channelInactive(ChannelHandlerContext ctx) {
+                                result.completeExceptionally(
+                                    new IllegalStateException("stream closed without a response"));
+                              }
+                            });
                   }
-                });
-          }
-        }).open().sync().getNow();
-    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
-        Unpooled.wrappedBuffer(body));
+                })
+            .open()
+            .sync()
+            .getNow();
+    DefaultFullHttpRequest req =
+        new DefaultFullHttpRequest(
+            HttpVersion.HTTP_1_1, method, path, Unpooled.wrappedBuffer(body));
     req.headers().set(HttpHeaderNames.HOST, "127.0.0.1");
     headers.forEach(req.headers()::set);
     if (body.length > 0) {

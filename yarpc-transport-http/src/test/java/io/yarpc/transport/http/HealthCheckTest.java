@@ -34,23 +34,33 @@ class HealthCheckTest {
   private void start(UnaryOperator<HttpInbound.Builder> options) {
     transport = HttpTransport.builder().eventLoopThreads(2).build();
     inbound = options.apply(transport.inboundBuilder()).build();
-    dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound)
-        .shutdownGracePeriod(Duration.ofSeconds(20)).build();
+    dispatcher =
+        Dispatcher.builder(YarpcTestService.NAME)
+            .inbound(inbound)
+            .shutdownGracePeriod(Duration.ofSeconds(20))
+            .build();
     dispatcher.register(
-        Procedure.builder("slow").unary(r -> {
-          r.body().release();
-          slowEntered.countDown();
-          return CompletableFuture.supplyAsync(() -> {
-            try {
-              release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return Response.of(Body.of("done".getBytes(UTF_8)));
-          });
-        }).build(),
-        Procedure.builder("echo").unary(r -> CompletableFuture.completedFuture(
-            Response.of(Body.of(r.body().toByteArray())))).build());
+        Procedure.builder("slow")
+            .unary(
+                r -> {
+                  r.body().release();
+                  slowEntered.countDown();
+                  return CompletableFuture.supplyAsync(
+                      () -> {
+                        try {
+                          release.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                        return Response.of(Body.of("done".getBytes(UTF_8)));
+                      });
+                })
+            .build(),
+        Procedure.builder("echo")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(Response.of(Body.of(r.body().toByteArray()))))
+            .build());
     dispatcher.start();
   }
 
@@ -78,7 +88,9 @@ class HealthCheckTest {
     Map<String, String> headers = new java.util.LinkedHashMap<>();
     for (int i = 1; i < lines.length; i++) {
       int colon = lines[i].indexOf(':');
-      headers.put(lines[i].substring(0, colon).toLowerCase(java.util.Locale.ROOT), lines[i].substring(colon + 1).trim());
+      headers.put(
+          lines[i].substring(0, colon).toLowerCase(java.util.Locale.ROOT),
+          lines[i].substring(colon + 1).trim());
     }
     return new RawClient.Res(Integer.parseInt(lines[0].split(" ")[1]), headers, "");
   }
@@ -93,10 +105,13 @@ class HealthCheckTest {
     RawClient.Res r = http1("GET", "/health");
     assertThat(r.status()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("SERVING\n");
-    assertThat(r.headers()).containsEntry("content-type", "text/plain; charset=utf-8")
+    assertThat(r.headers())
+        .containsEntry("content-type", "text/plain; charset=utf-8")
         .containsEntry("content-length", "8");
     assertNoRpcHeaders(r.headers());
-    assertThat(http1("GET", "/health?probe=liveness").status()).as("the query is ignored").isEqualTo(200);
+    assertThat(http1("GET", "/health?probe=liveness").status())
+        .as("the query is ignored")
+        .isEqualTo(200);
 
     RawClient.Res h = http1("HEAD", "/health");
     assertThat(h.status()).isEqualTo(200);
@@ -153,10 +168,17 @@ class HealthCheckTest {
     HttpOutbound out = clientTransport.singleOutbound(inbound.hostPort());
     out.start();
     try (H2cClient h2 = new H2cClient(inbound.address().getPort())) {
-      CompletableFuture<Response> inFlight = out.call(io.yarpc.transport.Request.of(
-          io.yarpc.transport.RequestMeta.builder().caller("lb-test").service(YarpcTestService.NAME)
-              .procedure("slow").encoding("raw").deadline(io.yarpc.transport.Deadline.after(Duration.ofSeconds(30)))
-              .build(), Body.empty()));
+      CompletableFuture<Response> inFlight =
+          out.call(
+              io.yarpc.transport.Request.of(
+                  io.yarpc.transport.RequestMeta.builder()
+                      .caller("lb-test")
+                      .service(YarpcTestService.NAME)
+                      .procedure("slow")
+                      .encoding("raw")
+                      .deadline(io.yarpc.transport.Deadline.after(Duration.ofSeconds(30)))
+                      .build(),
+                  Body.empty()));
       assertThat(slowEntered.await(10, TimeUnit.SECONDS)).isTrue();
       assertThat(http1("GET", "/health").status()).isEqualTo(200);
 
@@ -217,7 +239,8 @@ class HealthCheckTest {
   void theHealthPathIsValidated() {
     HttpInbound.Builder b = HttpTransport.create().inboundBuilder();
     assertThatThrownBy(() -> b.healthPath("health")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> b.healthPath("/health?x")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.healthPath("/health?x"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.healthPath("/he alth")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.healthPath(null)).isInstanceOf(NullPointerException.class);
   }

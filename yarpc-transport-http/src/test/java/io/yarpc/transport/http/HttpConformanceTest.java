@@ -19,8 +19,10 @@ class HttpConformanceTest extends TransportConformanceSuite {
    */
   static final class HttpUnderTest implements TransportUnderTest {
     private final boolean http2;
-    private final HttpTransport serverTransport = HttpTransport.builder().eventLoopThreads(2).build();
-    private final HttpTransport clientTransport = HttpTransport.builder().eventLoopThreads(2).build();
+    private final HttpTransport serverTransport =
+        HttpTransport.builder().eventLoopThreads(2).build();
+    private final HttpTransport clientTransport =
+        HttpTransport.builder().eventLoopThreads(2).build();
     private final HttpInbound inbound = serverTransport.inbound();
 
     HttpUnderTest(boolean http2) {
@@ -34,7 +36,8 @@ class HttpConformanceTest extends TransportConformanceSuite {
 
     @Override
     public Outbounds clientOutbounds() {
-      HttpOutbound out = clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
+      HttpOutbound out =
+          clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
       return Outbounds.builder().unary(out).oneway(out).build();
     }
 

@@ -45,29 +45,50 @@ class LimitsAndBadInputTest {
     inbound = b.build();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
     dispatcher.register(
-        Procedure.builder("echo").unary(r -> CompletableFuture.completedFuture(
-            Response.of(Body.of(r.body().toByteArray())))).build(),
-        Procedure.builder("big").unary(r -> {
-          int size = 32 << 20;
-          return CompletableFuture.completedFuture(Response.of(Body.lazy(size, out -> {
-            byte[] chunk = new byte[64 << 10];
-            for (int i = 0; i < size / chunk.length; i++) {
-              out.write(chunk);
-            }
-          })));
-        }).build(),
-        Procedure.builder("badHeader").unary(r -> CompletableFuture.completedFuture(Response.builder()
-            .body(Body.of(new byte[] {5})).headers(Headers.of("bad key", "x", "good", "y")).build())).build(),
-        Procedure.builder("block").unary(r -> {
-          Call call = Call.current();
-          CompletableFuture<Response> never = new CompletableFuture<>();
-          call.onCancel(() -> {
-            blockedCallCancelled.complete(call.cancellation());
-            never.completeExceptionally(call.cancellation());
-          });
-          blockStarted.countDown();
-          return never;
-        }).build());
+        Procedure.builder("echo")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(Response.of(Body.of(r.body().toByteArray()))))
+            .build(),
+        Procedure.builder("big")
+            .unary(
+                r -> {
+                  int size = 32 << 20;
+                  return CompletableFuture.completedFuture(
+                      Response.of(
+                          Body.lazy(
+                              size,
+                              out -> {
+                                byte[] chunk = new byte[64 << 10];
+                                for (int i = 0; i < size / chunk.length; i++) {
+                                  out.write(chunk);
+                                }
+                              })));
+                })
+            .build(),
+        Procedure.builder("badHeader")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(
+                        Response.builder()
+                            .body(Body.of(new byte[] {5}))
+                            .headers(Headers.of("bad key", "x", "good", "y"))
+                            .build()))
+            .build(),
+        Procedure.builder("block")
+            .unary(
+                r -> {
+                  Call call = Call.current();
+                  CompletableFuture<Response> never = new CompletableFuture<>();
+                  call.onCancel(
+                      () -> {
+                        blockedCallCancelled.complete(call.cancellation());
+                        never.completeExceptionally(call.cancellation());
+                      });
+                  blockStarted.countDown();
+                  return never;
+                })
+            .build());
     dispatcher.start();
   }
 
@@ -85,7 +106,9 @@ class LimitsAndBadInputTest {
   private static void assertError(RawClient.Res res, int status, String code, String body) {
     assertThat(res.status()).isEqualTo(status);
     assertThat(res.body()).isEqualTo(body);
-    assertThat(res.headers()).containsEntry("rpc-error-code", code).containsEntry("content-type", TEXT_PLAIN)
+    assertThat(res.headers())
+        .containsEntry("rpc-error-code", code)
+        .containsEntry("content-type", TEXT_PLAIN)
         .containsEntry("connection", "close");
   }
 
@@ -94,7 +117,11 @@ class LimitsAndBadInputTest {
     start(b -> b.maxBodySize(1024));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 2048)).send(new byte[2048]);
-      assertError(c.read(), 413, "resource-exhausted", "request body is larger than the limit of 1024 bytes\n");
+      assertError(
+          c.read(),
+          413,
+          "resource-exhausted",
+          "request body is larger than the limit of 1024 bytes\n");
       assertThat(c.closedByServer()).isTrue();
     }
     // the limit is inclusive
@@ -112,7 +139,11 @@ class LimitsAndBadInputTest {
       c.send("200\r\n" + "a".repeat(512) + "\r\n");
       c.send("200\r\n" + "b".repeat(512) + "\r\n");
       c.send("1\r\nc\r\n0\r\n\r\n");
-      assertError(c.read(), 413, "resource-exhausted", "request body is larger than the limit of 1024 bytes\n");
+      assertError(
+          c.read(),
+          413,
+          "resource-exhausted",
+          "request body is larger than the limit of 1024 bytes\n");
       assertThat(c.closedByServer()).isTrue();
     }
   }
@@ -136,8 +167,14 @@ class LimitsAndBadInputTest {
       HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
       out.start();
       try {
-        RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
-            .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+        RequestMeta meta =
+            RequestMeta.builder()
+                .caller("c")
+                .service(YarpcTestService.NAME)
+                .procedure("echo")
+                .encoding("raw")
+                .deadline(Deadline.after(Duration.ofSeconds(10)))
+                .build();
         YarpcException e = failure(out.call(Request.of(meta, Body.of(new byte[4096]))));
         assertThat(e.code()).as("h2 %s", h2).isEqualTo(Code.RESOURCE_EXHAUSTED);
         assertThat(e.getMessage()).isEqualTo("request body is larger than the limit of 1024 bytes");
@@ -161,7 +198,11 @@ class LimitsAndBadInputTest {
     // too large: 413 at once, without 100 Continue, and the body is never sent
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 4096, "Expect: 100-continue"));
-      assertError(c.read(), 413, "resource-exhausted", "request body is larger than the limit of 1024 bytes\n");
+      assertError(
+          c.read(),
+          413,
+          "resource-exhausted",
+          "request body is larger than the limit of 1024 bytes\n");
       assertThat(c.closedByServer()).isTrue();
     }
   }
@@ -171,13 +212,19 @@ class LimitsAndBadInputTest {
     start(b -> b.maxHeaderSize(1024));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 0, "Rpc-Header-Big: " + "x".repeat(2000)));
-      assertError(c.read(), 431, "invalid-argument",
+      assertError(
+          c.read(),
+          431,
+          "invalid-argument",
           "request header fields are larger than the limit of 1024 bytes\n");
       assertThat(c.closedByServer()).isTrue();
     }
     try (RawClient c = new RawClient(port())) {
       c.send("POST /" + "p".repeat(2000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
-      assertError(c.read(), 431, "invalid-argument",
+      assertError(
+          c.read(),
+          431,
+          "invalid-argument",
           "request header fields are larger than the limit of 1024 bytes\n");
     }
   }
@@ -188,19 +235,28 @@ class LimitsAndBadInputTest {
     HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(true).build();
     out.start();
     try {
-      RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
-          .encoding("raw").headers(Headers.of("big", "x".repeat(850)))
-          .deadline(Deadline.after(Duration.ofSeconds(10))).build();
-      // The first request may leave before the server's SETTINGS arrive: Netty's server codec then answers
-      // 431 (no YARPC headers, so the status table gives invalid-argument). Once the client knows the
-      // announced SETTINGS_MAX_HEADER_LIST_SIZE it refuses to send such headers: invalid-argument too.
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller("c")
+              .service(YarpcTestService.NAME)
+              .procedure("echo")
+              .encoding("raw")
+              .headers(Headers.of("big", "x".repeat(850)))
+              .deadline(Deadline.after(Duration.ofSeconds(10)))
+              .build();
+      // The first request may leave before the server's SETTINGS arrive: Netty's server codec then
+      // answers
+      // 431 (no YARPC headers, so the status table gives invalid-argument). Once the client knows
+      // the
+      // announced SETTINGS_MAX_HEADER_LIST_SIZE it refuses to send such headers: invalid-argument
+      // too.
       for (int i = 0; i < 2; i++) {
         YarpcException e = failure(out.call(Request.of(meta, Body.of(new byte[1]))));
         assertThat(e.code()).as(e.toString()).isEqualTo(Code.INVALID_ARGUMENT);
       }
       YarpcException e = failure(out.call(Request.of(meta, Body.of(new byte[1]))));
-      assertThat(e.getMessage()).startsWith("request headers are larger than peer " + inbound.hostPort()
-          + " accepts: ");
+      assertThat(e.getMessage())
+          .startsWith("request headers are larger than peer " + inbound.hostPort() + " accepts: ");
     } finally {
       out.stop();
     }
@@ -220,8 +276,10 @@ class LimitsAndBadInputTest {
         RawClient.Res res = c.read();
         assertThat(res.status()).as(g).isEqualTo(400);
         assertThat(res.body()).startsWith("malformed HTTP request: ").endsWith("\n");
-        assertThat(res.headers()).containsEntry("rpc-error-code", "invalid-argument")
-            .containsEntry("content-type", TEXT_PLAIN).containsEntry("connection", "close");
+        assertThat(res.headers())
+            .containsEntry("rpc-error-code", "invalid-argument")
+            .containsEntry("content-type", TEXT_PLAIN)
+            .containsEntry("connection", "close");
         assertThat(c.closedByServer()).isTrue();
       }
     }
@@ -232,7 +290,8 @@ class LimitsAndBadInputTest {
     start(b -> b.readTimeout(Duration.ofMillis(300)));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 100)).send(new byte[10]);
-      assertError(c.read(), 408, "deadline-exceeded", "timed out reading the request after 300ms\n");
+      assertError(
+          c.read(), 408, "deadline-exceeded", "timed out reading the request after 300ms\n");
       assertThat(c.closedByServer()).isTrue();
     }
     awaitNoActiveRequests();
@@ -243,7 +302,8 @@ class LimitsAndBadInputTest {
     start(b -> b.readTimeout(Duration.ofMillis(300)));
     try (RawClient c = new RawClient(port())) {
       c.send("POST / HTTP/1.1\r\nRpc-Caller: slow");
-      assertError(c.read(), 408, "deadline-exceeded", "timed out reading the request after 300ms\n");
+      assertError(
+          c.read(), 408, "deadline-exceeded", "timed out reading the request after 300ms\n");
       assertThat(c.closedByServer()).isTrue();
     }
   }
@@ -316,23 +376,35 @@ class LimitsAndBadInputTest {
 
   @Test
   void requestHeaderNamesHttpCannotCarryAreRefusedBeforeSending() throws Exception {
-    start(b -> { });
+    start(b -> {});
     for (boolean h2 : new boolean[] {false, true}) {
       HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
       out.start();
       try {
         for (String name : new String[] {"bad key", "colon:name", "caf\u00e9"}) {
-          RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
-              .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10)))
-              .headers(Headers.of(name, "v")).build();
+          RequestMeta meta =
+              RequestMeta.builder()
+                  .caller("c")
+                  .service(YarpcTestService.NAME)
+                  .procedure("echo")
+                  .encoding("raw")
+                  .deadline(Deadline.after(Duration.ofSeconds(10)))
+                  .headers(Headers.of(name, "v"))
+                  .build();
           Body body = Body.of(new byte[] {1});
           YarpcException e = failure(out.call(Request.of(meta, body)));
           assertThat(e.code()).as("h2 %s, %s", h2, name).isEqualTo(Code.INVALID_ARGUMENT);
           assertThat(e.getMessage()).isEqualTo("invalid HTTP header name \"" + name + "\"");
           assertThat(body.isReleased()).as("the outbound owned and released the body").isTrue();
         }
-        RequestMeta ok = RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure("echo")
-            .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+        RequestMeta ok =
+            RequestMeta.builder()
+                .caller("c")
+                .service(YarpcTestService.NAME)
+                .procedure("echo")
+                .encoding("raw")
+                .deadline(Deadline.after(Duration.ofSeconds(10)))
+                .build();
         Response r = out.call(Request.of(ok, Body.of(new byte[] {7}))).get(10, TimeUnit.SECONDS);
         assertThat(r.body().toByteArray()).containsExactly(7);
         r.body().release();
@@ -344,14 +416,20 @@ class LimitsAndBadInputTest {
 
   @Test
   void responseHeaderNamesHttpCannotCarryAreDroppedAndTheConnectionKeepsServing() throws Exception {
-    start(b -> { });
+    start(b -> {});
     for (boolean h2 : new boolean[] {false, true}) {
       HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
       out.start();
       try {
         for (int i = 0; i < 2; i++) { // the second call proves the connection still serves
-          RequestMeta meta = RequestMeta.builder().caller("c").service(YarpcTestService.NAME)
-              .procedure("badHeader").encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+          RequestMeta meta =
+              RequestMeta.builder()
+                  .caller("c")
+                  .service(YarpcTestService.NAME)
+                  .procedure("badHeader")
+                  .encoding("raw")
+                  .deadline(Deadline.after(Duration.ofSeconds(10)))
+                  .build();
           Response r = out.call(Request.of(meta, Body.empty())).get(10, TimeUnit.SECONDS);
           assertThat(r.body().toByteArray()).as("h2 %s", h2).containsExactly(5);
           assertThat(r.headers().get("good")).isEqualTo("y");
@@ -373,33 +451,41 @@ class LimitsAndBadInputTest {
   void aHandlersOwnCancelledFutureIsAnsweredOnALiveConnection() throws Exception {
     transport = HttpTransport.builder().eventLoopThreads(2).build();
     inbound = transport.inbound();
-    io.yarpc.transport.Router router = new io.yarpc.transport.Router() {
-      @Override
-      public java.util.List<Procedure> procedures() {
-        return java.util.List.of();
-      }
-
-      @Override
-      public io.yarpc.transport.HandlerSpec choose(RequestMeta meta) {
-        return io.yarpc.transport.HandlerSpec.unary(r -> {
-          r.body().release();
-          if (meta.procedure().equals("cancelled")) {
-            CompletableFuture<Response> f = new CompletableFuture<>();
-            f.cancel(false);
-            return f;
+    io.yarpc.transport.Router router =
+        new io.yarpc.transport.Router() {
+          @Override
+          public java.util.List<Procedure> procedures() {
+            return java.util.List.of();
           }
-          return CompletableFuture.completedFuture(Response.of(Body.of(new byte[] {9})));
-        });
-      }
-    };
+
+          @Override
+          public io.yarpc.transport.HandlerSpec choose(RequestMeta meta) {
+            return io.yarpc.transport.HandlerSpec.unary(
+                r -> {
+                  r.body().release();
+                  if (meta.procedure().equals("cancelled")) {
+                    CompletableFuture<Response> f = new CompletableFuture<>();
+                    f.cancel(false);
+                    return f;
+                  }
+                  return CompletableFuture.completedFuture(Response.of(Body.of(new byte[] {9})));
+                });
+          }
+        };
     inbound.setRouter(router);
     inbound.start();
     HttpOutbound out = transport.singleOutbound(inbound.hostPort());
     out.start();
     try {
       for (String procedure : new String[] {"cancelled", "fine"}) {
-        RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure(procedure)
-            .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+        RequestMeta meta =
+            RequestMeta.builder()
+                .caller("c")
+                .service("s")
+                .procedure(procedure)
+                .encoding("raw")
+                .deadline(Deadline.after(Duration.ofSeconds(10)))
+                .build();
         CompletableFuture<Response> f = out.call(Request.of(meta, Body.empty()));
         if (procedure.equals("cancelled")) {
           YarpcException e = failure(f);
@@ -427,7 +513,8 @@ class LimitsAndBadInputTest {
     try {
       Response r = f.get(10, TimeUnit.SECONDS);
       r.body().release();
-      throw new AssertionError("expected a failure, got " + new String(r.body().toByteArray(), UTF_8));
+      throw new AssertionError(
+          "expected a failure, got " + new String(r.body().toByteArray(), UTF_8));
     } catch (ExecutionException e) {
       return (YarpcException) e.getCause();
     }

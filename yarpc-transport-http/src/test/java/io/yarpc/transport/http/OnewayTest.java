@@ -32,32 +32,47 @@ class OnewayTest {
     HttpInbound inbound = server.inbound();
     Dispatcher d = Dispatcher.builder("oneway").inbound(inbound).build();
     d.register(
-        Procedure.builder("fire").oneway(r -> {
-          received.complete(new String(r.body().toByteArray(), UTF_8));
-          try {
-            handlerMayFinish.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return CompletableFuture.completedFuture(null);
-        }).build(),
-        Procedure.builder("fail").oneway(r -> CompletableFuture.failedFuture(new RuntimeException("ignored")))
+        Procedure.builder("fire")
+            .oneway(
+                r -> {
+                  received.complete(new String(r.body().toByteArray(), UTF_8));
+                  try {
+                    handlerMayFinish.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return CompletableFuture.completedFuture(null);
+                })
+            .build(),
+        Procedure.builder("fail")
+            .oneway(r -> CompletableFuture.failedFuture(new RuntimeException("ignored")))
             .build());
     d.start();
     HttpTransport client = HttpTransport.builder().eventLoopThreads(1).build();
     HttpOutbound out = client.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
     out.start();
     try {
-      RequestMeta meta = RequestMeta.builder().caller("c").service("oneway").procedure("fire").encoding("raw")
-          .deadline(Deadline.after(Duration.ofSeconds(10))).build();
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller("c")
+              .service("oneway")
+              .procedure("fire")
+              .encoding("raw")
+              .deadline(Deadline.after(Duration.ofSeconds(10)))
+              .build();
       byte[] body = "x".repeat(200_000).getBytes(UTF_8);
-      assertThat(out.callOneway(Request.of(meta, Body.of(body))).get(10, TimeUnit.SECONDS)).isNull();
-      assertThat(received.get(10, TimeUnit.SECONDS)).hasSize(200_000); // the handler got the whole body
-      assertThat(handlerMayFinish.getCount()).as("acknowledged while the handler still runs").isEqualTo(1);
+      assertThat(out.callOneway(Request.of(meta, Body.of(body))).get(10, TimeUnit.SECONDS))
+          .isNull();
+      assertThat(received.get(10, TimeUnit.SECONDS))
+          .hasSize(200_000); // the handler got the whole body
+      assertThat(handlerMayFinish.getCount())
+          .as("acknowledged while the handler still runs")
+          .isEqualTo(1);
       handlerMayFinish.countDown();
 
       RequestMeta failing = meta.toBuilder().procedure("fail").build();
-      assertThat(out.callOneway(Request.of(failing, Body.empty())).get(10, TimeUnit.SECONDS)).isNull();
+      assertThat(out.callOneway(Request.of(failing, Body.empty())).get(10, TimeUnit.SECONDS))
+          .isNull();
     } finally {
       handlerMayFinish.countDown();
       out.stop();
@@ -71,7 +86,8 @@ class OnewayTest {
     HttpTransport server = HttpTransport.builder().eventLoopThreads(1).build();
     HttpInbound inbound = server.inbound();
     Dispatcher d = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
-    d.register(Procedure.builder("fire").oneway(r -> CompletableFuture.completedFuture(null)).build());
+    d.register(
+        Procedure.builder("fire").oneway(r -> CompletableFuture.completedFuture(null)).build());
     d.start();
     try (RawClient c = new RawClient(inbound.address().getPort())) {
       c.send(RawClient.request("fire", 0).replace("Context-TTL-MS: 10000\r\n", ""));

@@ -46,7 +46,8 @@ class OutboundWireTest {
     }
   }
 
-  private HttpOutbound serve(Function<PlainHttpServer.Received, byte[]> responder) throws Exception {
+  private HttpOutbound serve(Function<PlainHttpServer.Received, byte[]> responder)
+      throws Exception {
     server = new PlainHttpServer(responder);
     outbound = transport.singleOutbound(server.hostPort());
     outbound.start();
@@ -54,8 +55,13 @@ class OutboundWireTest {
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().caller("caller").service("svc").procedure(procedure).encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(10))).build();
+    return RequestMeta.builder()
+        .caller("caller")
+        .service("svc")
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(10)))
+        .build();
   }
 
   private static <T> T await(CompletableFuture<T> f) throws Exception {
@@ -88,22 +94,63 @@ class OutboundWireTest {
   @Test
   void requestOnTheWireMatchesYarpcGo() throws Exception {
     server = new PlainHttpServer(r -> OK);
-    outbound = transport.singleOutboundBuilder("http://" + server.hostPort() + "/rpc/v1")
-        .header("x-extra", "extra-value").build();
+    outbound =
+        transport
+            .singleOutboundBuilder("http://" + server.hostPort() + "/rpc/v1")
+            .header("x-extra", "extra-value")
+            .build();
     outbound.start();
-    RequestMeta meta = RequestMeta.builder().caller("caller").service("svc").procedure("Echo::echo")
-        .encoding("json").shardKey("sk").routingKey("rk").routingDelegate("rd").callerProcedure("cp")
-        .headers(Headers.of("Foo-BAR", "Baz", "uber-trace-id", "trace", "X-Forwarded-For", "1.2.3.4",
-            "rpc-routing-zone", "zone", ":authority", "dropped", "empty", ""))
-        .deadline(Deadline.after(Duration.ofSeconds(5))).build();
-    assertThat(text(await(outbound.call(Request.of(meta, Body.of("{}".getBytes(UTF_8))))))).isEqualTo("ok");
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("caller")
+            .service("svc")
+            .procedure("Echo::echo")
+            .encoding("json")
+            .shardKey("sk")
+            .routingKey("rk")
+            .routingDelegate("rd")
+            .callerProcedure("cp")
+            .headers(
+                Headers.of(
+                    "Foo-BAR",
+                    "Baz",
+                    "uber-trace-id",
+                    "trace",
+                    "X-Forwarded-For",
+                    "1.2.3.4",
+                    "rpc-routing-zone",
+                    "zone",
+                    ":authority",
+                    "dropped",
+                    "empty",
+                    ""))
+            .deadline(Deadline.after(Duration.ofSeconds(5)))
+            .build();
+    assertThat(text(await(outbound.call(Request.of(meta, Body.of("{}".getBytes(UTF_8)))))))
+        .isEqualTo("ok");
 
     PlainHttpServer.Received r = server.received.take();
     assertThat(r.requestLine()).isEqualTo("POST /rpc/v1 HTTP/1.1");
-    assertThat(r.headerNames()).containsExactlyInAnyOrder("Host", "X-Extra", "Rpc-Caller", "Rpc-Service",
-        "Rpc-Procedure", "Context-TTL-MS", "Rpc-Shard-Key", "Rpc-Routing-Key", "Rpc-Routing-Delegate",
-        "Rpc-Caller-Procedure", "Rpc-Encoding", "Rpc-Accepts-Both-Response-Error", "Rpc-Header-Foo-Bar",
-        "Uber-Trace-Id", "X-Forwarded-For", "Rpc-Routing-Zone", "Rpc-Header-Empty", "Content-Length");
+    assertThat(r.headerNames())
+        .containsExactlyInAnyOrder(
+            "Host",
+            "X-Extra",
+            "Rpc-Caller",
+            "Rpc-Service",
+            "Rpc-Procedure",
+            "Context-TTL-MS",
+            "Rpc-Shard-Key",
+            "Rpc-Routing-Key",
+            "Rpc-Routing-Delegate",
+            "Rpc-Caller-Procedure",
+            "Rpc-Encoding",
+            "Rpc-Accepts-Both-Response-Error",
+            "Rpc-Header-Foo-Bar",
+            "Uber-Trace-Id",
+            "X-Forwarded-For",
+            "Rpc-Routing-Zone",
+            "Rpc-Header-Empty",
+            "Content-Length");
     assertThat(r.header("Host")).isEqualTo(server.hostPort());
     assertThat(r.header("X-Extra")).isEqualTo("extra-value");
     assertThat(r.header("Rpc-Caller")).isEqualTo("caller");
@@ -128,13 +175,25 @@ class OutboundWireTest {
   @Test
   void optionalHeadersAreLeftOutWhenEmpty() throws Exception {
     serve(r -> OK);
-    RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p")
-        .deadline(Deadline.after(Duration.ofSeconds(5))).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("s")
+            .procedure("p")
+            .deadline(Deadline.after(Duration.ofSeconds(5)))
+            .build();
     text(await(outbound.call(Request.of(meta, Body.empty()))));
     PlainHttpServer.Received r = server.received.take();
     assertThat(r.requestLine()).isEqualTo("POST / HTTP/1.1");
-    assertThat(r.headerNames()).containsExactlyInAnyOrder("Host", "Rpc-Caller", "Rpc-Service", "Rpc-Procedure",
-        "Context-TTL-MS", "Rpc-Accepts-Both-Response-Error", "Content-Length");
+    assertThat(r.headerNames())
+        .containsExactlyInAnyOrder(
+            "Host",
+            "Rpc-Caller",
+            "Rpc-Service",
+            "Rpc-Procedure",
+            "Context-TTL-MS",
+            "Rpc-Accepts-Both-Response-Error",
+            "Content-Length");
     assertThat(r.header("Content-Length")).isEqualTo("0");
   }
 
@@ -150,14 +209,29 @@ class OutboundWireTest {
   @Test
   void statusCodeFallbackTable() throws Exception {
     int[] statuses = {400, 401, 403, 404, 409, 418, 422, 429, 499, 500, 501, 502, 503, 504, 302};
-    Code[] codes = {Code.INVALID_ARGUMENT, Code.UNAUTHENTICATED, Code.PERMISSION_DENIED, Code.NOT_FOUND,
-        Code.ABORTED, Code.INVALID_ARGUMENT, Code.INVALID_ARGUMENT, Code.RESOURCE_EXHAUSTED, Code.CANCELLED,
-        Code.UNKNOWN, Code.UNIMPLEMENTED, Code.UNKNOWN, Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED,
-        Code.INVALID_ARGUMENT};
+    Code[] codes = {
+      Code.INVALID_ARGUMENT,
+      Code.UNAUTHENTICATED,
+      Code.PERMISSION_DENIED,
+      Code.NOT_FOUND,
+      Code.ABORTED,
+      Code.INVALID_ARGUMENT,
+      Code.INVALID_ARGUMENT,
+      Code.RESOURCE_EXHAUSTED,
+      Code.CANCELLED,
+      Code.UNKNOWN,
+      Code.UNIMPLEMENTED,
+      Code.UNKNOWN,
+      Code.UNAVAILABLE,
+      Code.DEADLINE_EXCEEDED,
+      Code.INVALID_ARGUMENT
+    };
     serve(r -> PlainHttpServer.response(new String(r.body(), UTF_8) + " Whatever", "status text"));
     for (int i = 0; i < statuses.length; i++) {
-      YarpcException e = failure(outbound.call(
-          Request.of(meta("p"), Body.of(Integer.toString(statuses[i]).getBytes(UTF_8)))));
+      YarpcException e =
+          failure(
+              outbound.call(
+                  Request.of(meta("p"), Body.of(Integer.toString(statuses[i]).getBytes(UTF_8)))));
       assertThat(e.code()).as("status %d", statuses[i]).isEqualTo(codes[i]);
       assertThat(e.getMessage()).isEqualTo("status text");
     }
@@ -165,8 +239,14 @@ class OutboundWireTest {
 
   @Test
   void errorCodeHeaderWinsOverStatus() throws Exception {
-    serve(r -> PlainHttpServer.response("500 Internal Server Error", "no such thing\n",
-        "Rpc-Error-Code: not-found", "Rpc-Error-Name: Missing", "Content-Type: text/plain; charset=utf8"));
+    serve(
+        r ->
+            PlainHttpServer.response(
+                "500 Internal Server Error",
+                "no such thing\n",
+                "Rpc-Error-Code: not-found",
+                "Rpc-Error-Name: Missing",
+                "Content-Type: text/plain; charset=utf8"));
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
     assertThat(e.name()).isEqualTo("Missing");
@@ -175,9 +255,16 @@ class OutboundWireTest {
 
   @Test
   void bothResponseAndError() throws Exception {
-    serve(r -> PlainHttpServer.response("409 Conflict", "partial body", "Rpc-Both-Response-Error: true",
-        "Rpc-Error-Code: aborted", "Rpc-Error-Message: it clashed", "Rpc-Status: error",
-        "Rpc-Header-Extra: e"));
+    serve(
+        r ->
+            PlainHttpServer.response(
+                "409 Conflict",
+                "partial body",
+                "Rpc-Both-Response-Error: true",
+                "Rpc-Error-Code: aborted",
+                "Rpc-Error-Message: it clashed",
+                "Rpc-Status: error",
+                "Rpc-Header-Extra: e"));
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.ABORTED);
     assertThat(e.getMessage()).isEqualTo("it clashed");
@@ -191,8 +278,15 @@ class OutboundWireTest {
 
   @Test
   void bothResponseAndErrorWithDetails() throws Exception {
-    serve(r -> PlainHttpServer.response("400 Bad Request", "DETAILS", "Rpc-Both-Response-Error: true",
-        "Rpc-Error-Code: invalid-argument", "Rpc-Error-Message: bad", "Grpc-Status-Details-Bin: DETAILS"));
+    serve(
+        r ->
+            PlainHttpServer.response(
+                "400 Bad Request",
+                "DETAILS",
+                "Rpc-Both-Response-Error: true",
+                "Rpc-Error-Code: invalid-argument",
+                "Rpc-Error-Message: bad",
+                "Grpc-Status-Details-Bin: DETAILS"));
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.details()).isEqualTo("DETAILS".getBytes(UTF_8));
@@ -208,16 +302,29 @@ class OutboundWireTest {
 
   @Test
   void applicationErrorAndResponseHeaders() throws Exception {
-    serve(r -> PlainHttpServer.response("200 OK", "app failure", "Rpc-Status: error",
-        "Rpc-Application-Error-Code: 6", "Rpc-Application-Error-Name: AlreadyThere",
-        "Rpc-Application-Error-Details: it exists", "Rpc-Header-Foo: bar", "rpc-header-lower: v",
-        "X-Request-Id: rid", "Unrelated: dropped", "Rpc-Service: svc"));
+    serve(
+        r ->
+            PlainHttpServer.response(
+                "200 OK",
+                "app failure",
+                "Rpc-Status: error",
+                "Rpc-Application-Error-Code: 6",
+                "Rpc-Application-Error-Name: AlreadyThere",
+                "Rpc-Application-Error-Details: it exists",
+                "Rpc-Header-Foo: bar",
+                "rpc-header-lower: v",
+                "X-Request-Id: rid",
+                "Unrelated: dropped",
+                "Rpc-Service: svc"));
     Response r = await(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(r.isApplicationError()).isTrue();
     assertThat(r.applicationErrorMeta())
         .isEqualTo(new ApplicationErrorMeta(Code.ALREADY_EXISTS, "AlreadyThere", "it exists"));
-    assertThat(r.headers().asMap()).containsOnly(
-        java.util.Map.entry("foo", "bar"), java.util.Map.entry("lower", "v"), java.util.Map.entry("x-request-id", "rid"));
+    assertThat(r.headers().asMap())
+        .containsOnly(
+            java.util.Map.entry("foo", "bar"),
+            java.util.Map.entry("lower", "v"),
+            java.util.Map.entry("x-request-id", "rid"));
     assertThat(text(r)).isEqualTo("app failure");
   }
 
@@ -226,17 +333,23 @@ class OutboundWireTest {
     serve(r -> PlainHttpServer.response("200 OK", "x", "Rpc-Service: other"));
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
-    assertThat(e.getMessage()).isEqualTo("service name sent from the request does not match the service name "
-        + "received in the response, sent \"svc\", got: \"other\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "service name sent from the request does not match the service name "
+                + "received in the response, sent \"svc\", got: \"other\"");
   }
 
   @Test
   void oneway() throws Exception {
-    serve(r -> new String(r.body(), UTF_8).equals("fail")
-        ? PlainHttpServer.response("503 Service Unavailable", "busy\n")
-        : PlainHttpServer.response("200 OK", "", "Rpc-Status: success"));
-    assertThat(await(outbound.callOneway(Request.of(meta("p"), Body.of("go".getBytes(UTF_8)))))).isNull();
-    YarpcException e = failure(outbound.callOneway(Request.of(meta("p"), Body.of("fail".getBytes(UTF_8)))));
+    serve(
+        r ->
+            new String(r.body(), UTF_8).equals("fail")
+                ? PlainHttpServer.response("503 Service Unavailable", "busy\n")
+                : PlainHttpServer.response("200 OK", "", "Rpc-Status: success"));
+    assertThat(await(outbound.callOneway(Request.of(meta("p"), Body.of("go".getBytes(UTF_8))))))
+        .isNull();
+    YarpcException e =
+        failure(outbound.callOneway(Request.of(meta("p"), Body.of("fail".getBytes(UTF_8)))));
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
     assertThat(e.getMessage()).isEqualTo("busy");
   }
@@ -256,26 +369,34 @@ class OutboundWireTest {
 
   @Test
   void connectionResetMidResponseIsUnavailable() throws Exception {
-    serve(r -> "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\nonly part".getBytes(UTF_8));
+    serve(
+        r ->
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\nonly part"
+                .getBytes(UTF_8));
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(e.getMessage()).isEqualTo("connection to peer " + server.hostPort()
-        + " closed before the response was complete");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "connection to peer " + server.hostPort() + " closed before the response was complete");
   }
 
   @Test
   void localDeadlineIsDeadlineExceeded() throws Exception {
     serve(r -> null); // never answers
-    RequestMeta meta = meta("slow").toBuilder().deadline(Deadline.after(Duration.ofMillis(50))).build();
-    // the deadline is core's call path (the outbound arms no timer of its own); it cancels the exchange
+    RequestMeta meta =
+        meta("slow").toBuilder().deadline(Deadline.after(Duration.ofMillis(50))).build();
+    // the deadline is core's call path (the outbound arms no timer of its own); it cancels the
+    // exchange
     YarpcException e = failure(calls().call(Request.of(meta, Body.of(new byte[10]))));
     assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
-    assertThat(e.getMessage()).startsWith("client timeout for procedure \"slow\" of service \"svc\" after ");
+    assertThat(e.getMessage())
+        .startsWith("client timeout for procedure \"slow\" of service \"svc\" after ");
   }
 
   /** The outbound behind core's call path (validation, the deadline), as a dispatcher's client uses it. */
   private io.yarpc.ClientConfig calls() {
-    return io.yarpc.ClientConfig.of("caller", "svc", io.yarpc.Outbounds.builder().unary(outbound).build());
+    return io.yarpc.ClientConfig.of(
+        "caller", "svc", io.yarpc.Outbounds.builder().unary(outbound).build());
   }
 
   @Test
@@ -314,15 +435,19 @@ class OutboundWireTest {
 
   @Test
   void errorResponsesKeepTheConnection() throws Exception {
-    serve(r -> new String(r.body(), UTF_8).equals("fail")
-        ? PlainHttpServer.response("404 Not Found", "nope\n", "Rpc-Error-Code: not-found")
-        : OK);
+    serve(
+        r ->
+            new String(r.body(), UTF_8).equals("fail")
+                ? PlainHttpServer.response("404 Not Found", "nope\n", "Rpc-Error-Code: not-found")
+                : OK);
     for (int i = 0; i < 3; i++) {
-      assertThat(failure(outbound.call(Request.of(meta("p"), Body.of("fail".getBytes(UTF_8))))).code())
+      assertThat(
+              failure(outbound.call(Request.of(meta("p"), Body.of("fail".getBytes(UTF_8))))).code())
           .isEqualTo(Code.NOT_FOUND);
       text(await(outbound.call(Request.of(meta("p"), Body.empty()))));
     }
-    assertThat(server.received.stream().map(PlainHttpServer.Received::remotePort).distinct().count())
+    assertThat(
+            server.received.stream().map(PlainHttpServer.Received::remotePort).distinct().count())
         .isEqualTo(1);
   }
 
@@ -331,12 +456,14 @@ class OutboundWireTest {
     serve(r -> new String(r.body(), UTF_8).equals("hang") ? null : OK);
     io.yarpc.peer.SinglePeerChooser chooser = (io.yarpc.peer.SinglePeerChooser) outbound.chooser();
     text(await(outbound.call(Request.of(meta("p"), Body.empty()))));
-    CompletableFuture<Response> hanging = outbound.call(Request.of(meta("p"), Body.of("hang".getBytes(UTF_8))));
+    CompletableFuture<Response> hanging =
+        outbound.call(Request.of(meta("p"), Body.of("hang".getBytes(UTF_8))));
     server.received.take();
     server.received.take();
     assertThat(chooser.pendingRequests()).isEqualTo(1);
     hanging.cancel(false);
-    RequestMeta shortDeadline = meta("p").toBuilder().deadline(Deadline.after(Duration.ofMillis(30))).build();
+    RequestMeta shortDeadline =
+        meta("p").toBuilder().deadline(Deadline.after(Duration.ofMillis(30))).build();
     failure(calls().call(Request.of(shortDeadline, Body.of("hang".getBytes(UTF_8)))));
     for (int i = 0; i < 1000 && chooser.pendingRequests() > 0; i++) {
       Thread.sleep(5);
@@ -352,7 +479,8 @@ class OutboundWireTest {
     server.dropConnections();
     // The pooled connection is dead. If the outbound has noticed, the next call goes out on a new
     // connection; if it has not, writing fails (and the call is retried on a new connection) or the
-    // connection closes before any response, which fails the call with unavailable (as yarpc-go, a POST is
+    // connection closes before any response, which fails the call with unavailable (as yarpc-go, a
+    // POST is
     // not replayed once written). Either way the call after it succeeds on a new connection.
     CompletableFuture<Response> next = outbound.call(Request.of(meta("p"), Body.empty()));
     try {
@@ -375,14 +503,25 @@ class OutboundWireTest {
     outbound.start();
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
     assertThat(e.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
-    assertThat(e.getMessage()).isEqualTo("response body from peer " + server.hostPort()
-        + " is larger than the limit of 1000 bytes");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "response body from peer "
+                + server.hostPort()
+                + " is larger than the limit of 1000 bytes");
   }
 
   @Test
   void chunkedResponseBodyLimit() throws Exception {
-    server = new PlainHttpServer(r -> ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-        + "3e8\r\n" + "x".repeat(1000) + "\r\n3e8\r\n" + "y".repeat(1000) + "\r\n0\r\n\r\n").getBytes(UTF_8));
+    server =
+        new PlainHttpServer(
+            r ->
+                ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "3e8\r\n"
+                        + "x".repeat(1000)
+                        + "\r\n3e8\r\n"
+                        + "y".repeat(1000)
+                        + "\r\n0\r\n\r\n")
+                    .getBytes(UTF_8));
     outbound = transport.singleOutboundBuilder(server.hostPort()).maxResponseBodySize(1500).build();
     outbound.start();
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.empty())));
@@ -391,9 +530,12 @@ class OutboundWireTest {
 
   @Test
   void chunkedResponseIsAggregated() throws Exception {
-    serve(r -> ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
-        .getBytes(UTF_8));
-    assertThat(text(await(outbound.call(Request.of(meta("p"), Body.empty()))))).isEqualTo("hello world");
+    serve(
+        r ->
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+                .getBytes(UTF_8));
+    assertThat(text(await(outbound.call(Request.of(meta("p"), Body.empty())))))
+        .isEqualTo("hello world");
   }
 
   @Test
@@ -403,6 +545,7 @@ class OutboundWireTest {
     text(await(outbound.call(Request.of(meta, Body.empty()))));
     PlainHttpServer.Received r = server.received.take();
     String raw = r.header("Rpc-Header-Greeting");
-    assertThat(new String(raw.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), UTF_8)).isEqualTo("grüße");
+    assertThat(new String(raw.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), UTF_8))
+        .isEqualTo("grüße");
   }
 }

@@ -35,8 +35,11 @@ import org.junit.jupiter.api.Test;
  * that is down.
  */
 class PeerManagementTest {
-  private final HttpTransport client = HttpTransport.builder().eventLoopThreads(1)
-      .peerProbe(Duration.ofMillis(500), Duration.ofMillis(5), Duration.ofMillis(50)).build();
+  private final HttpTransport client =
+      HttpTransport.builder()
+          .eventLoopThreads(1)
+          .peerProbe(Duration.ofMillis(500), Duration.ofMillis(5), Duration.ofMillis(50))
+          .build();
   private final List<Dispatcher> servers = new ArrayList<>();
   private final List<HttpInbound> inbounds = new ArrayList<>();
 
@@ -54,8 +57,11 @@ class PeerManagementTest {
     HttpTransport t = HttpTransport.builder().eventLoopThreads(1).build();
     HttpInbound in = t.inboundBuilder().maxConcurrentStreams(maxConcurrentStreams).build();
     Dispatcher d = Dispatcher.builder("peers").inbound(in).build();
-    d.register(Procedure.builder("who").unary(r -> CompletableFuture.completedFuture(
-        Response.of(Body.of(name.getBytes(UTF_8))))).build());
+    d.register(
+        Procedure.builder("who")
+            .unary(
+                r -> CompletableFuture.completedFuture(Response.of(Body.of(name.getBytes(UTF_8)))))
+            .build());
     d.start();
     servers.add(d);
     inbounds.add(in);
@@ -76,8 +82,13 @@ class PeerManagementTest {
   }
 
   private static RequestMeta meta() {
-    return RequestMeta.builder().caller("client").service("peers").procedure("who").encoding("raw")
-        .deadline(Deadline.after(Duration.ofSeconds(5))).build();
+    return RequestMeta.builder()
+        .caller("client")
+        .service("peers")
+        .procedure("who")
+        .encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(5)))
+        .build();
   }
 
   private static String call(HttpOutbound out) throws Exception {
@@ -120,8 +131,10 @@ class PeerManagementTest {
     HttpInbound one = server("one");
     HttpInbound two = server("two");
     String dead = "127.0.0.1:" + closedPort();
-    RoundRobinPeerList list = RoundRobinPeerList.builder(client)
-        .peers(List.of(one.hostPort(), two.hostPort(), dead)).build();
+    RoundRobinPeerList list =
+        RoundRobinPeerList.builder(client)
+            .peers(List.of(one.hostPort(), two.hostPort(), dead))
+            .build();
     HttpOutbound out = client.outbound(list);
     out.start(); // starts the transport and the list
     Map<String, Integer> hits = new HashMap<>();

@@ -133,7 +133,8 @@ final class PlainHttpServer implements AutoCloseable {
         }
         out.write(answer);
         out.flush();
-        String answerText = new String(answer, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        String answerText =
+            new String(answer, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
         if (close || answerText.contains("\r\nconnection: close\r\n")) {
           return;
         }
@@ -152,7 +153,10 @@ final class PlainHttpServer implements AutoCloseable {
         return null;
       }
       buf.write(b);
-      state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+      state =
+          (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3))
+              ? state + 1
+              : 0;
     }
     String s = buf.toString(StandardCharsets.ISO_8859_1);
     return s.substring(0, s.length() - 4);

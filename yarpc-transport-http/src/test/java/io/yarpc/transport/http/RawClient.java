@@ -36,9 +36,15 @@ final class RawClient implements AutoCloseable {
   }
 
   static String request(String procedure, int contentLength, String... extraHeaders) {
-    StringBuilder sb = new StringBuilder("POST / HTTP/1.1\r\nHost: test\r\nRpc-Caller: raw-client\r\n"
-        + "Rpc-Service: " + YarpcTestService.NAME + "\r\nRpc-Procedure: " + procedure + "\r\n"
-        + "Rpc-Encoding: raw\r\nContext-TTL-MS: 10000\r\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "POST / HTTP/1.1\r\nHost: test\r\nRpc-Caller: raw-client\r\n"
+                + "Rpc-Service: "
+                + YarpcTestService.NAME
+                + "\r\nRpc-Procedure: "
+                + procedure
+                + "\r\n"
+                + "Rpc-Encoding: raw\r\nContext-TTL-MS: 10000\r\n");
     if (contentLength >= 0) {
       sb.append("Content-Length: ").append(contentLength).append("\r\n");
     }
@@ -69,7 +75,9 @@ final class RawClient implements AutoCloseable {
     Map<String, String> headers = new LinkedHashMap<>();
     for (int i = 1; i < lines.length; i++) {
       int colon = lines[i].indexOf(':');
-      headers.put(lines[i].substring(0, colon).toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+      headers.put(
+          lines[i].substring(0, colon).toLowerCase(Locale.ROOT),
+          lines[i].substring(colon + 1).trim());
     }
     String length = headers.get("content-length");
     byte[] body = length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
@@ -86,7 +94,10 @@ final class RawClient implements AutoCloseable {
         return null;
       }
       buf.write(b);
-      state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+      state =
+          (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3))
+              ? state + 1
+              : 0;
     }
     String s = buf.toString(StandardCharsets.ISO_8859_1);
     return s.substring(0, s.length() - 4);

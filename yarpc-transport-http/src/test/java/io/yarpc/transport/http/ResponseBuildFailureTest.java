@@ -40,6 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ResponseBuildFailureTest {
   private static final String SECRET = "handler-secret-text";
   private static final String FIXED = "the server failed to build the response";
+
   /** Far below the calls' TTL and the clients' read timeout (10 s): a lost answer would take those. */
   private static final long PROMPT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -101,15 +102,31 @@ class ResponseBuildFailureTest {
     inbound = transport.inbound();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
     dispatcher.register(
-        Procedure.builder("echo").unary(r -> CompletableFuture.completedFuture(
-            Response.of(Body.of(r.body().toByteArray())))).build(),
-        Procedure.builder("lengthThrowsError").unary(r -> CompletableFuture.completedFuture(
-            Response.of(failing(new AssertionError(SECRET), false)))).build(),
-        Procedure.builder("writeThrowsError").unary(r -> CompletableFuture.completedFuture(
-            Response.of(failing(new StackOverflowError(SECRET), true)))).build(),
-        Procedure.builder("errorBodyThrows").unary(r -> CompletableFuture.failedFuture(
-            YarpcException.of(Code.FAILED_PRECONDITION, SECRET)
-                .withResponse(Response.of(failing(new IllegalStateException(SECRET), false))))).build());
+        Procedure.builder("echo")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(Response.of(Body.of(r.body().toByteArray()))))
+            .build(),
+        Procedure.builder("lengthThrowsError")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(
+                        Response.of(failing(new AssertionError(SECRET), false))))
+            .build(),
+        Procedure.builder("writeThrowsError")
+            .unary(
+                r ->
+                    CompletableFuture.completedFuture(
+                        Response.of(failing(new StackOverflowError(SECRET), true))))
+            .build(),
+        Procedure.builder("errorBodyThrows")
+            .unary(
+                r ->
+                    CompletableFuture.failedFuture(
+                        YarpcException.of(Code.FAILED_PRECONDITION, SECRET)
+                            .withResponse(
+                                Response.of(failing(new IllegalStateException(SECRET), false)))))
+            .build());
     dispatcher.start();
   }
 
@@ -135,7 +152,10 @@ class ResponseBuildFailureTest {
           .containsEntry("rpc-error-message", FIXED)
           .doesNotContainKey("connection");
       assertThat(res.body()).isEmpty();
-      assertThat(res.toString()).doesNotContain(SECRET).doesNotContain("Error").doesNotContain("Exception");
+      assertThat(res.toString())
+          .doesNotContain(SECRET)
+          .doesNotContain("Error")
+          .doesNotContain("Exception");
 
       c.send(RawClient.request("echo", 2)).send("hi");
       RawClient.Res next = c.read();
@@ -156,7 +176,10 @@ class ResponseBuildFailureTest {
       assertThat(res.headers())
           .containsEntry("rpc-error-code", "internal")
           .containsEntry("rpc-error-message", FIXED);
-      assertThat(res.toString()).doesNotContain(SECRET).doesNotContain("Error").doesNotContain("Exception");
+      assertThat(res.toString())
+          .doesNotContain(SECRET)
+          .doesNotContain("Error")
+          .doesNotContain("Exception");
 
       H2cClient.Res next = c.request(HttpMethod.POST, "/", headers("echo"), "hi".getBytes(UTF_8));
       assertThat(next.status()).isEqualTo(200);
@@ -171,14 +194,16 @@ class ResponseBuildFailureTest {
     HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
     out.start();
     try {
-      for (String procedure : new String[] {"lengthThrowsError", "writeThrowsError", "errorBodyThrows"}) {
+      for (String procedure :
+          new String[] {"lengthThrowsError", "writeThrowsError", "errorBodyThrows"}) {
         long start = System.nanoTime();
         YarpcException e = failure(out.call(Request.of(meta(procedure), Body.empty())));
         assertThat(System.nanoTime() - start).as("answered promptly").isLessThan(PROMPT_NANOS);
         assertThat(e.code()).as(procedure).isEqualTo(Code.INTERNAL);
         assertThat(e.getMessage()).isEqualTo(FIXED);
       }
-      Response r = out.call(Request.of(meta("echo"), Body.of(new byte[] {7}))).get(10, TimeUnit.SECONDS);
+      Response r =
+          out.call(Request.of(meta("echo"), Body.of(new byte[] {7}))).get(10, TimeUnit.SECONDS);
       assertThat(r.body().toByteArray()).containsExactly(7);
       r.body().release();
     } finally {
@@ -188,13 +213,29 @@ class ResponseBuildFailureTest {
   }
 
   private static Map<String, String> headers(String procedure) {
-    return Map.of("rpc-caller", "h2c-client", "rpc-service", YarpcTestService.NAME, "rpc-procedure", procedure,
-        "rpc-encoding", "raw", "context-ttl-ms", "10000", "rpc-accepts-both-response-error", "true");
+    return Map.of(
+        "rpc-caller",
+        "h2c-client",
+        "rpc-service",
+        YarpcTestService.NAME,
+        "rpc-procedure",
+        procedure,
+        "rpc-encoding",
+        "raw",
+        "context-ttl-ms",
+        "10000",
+        "rpc-accepts-both-response-error",
+        "true");
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().caller("c").service(YarpcTestService.NAME).procedure(procedure)
-        .encoding("raw").deadline(Deadline.after(Duration.ofSeconds(10))).build();
+    return RequestMeta.builder()
+        .caller("c")
+        .service(YarpcTestService.NAME)
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(Duration.ofSeconds(10)))
+        .build();
   }
 
   private void awaitNoActiveRequests() throws InterruptedException {

@@ -26,7 +26,9 @@ final class TrackingAllocator implements ByteBufAllocator {
   }
 
   long heapCount() {
-    return allocated.stream().filter(b -> !b.isDirect() && !(b instanceof CompositeByteBuf)).count();
+    return allocated.stream()
+        .filter(b -> !b.isDirect() && !(b instanceof CompositeByteBuf))
+        .count();
   }
 
   /** Buffers not released yet. */

@@ -1,11 +1,11 @@
 package io.yarpc.transport.http;
 
+import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import io.yarpc.Call;
 import io.yarpc.Dispatcher;
 import io.yarpc.encoding.EncodingErrors;
 import io.yarpc.encoding.json.Json;
-import com.google.gson.Gson;
 import io.yarpc.encoding.raw.Raw;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
@@ -72,45 +72,66 @@ final class YarpcTestService implements AutoCloseable {
     dispatcher.register(
         Json.procedure("echo", Token.class, t -> t),
         Raw.procedure("echo/raw", body -> body),
-        Json.procedure("unexpected-error", Token.class, t -> {
-          throw new RuntimeException("error");
-        }),
+        Json.procedure(
+            "unexpected-error",
+            Token.class,
+            t -> {
+              throw new RuntimeException("error");
+            }),
         Json.procedure("bad-response", Token.class, t -> Map.of("foo", Double.NaN)),
-        Json.procedure("sleep", JsonElement.class, t -> {
-          Thread.sleep(1000);
-          return null;
-        }),
-        Raw.procedure("waitfortimeout/raw", body -> {
-          CountDownLatch done = new CountDownLatch(1);
-          Call.current().onCancel(done::countDown);
-          done.await();
-          return null;
-        }),
-        Procedure.builder("Echo::echo").encoding("thrift").unary(request -> {
-          EncodingErrors.expectEncoding(request.meta(), "thrift");
-          return CompletableFuture.completedFuture(Response.of(Body.empty()));
-        }).build(),
+        Json.procedure(
+            "sleep",
+            JsonElement.class,
+            t -> {
+              Thread.sleep(1000);
+              return null;
+            }),
+        Raw.procedure(
+            "waitfortimeout/raw",
+            body -> {
+              CountDownLatch done = new CountDownLatch(1);
+              Call.current().onCancel(done::countDown);
+              done.await();
+              return null;
+            }),
+        Procedure.builder("Echo::echo")
+            .encoding("thrift")
+            .unary(
+                request -> {
+                  EncodingErrors.expectEncoding(request.meta(), "thrift");
+                  return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                })
+            .build(),
         Json.procedure("phone", PhoneRequest.class, this::phone),
         // test helpers: echo the request's metadata, echo application headers back
-        Procedure.builder("meta").unary(request -> {
-          RequestMeta m = request.meta();
-          Map<String, Object> out = new java.util.LinkedHashMap<>();
-          out.put("caller", m.caller());
-          out.put("service", m.service());
-          out.put("procedure", m.procedure());
-          out.put("encoding", m.encoding());
-          out.put("transport", m.transport());
-          out.put("shardKey", m.shardKey());
-          out.put("routingKey", m.routingKey());
-          out.put("routingDelegate", m.routingDelegate());
-          out.put("callerProcedure", m.callerProcedure());
-          out.put("hasDeadline", m.deadline() != null);
-          out.put("headers", m.headers().asMap());
-          return CompletableFuture.completedFuture(
-              Response.of(Body.of(GSON.toJson(out).getBytes(StandardCharsets.UTF_8))));
-        }).build(),
-        Procedure.builder("echo/headers").unary(request -> CompletableFuture.completedFuture(
-            Response.builder().headers(request.headers()).body(Body.of(request.body().toByteArray())).build()))
+        Procedure.builder("meta")
+            .unary(
+                request -> {
+                  RequestMeta m = request.meta();
+                  Map<String, Object> out = new java.util.LinkedHashMap<>();
+                  out.put("caller", m.caller());
+                  out.put("service", m.service());
+                  out.put("procedure", m.procedure());
+                  out.put("encoding", m.encoding());
+                  out.put("transport", m.transport());
+                  out.put("shardKey", m.shardKey());
+                  out.put("routingKey", m.routingKey());
+                  out.put("routingDelegate", m.routingDelegate());
+                  out.put("callerProcedure", m.callerProcedure());
+                  out.put("hasDeadline", m.deadline() != null);
+                  out.put("headers", m.headers().asMap());
+                  return CompletableFuture.completedFuture(
+                      Response.of(Body.of(GSON.toJson(out).getBytes(StandardCharsets.UTF_8))));
+                })
+            .build(),
+        Procedure.builder("echo/headers")
+            .unary(
+                request ->
+                    CompletableFuture.completedFuture(
+                        Response.builder()
+                            .headers(request.headers())
+                            .body(Body.of(request.body().toByteArray()))
+                            .build()))
             .build());
     dispatcher.start();
   }
@@ -128,14 +149,22 @@ final class YarpcTestService implements AutoCloseable {
   }
 
   private PhoneResponse phone(PhoneRequest req) throws Exception {
-    HttpOutbound out = transport.singleOutbound(req.transport.http.host + ":" + req.transport.http.port);
+    HttpOutbound out =
+        transport.singleOutbound(req.transport.http.host + ":" + req.transport.http.port);
     out.start();
     try {
-      // As yarpc-go's phone: the callee gets 500 ms, and the call ends with the handler's own call (here
+      // As yarpc-go's phone: the callee gets 500 ms, and the call ends with the handler's own call
+      // (here
       // through cancellation), so a proxy that runs out of time reports its own timeout.
       Call call = Call.current();
-      RequestMeta meta = RequestMeta.builder().caller(NAME).service(req.service).procedure(req.procedure)
-          .encoding("json").deadline(Deadline.after(Duration.ofMillis(500))).build();
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller(NAME)
+              .service(req.service)
+              .procedure(req.procedure)
+              .encoding("json")
+              .deadline(Deadline.after(Duration.ofMillis(500)))
+              .build();
       byte[] body = GSON.toJson(req.body).getBytes(StandardCharsets.UTF_8);
       Response res;
       CompletableFuture<Response> pending = out.call(Request.of(meta, Body.of(body)));
@@ -155,8 +184,9 @@ final class YarpcTestService implements AutoCloseable {
         PhoneResponse pr = new PhoneResponse();
         pr.service = NAME;
         pr.procedure = call.meta().procedure();
-        pr.body = GSON.fromJson(
-            new String(res.body().toByteArray(), StandardCharsets.UTF_8), JsonElement.class);
+        pr.body =
+            GSON.fromJson(
+                new String(res.body().toByteArray(), StandardCharsets.UTF_8), JsonElement.class);
         return pr;
       } finally {
         res.body().release();

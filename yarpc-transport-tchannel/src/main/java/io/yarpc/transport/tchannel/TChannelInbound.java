@@ -49,7 +49,8 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   private final TChannelTransport transport;
   private final String host;
   private final int port;
-  private final ChannelGroup accepted = new DefaultChannelGroup("tchannel-inbound", GlobalEventExecutor.INSTANCE);
+  private final ChannelGroup accepted =
+      new DefaultChannelGroup("tchannel-inbound", GlobalEventExecutor.INSTANCE);
   private volatile Router router;
   private volatile Channel serverChannel;
   private volatile InetSocketAddress address;
@@ -97,30 +98,35 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   @Override
   protected void doStart() throws Exception {
     if (router == null) {
-      throw new IllegalStateException("a tchannel inbound needs a router before it starts (setRouter)");
+      throw new IllegalStateException(
+          "a tchannel inbound needs a router before it starts (setRouter)");
     }
     transport.start();
     Settings settings = transport.settings();
     ConnectionHost connectionHost = new AcceptedHost(settings);
-    ServerBootstrap b = new ServerBootstrap()
-        .group(transport.group())
-        .channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            accepted.add(ch);
-            ch.pipeline().addLast(new FrameDecoder(), new Connection(false, connectionHost));
-          }
-        });
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(transport.group())
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    accepted.add(ch);
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(), new Connection(false, connectionHost));
+                  }
+                });
     Channel ch = b.bind(host, port).sync().channel();
     serverChannel = ch;
     InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
     address = bound;
-    hostPort = bound.getAddress() instanceof Inet4Address && !bound.getAddress().isAnyLocalAddress()
-        ? bound.getAddress().getHostAddress() + ":" + bound.getPort()
-        : InitFrames.EPHEMERAL_HOST_PORT;
+    hostPort =
+        bound.getAddress() instanceof Inet4Address && !bound.getAddress().isAnyLocalAddress()
+            ? bound.getAddress().getHostAddress() + ":" + bound.getPort()
+            : InitFrames.EPHEMERAL_HOST_PORT;
     transport.inboundStarted(this);
   }
 

@@ -91,14 +91,15 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
     }
     CompletableFuture<Response> result = new CompletableFuture<>();
     AtomicReference<CompletableFuture<?>> stage = new AtomicReference<>();
-    result.whenComplete((r, e) -> {
-      if (result.isCancelled()) {
-        CompletableFuture<?> s = stage.get();
-        if (s != null) {
-          s.cancel(false);
-        }
-      }
-    });
+    result.whenComplete(
+        (r, e) -> {
+          if (result.isCancelled()) {
+            CompletableFuture<?> s = stage.get();
+            if (s != null) {
+              s.cancel(false);
+            }
+          }
+        });
     CompletableFuture<PeerLease> choosing;
     try {
       choosing = chooser.choose(meta);
@@ -109,56 +110,65 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
     if (result.isCancelled()) {
       choosing.cancel(false);
     }
-    choosing.whenComplete((lease, error) -> {
-      if (error != null) {
-        body.release();
-        result.completeExceptionally(YarpcException.from(Futures.unwrap(error)));
-        return;
-      }
-      if (result.isDone()) {
-        lease.finish(null);
-        body.release();
-        return;
-      }
-      if (!transport.owns(lease.peer())) {
-        lease.finish(null);
-        body.release();
-        result.completeExceptionally(YarpcException.of(Code.INTERNAL,
-            "peer %s was not retained from this tchannel transport", lease.peer().identifier()));
-        return;
-      }
-      // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that one caller
-      // giving up cannot cancel it for the others (a cancelled dial would also orphan its connection).
-      CompletableFuture<Connection> connecting = ((TChannelPeer) lease.peer()).acquire();
-      connecting.whenComplete((connection, connectError) -> {
-        if (connectError != null) {
-          lease.finish(connectError);
-          body.release();
-          result.completeExceptionally(YarpcException.from(Futures.unwrap(connectError)));
-          return;
-        }
-        if (result.isDone()) {
-          lease.finish(null);
-          body.release();
-          return;
-        }
-        CompletableFuture<Response> call = connection.call(meta, body, checksumType);
-        stage.set(call);
-        if (result.isCancelled()) {
-          call.cancel(false);
-        }
-        call.whenComplete((response, callError) -> {
-          lease.finish(callError);
-          if (callError != null) {
-            if (!result.completeExceptionally(Futures.unwrap(callError))) {
-              YarpcException.releaseResponse(callError); // the caller gave up: nobody takes its response
-            }
-          } else if (!result.complete(response)) {
-            response.body().release();
+    choosing.whenComplete(
+        (lease, error) -> {
+          if (error != null) {
+            body.release();
+            result.completeExceptionally(YarpcException.from(Futures.unwrap(error)));
+            return;
           }
+          if (result.isDone()) {
+            lease.finish(null);
+            body.release();
+            return;
+          }
+          if (!transport.owns(lease.peer())) {
+            lease.finish(null);
+            body.release();
+            result.completeExceptionally(
+                YarpcException.of(
+                    Code.INTERNAL,
+                    "peer %s was not retained from this tchannel transport",
+                    lease.peer().identifier()));
+            return;
+          }
+          // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that
+          // one caller
+          // giving up cannot cancel it for the others (a cancelled dial would also orphan its
+          // connection).
+          CompletableFuture<Connection> connecting = ((TChannelPeer) lease.peer()).acquire();
+          connecting.whenComplete(
+              (connection, connectError) -> {
+                if (connectError != null) {
+                  lease.finish(connectError);
+                  body.release();
+                  result.completeExceptionally(YarpcException.from(Futures.unwrap(connectError)));
+                  return;
+                }
+                if (result.isDone()) {
+                  lease.finish(null);
+                  body.release();
+                  return;
+                }
+                CompletableFuture<Response> call = connection.call(meta, body, checksumType);
+                stage.set(call);
+                if (result.isCancelled()) {
+                  call.cancel(false);
+                }
+                call.whenComplete(
+                    (response, callError) -> {
+                      lease.finish(callError);
+                      if (callError != null) {
+                        if (!result.completeExceptionally(Futures.unwrap(callError))) {
+                          YarpcException.releaseResponse(
+                              callError); // the caller gave up: nobody takes its response
+                        }
+                      } else if (!result.complete(response)) {
+                        response.body().release();
+                      }
+                    });
+              });
         });
-      });
-    });
     return result;
   }
 
@@ -187,7 +197,8 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
     public Builder checksumType(ChecksumType checksumType) {
       requireNonNull(checksumType, "checksumType");
       if (checksumType == ChecksumType.FARMHASH) {
-        throw new IllegalArgumentException("farmhash checksums are not sent (tchannel-go cannot read them)");
+        throw new IllegalArgumentException(
+            "farmhash checksums are not sent (tchannel-go cannot read them)");
       }
       this.checksumType = checksumType;
       return this;

@@ -94,8 +94,14 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     this.config = b;
     ByteBufAllocator base = b.allocator != null ? b.allocator : PooledByteBufAllocator.DEFAULT;
     this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(base) : base;
-    this.settings = new Settings(b.processName, base, b.maxMessageSize, b.maxInFlightCalls,
-        b.handshakeTimeout.toNanos(), b.maxFrameSize);
+    this.settings =
+        new Settings(
+            b.processName,
+            base,
+            b.maxMessageSize,
+            b.maxInFlightCalls,
+            b.handshakeTimeout.toNanos(),
+            b.maxFrameSize);
   }
 
   /** A builder; {@link Builder#serviceName} is required. */
@@ -149,16 +155,21 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
 
   @Override
   protected void doStart() {
-    EventLoopGroup g = new MultiThreadIoEventLoopGroup(config.eventLoopThreads,
-        new DefaultThreadFactory("yarpc-tchannel", true), NioIoHandler.newFactory());
+    EventLoopGroup g =
+        new MultiThreadIoEventLoopGroup(
+            config.eventLoopThreads,
+            new DefaultThreadFactory("yarpc-tchannel", true),
+            NioIoHandler.newFactory());
     group = g;
-    bootstrap = new Bootstrap()
-        .group(g)
-        .channel(NioSocketChannel.class)
-        .option(ChannelOption.ALLOCATOR, receiveAllocator)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-            Math.max(1, config.connectTimeout.toMillis())));
+    bootstrap =
+        new Bootstrap()
+            .group(g)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.ALLOCATOR, receiveAllocator)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, Math.max(1, config.connectTimeout.toMillis())));
     running = true;
     for (TChannelPeer p : peers.peers()) {
       p.start();
@@ -294,8 +305,11 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
         throw new NumberFormatException();
       }
     } catch (NumberFormatException e) {
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "invalid tchannel peer address \"%s\": expected host:port", identifier));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "invalid tchannel peer address \"%s\": expected host:port",
+              identifier));
     }
     String hostName = identifier.substring(0, colon);
     if (hostName.startsWith("[") && hostName.endsWith("]")) {
@@ -303,42 +317,67 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     }
     Bootstrap b = bootstrap;
     if (b == null || !running) {
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "the tchannel transport is not running"));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(Code.UNAVAILABLE, "the tchannel transport is not running"));
     }
     Connection connection = new Connection(true, dialledHost);
     CompletableFuture<Connection> result = new CompletableFuture<>();
     ChannelFuture connect;
     try {
-      connect = b.clone().handler(new ChannelInitializer<SocketChannel>() {
-        @Override
-        protected void initChannel(SocketChannel ch) {
-          ch.pipeline().addLast(new FrameDecoder(), connection);
-        }
-      }).connect(hostName, port);
+      connect =
+          b.clone()
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline().addLast(new FrameDecoder(), connection);
+                    }
+                  })
+              .connect(hostName, port);
     } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(YarpcException.withCause(Code.UNAVAILABLE,
-          "cannot connect to tchannel peer " + identifier + ": " + YarpcException.describe(e), e));
+      return CompletableFuture.failedFuture(
+          YarpcException.withCause(
+              Code.UNAVAILABLE,
+              "cannot connect to tchannel peer " + identifier + ": " + YarpcException.describe(e),
+              e));
     }
-    connect.addListener(f -> {
-      if (!f.isSuccess()) {
-        result.completeExceptionally(YarpcException.withCause(Code.UNAVAILABLE, "cannot connect to tchannel peer "
-            + identifier + ": " + YarpcException.describe(f.cause()), f.cause()));
-      }
-    });
-    connection.handshakeFuture().whenComplete((c, e) -> {
-      if (e == null) {
-        if (!result.complete(c)) {
-          c.close(); // the dial already ended otherwise: nobody would ever use or close this connection
-        }
-      } else {
-        Throwable cause = Futures.unwrap(e);
-        result.completeExceptionally(cause instanceof YarpcException ? cause
-            : YarpcException.withCause(Code.UNAVAILABLE, "tchannel handshake with " + identifier + " failed: "
-                + YarpcException.describe(cause), cause));
-        connect.channel().close();
-      }
-    });
+    connect.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            result.completeExceptionally(
+                YarpcException.withCause(
+                    Code.UNAVAILABLE,
+                    "cannot connect to tchannel peer "
+                        + identifier
+                        + ": "
+                        + YarpcException.describe(f.cause()),
+                    f.cause()));
+          }
+        });
+    connection
+        .handshakeFuture()
+        .whenComplete(
+            (c, e) -> {
+              if (e == null) {
+                if (!result.complete(c)) {
+                  c.close(); // the dial already ended otherwise: nobody would ever use or close
+                  // this connection
+                }
+              } else {
+                Throwable cause = Futures.unwrap(e);
+                result.completeExceptionally(
+                    cause instanceof YarpcException
+                        ? cause
+                        : YarpcException.withCause(
+                            Code.UNAVAILABLE,
+                            "tchannel handshake with "
+                                + identifier
+                                + " failed: "
+                                + YarpcException.describe(cause),
+                            cause));
+                connect.channel().close();
+              }
+            });
     return result;
   }
 
@@ -386,7 +425,8 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
   public static final class Builder {
     private String serviceName;
     private String processName = "java[" + ProcessHandle.current().pid() + "]";
-    private int eventLoopThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    private int eventLoopThreads =
+        Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     private Duration connectTimeout = Duration.ofSeconds(2);
     private Duration handshakeTimeout = Duration.ofSeconds(5);
     private long maxMessageSize = 16L * 1024 * 1024;

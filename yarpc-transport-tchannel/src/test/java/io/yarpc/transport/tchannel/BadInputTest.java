@@ -52,18 +52,30 @@ class BadInputTest {
   @BeforeEach
   void start() {
     unexpectedBefore = Connection.unexpectedFailures();
-    TChannelTransport transport = TChannelTransport.builder().serviceName(SERVICE).allocator(allocator)
-        .maxInFlightCalls(2).maxMessageSize(MAX_MESSAGE).handshakeTimeout(Duration.ofMillis(500)).build();
+    TChannelTransport transport =
+        TChannelTransport.builder()
+            .serviceName(SERVICE)
+            .allocator(allocator)
+            .maxInFlightCalls(2)
+            .maxMessageSize(MAX_MESSAGE)
+            .handshakeTimeout(Duration.ofMillis(500))
+            .build();
     TChannelInbound inbound = transport.inbound();
-    dispatcher = Dispatcher.builder(SERVICE).inbound(inbound).shutdownGracePeriod(Duration.ofSeconds(1)).build();
+    dispatcher =
+        Dispatcher.builder(SERVICE)
+            .inbound(inbound)
+            .shutdownGracePeriod(Duration.ofSeconds(1))
+            .build();
     dispatcher.register(
         Raw.procedure("echo", body -> body),
-        Raw.procedure("block", body -> {
-          Call.current().onCancel(blockCancelled::countDown);
-          blockStarted.countDown();
-          release.await(20, TimeUnit.SECONDS);
-          return body;
-        }),
+        Raw.procedure(
+            "block",
+            body -> {
+              Call.current().onCancel(blockCancelled::countDown);
+              blockStarted.countDown();
+              release.await(20, TimeUnit.SECONDS);
+              return body;
+            }),
         Raw.onewayProcedure("oneway", body -> {}));
     dispatcher.start();
     address = inbound.address();
@@ -77,7 +89,8 @@ class BadInputTest {
     }
     dispatcher.stop();
     allocator.awaitAllReleased(Duration.ofSeconds(10));
-    assertThat(Connection.unexpectedFailures()).as("exceptions no protocol rule explains")
+    assertThat(Connection.unexpectedFailures())
+        .as("exceptions no protocol rule explains")
         .isEqualTo(unexpectedBefore);
   }
 
@@ -104,7 +117,8 @@ class BadInputTest {
     assertThat(f.responseCode()).isZero();
   }
 
-  // ---- the handshake --------------------------------------------------------------------------------
+  // ---- the handshake
+  // --------------------------------------------------------------------------------
 
   @Test
   void initResCarriesAllFiveHeaders() throws Exception {
@@ -125,15 +139,21 @@ class BadInputTest {
       }
       headers.put(kv[0], kv[1]);
     }
-    assertThat(headers).containsOnlyKeys("host_port", "process_name", "tchannel_language",
-        "tchannel_language_version", "tchannel_version");
+    assertThat(headers)
+        .containsOnlyKeys(
+            "host_port",
+            "process_name",
+            "tchannel_language",
+            "tchannel_language_version",
+            "tchannel_version");
     assertThat(headers.get("host_port")).isEqualTo("127.0.0.1:" + address.getPort());
     assertThat(headers.get("process_name")).matches("java\\[\\d+]");
     assertThat(headers.get("tchannel_language")).isEqualTo("java");
     p.assertOpen(3);
   }
 
-  // ---- fatal: error frame 0xFF, then the connection closes --------------------------------------------
+  // ---- fatal: error frame 0xFF, then the connection closes
+  // --------------------------------------------
 
   @Test
   void unknownFrameType() throws Exception {
@@ -155,7 +175,8 @@ class BadInputTest {
   void truncatedCallReqFields() throws Exception {
     SocketPeer p = peer();
     p.write(Wire.frame(0x03, 2, new byte[] {0, 0, 0}));
-    p.expectError(2, 0xFF, "frame too short: call req frame truncated in its ttl, tracing and service");
+    p.expectError(
+        2, 0xFF, "frame too short: call req frame truncated in its ttl, tracing and service");
     assertThat(p.closedByPeer()).isTrue();
   }
 
@@ -172,7 +193,9 @@ class BadInputTest {
   @Test
   void unknownChecksumType() throws Exception {
     SocketPeer p = peer();
-    p.write(callReqWithChecksum(2, 0, 5000, SERVICE, rawHeaders(), 9, 0, bytes("echo"), noHeaders(), bytes("x")));
+    p.write(
+        callReqWithChecksum(
+            2, 0, 5000, SERVICE, rawHeaders(), 9, 0, bytes("echo"), noHeaders(), bytes("x")));
     p.expectError(2, 0xFF, "unknown checksum type 9 in call req");
     assertThat(p.closedByPeer()).isTrue();
   }
@@ -180,8 +203,16 @@ class BadInputTest {
   @Test
   void duplicateTransportHeaderKey() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, transportHeaders("as", "raw", "cn", "a", "cn", "b"), bytes("echo"),
-        noHeaders(), bytes("x")));
+    p.write(
+        callReq(
+            2,
+            0,
+            5000,
+            SERVICE,
+            transportHeaders("as", "raw", "cn", "a", "cn", "b"),
+            bytes("echo"),
+            noHeaders(),
+            bytes("x")));
     p.expectError(2, 0xFF, "duplicate transport header key cn");
     assertThat(p.closedByPeer()).isTrue();
   }
@@ -189,8 +220,16 @@ class BadInputTest {
   @Test
   void emptyTransportHeaderKey() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, transportHeaders("as", "raw", "", "x", "cn", "c"), bytes("echo"),
-        noHeaders(), bytes("x")));
+    p.write(
+        callReq(
+            2,
+            0,
+            5000,
+            SERVICE,
+            transportHeaders("as", "raw", "", "x", "cn", "c"),
+            bytes("echo"),
+            noHeaders(),
+            bytes("x")));
     p.expectError(2, 0xFF, "empty transport header key");
     assertThat(p.closedByPeer()).isTrue();
   }
@@ -198,8 +237,16 @@ class BadInputTest {
   @Test
   void overLongTransportHeaderKey() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, transportHeaders("as", "raw", "cn", "c", "abcdefghijklmnopq", "v"),
-        bytes("echo"), noHeaders(), bytes("x")));
+    p.write(
+        callReq(
+            2,
+            0,
+            5000,
+            SERVICE,
+            transportHeaders("as", "raw", "cn", "c", "abcdefghijklmnopq", "v"),
+            bytes("echo"),
+            noHeaders(),
+            bytes("x")));
     p.expectError(2, 0xFF, "transport header key abcdefghijklmnopq exceeds 16 bytes");
     assertThat(p.closedByPeer()).isTrue();
   }
@@ -207,8 +254,16 @@ class BadInputTest {
   @Test
   void sixteenByteTransportHeaderKeyIsAccepted() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, transportHeaders("as", "raw", "cn", "c", "abcdefghijklmnop", "v"),
-        bytes("echo"), noHeaders(), bytes("x")));
+    p.write(
+        callReq(
+            2,
+            0,
+            5000,
+            SERVICE,
+            transportHeaders("as", "raw", "cn", "c", "abcdefghijklmnop", "v"),
+            bytes("echo"),
+            noHeaders(),
+            bytes("x")));
     expectEcho(p, 2);
   }
 
@@ -263,13 +318,24 @@ class BadInputTest {
     expectEcho(next, 2);
   }
 
-  // ---- per message: an error frame, the connection stays ----------------------------------------------
+  // ---- per message: an error frame, the connection stays
+  // ----------------------------------------------
 
   @Test
   void badChecksum() throws Exception {
     SocketPeer p = peer();
-    p.write(callReqWithChecksum(2, 0, 5000, SERVICE, rawHeaders(), 3, 0xdeadbeef, bytes("echo"), noHeaders(),
-        bytes("hello")));
+    p.write(
+        callReqWithChecksum(
+            2,
+            0,
+            5000,
+            SERVICE,
+            rawHeaders(),
+            3,
+            0xdeadbeef,
+            bytes("echo"),
+            noHeaders(),
+            bytes("hello")));
     String actual = Integer.toUnsignedString(crc32c(bytes("echo"), noHeaders(), bytes("hello")));
     p.expectError(2, 0x06, "invalid checksum (type 3) expected: 3735928559 actual: " + actual);
     p.assertOpen(9);
@@ -282,10 +348,22 @@ class BadInputTest {
   @org.junit.jupiter.params.provider.CsvSource({"0, 0", "1, 1", "2, 0", "3, 3"})
   void responsesReuseTheRequestsChecksumType(int requestType, int responseType) throws Exception {
     SocketPeer p = peer();
-    int csum = requestType == 1 ? crc32(bytes("echo"), noHeaders(), bytes("x"))
-        : requestType == 3 ? crc32c(bytes("echo"), noHeaders(), bytes("x")) : 0x12345678;
-    p.write(callReqWithChecksum(2, 0, 5000, SERVICE, rawHeaders(), requestType, csum, bytes("echo"), noHeaders(),
-        bytes("x")));
+    int csum =
+        requestType == 1
+            ? crc32(bytes("echo"), noHeaders(), bytes("x"))
+            : requestType == 3 ? crc32c(bytes("echo"), noHeaders(), bytes("x")) : 0x12345678;
+    p.write(
+        callReqWithChecksum(
+            2,
+            0,
+            5000,
+            SERVICE,
+            rawHeaders(),
+            requestType,
+            csum,
+            bytes("echo"),
+            noHeaders(),
+            bytes("x")));
     SocketPeer.Frame f = p.read();
     assertThat(f.type()).as("call res, got %s", f).isEqualTo(0x04);
     int headersEnd = 2 + 25 + 1 + (1 + 2 + 1 + 3); // flags code tracing nh "as"="raw"
@@ -314,8 +392,15 @@ class BadInputTest {
     p.write(callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("ec")));
     p.expectError(2, 0x06, "arg1 must not be fragmented");
     // The rest of that message is ignored, then the connection goes on.
-    p.write(callReqContinue(2, 0, 3, crc32c(bytes("echo"), noHeaders(), bytes("x")), bytes("ho"), noHeaders(),
-        bytes("x")));
+    p.write(
+        callReqContinue(
+            2,
+            0,
+            3,
+            crc32c(bytes("echo"), noHeaders(), bytes("x")),
+            bytes("ho"),
+            noHeaders(),
+            bytes("x")));
     p.assertOpen(9);
     p.write(echoCall(4));
     expectEcho(p, 4);
@@ -332,7 +417,9 @@ class BadInputTest {
   @Test
   void moreThanThreeArgs() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), bytes("x"), bytes("y")));
+    p.write(
+        callReq(
+            2, 0, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), bytes("x"), bytes("y")));
     p.expectError(2, 0x06, "more than three arg chunks in one call req frame");
     p.assertOpen(9);
   }
@@ -355,7 +442,8 @@ class BadInputTest {
   void tooManyCallsInFlight() throws Exception {
     SocketPeer p = peer();
     for (int id = 2; id <= 4; id++) {
-      p.write(callReq(id, 0, 10_000, SERVICE, rawHeaders(), bytes("block"), noHeaders(), bytes("x")));
+      p.write(
+          callReq(id, 0, 10_000, SERVICE, rawHeaders(), bytes("block"), noHeaders(), bytes("x")));
     }
     p.expectError(4, 0x03, "too many in-flight calls on this connection (the limit is 2)");
     release.countDown();
@@ -386,7 +474,8 @@ class BadInputTest {
   @Test
   void duplicateMessageIdWhileTheFirstIsStillArriving() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), bytes("first-")));
+    p.write(
+        callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), bytes("first-")));
     p.write(echoCall(2));
     p.expectError(2, 0x06, "message id 2 is already in use");
     p.write(callReqContinue(2, 0, 3, 0, bytes("rest"))); // the first message's last fragment
@@ -400,11 +489,17 @@ class BadInputTest {
     SocketPeer p = peer();
     p.write(callReq(2, 0, 10_000, SERVICE, rawHeaders(), bytes("block"), noHeaders(), bytes("x")));
     assertThat(blockStarted.await(10, TimeUnit.SECONDS)).isTrue();
-    ByteBuffer cancel = ByteBuffer.allocate(4 + 25 + 2 + 3).putInt(100).put(new byte[25]).putShort((short) 3)
-        .put(bytes("bye"));
+    ByteBuffer cancel =
+        ByteBuffer.allocate(4 + 25 + 2 + 3)
+            .putInt(100)
+            .put(new byte[25])
+            .putShort((short) 3)
+            .put(bytes("bye"));
     p.write(Wire.frame(0xC0, 2, cancel.array()));
     p.expectError(2, 0x02, "request cancelled by the caller");
-    assertThat(blockCancelled.await(10, TimeUnit.SECONDS)).as("the handler's call was cancelled").isTrue();
+    assertThat(blockCancelled.await(10, TimeUnit.SECONDS))
+        .as("the handler's call was cancelled")
+        .isTrue();
     p.assertOpen(9);
   }
 
@@ -435,16 +530,22 @@ class BadInputTest {
   @Test
   void undecodableHeaders() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, rawHeaders(), bytes("echo"), new byte[] {0, 1, 0}, bytes("x")));
-    p.expectError(2, 0x06, "failed to decode \"raw\" request headers for procedure \"echo\" of service "
-        + "\"bad-svc\" from caller \"bad-client\": header map truncated in header 1 of 1");
+    p.write(
+        callReq(
+            2, 0, 5000, SERVICE, rawHeaders(), bytes("echo"), new byte[] {0, 1, 0}, bytes("x")));
+    p.expectError(
+        2,
+        0x06,
+        "failed to decode \"raw\" request headers for procedure \"echo\" of service "
+            + "\"bad-svc\" from caller \"bad-client\": header map truncated in header 1 of 1");
     p.assertOpen(9);
   }
 
   @Test
   void missingCallerAndEncoding() throws Exception {
     SocketPeer p = peer();
-    p.write(callReq(2, 0, 5000, SERVICE, transportHeaders(), bytes("echo"), noHeaders(), bytes("x")));
+    p.write(
+        callReq(2, 0, 5000, SERVICE, transportHeaders(), bytes("echo"), noHeaders(), bytes("x")));
     p.expectError(2, 0x06, "missing caller name, encoding");
     p.assertOpen(9);
   }

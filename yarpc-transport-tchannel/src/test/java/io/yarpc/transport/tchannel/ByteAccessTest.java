@@ -99,34 +99,58 @@ class ByteAccessTest {
   }
 
   private void start(boolean receiveIntoHeap) {
-    TChannelTransport serverTransport = TChannelTransport.builder().serviceName("bytes-server")
-        .allocator(serverAllocator).receiveIntoHeap(receiveIntoHeap).build();
+    TChannelTransport serverTransport =
+        TChannelTransport.builder()
+            .serviceName("bytes-server")
+            .allocator(serverAllocator)
+            .receiveIntoHeap(receiveIntoHeap)
+            .build();
     TChannelInbound inbound = serverTransport.inbound();
-    Middleware<Request, Response> noStreams = (request, next) ->
-        next.handle(Request.of(request.meta(), new ByteAccessOnlyBody(request.body())));
-    server = Dispatcher.builder("bytes-server").inbound(inbound).unaryInboundMiddleware(noStreams).build();
+    Middleware<Request, Response> noStreams =
+        (request, next) ->
+            next.handle(Request.of(request.meta(), new ByteAccessOnlyBody(request.body())));
+    server =
+        Dispatcher.builder("bytes-server")
+            .inbound(inbound)
+            .unaryInboundMiddleware(noStreams)
+            .build();
     server.register(
         Raw.procedure("raw-echo", body -> body),
         Json.procedure("json-echo", Payload.class, p -> p),
-        Procedure.builder("inspect").unary(request -> {
-          Body in = request.body();
-          StringBuilder seen = new StringBuilder("byteAccess=" + in.hasByteAccess());
-          int buffers = 0;
-          boolean heap = true;
-          for (ByteBuffer b : in.byteBuffers()) {
-            buffers++;
-            heap &= b.hasArray();
-          }
-          seen.append(" buffers=").append(buffers).append(" heap=").append(heap).append(" length=")
-              .append(in.length());
-          seenByHandler.set(seen.toString());
-          return CompletableFuture.completedFuture(Response.of(new ByteAccessOnlyBody(Body.of(in.toByteArray()))));
-        }).build());
+        Procedure.builder("inspect")
+            .unary(
+                request -> {
+                  Body in = request.body();
+                  StringBuilder seen = new StringBuilder("byteAccess=" + in.hasByteAccess());
+                  int buffers = 0;
+                  boolean heap = true;
+                  for (ByteBuffer b : in.byteBuffers()) {
+                    buffers++;
+                    heap &= b.hasArray();
+                  }
+                  seen.append(" buffers=")
+                      .append(buffers)
+                      .append(" heap=")
+                      .append(heap)
+                      .append(" length=")
+                      .append(in.length());
+                  seenByHandler.set(seen.toString());
+                  return CompletableFuture.completedFuture(
+                      Response.of(new ByteAccessOnlyBody(Body.of(in.toByteArray()))));
+                })
+            .build());
     server.start();
-    TChannelTransport clientTransport = TChannelTransport.builder().serviceName("bytes-client")
-        .allocator(clientAllocator).receiveIntoHeap(receiveIntoHeap).build();
-    client = Dispatcher.builder("bytes-client")
-        .outbound("bytes-server", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort()))).build();
+    TChannelTransport clientTransport =
+        TChannelTransport.builder()
+            .serviceName("bytes-client")
+            .allocator(clientAllocator)
+            .receiveIntoHeap(receiveIntoHeap)
+            .build();
+    client =
+        Dispatcher.builder("bytes-client")
+            .outbound(
+                "bytes-server", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
+            .build();
     client.start();
   }
 
@@ -158,12 +182,19 @@ class ByteAccessTest {
   void encodingsParseFromByteAccess(int size) throws Exception {
     start(true);
     byte[] bytes = random(size);
-    assertThat(RawClient.of(config()).call("raw-echo", bytes, CallOptions.timeout(WAIT)).get(10, TimeUnit.SECONDS))
+    assertThat(
+            RawClient.of(config())
+                .call("raw-echo", bytes, CallOptions.timeout(WAIT))
+                .get(10, TimeUnit.SECONDS))
         .isEqualTo(bytes);
     Payload p = new Payload();
     p.text = "x".repeat(size);
-    assertThat(JsonClient.of(config()).call("json-echo", p, Payload.class, CallOptions.timeout(WAIT))
-        .get(10, TimeUnit.SECONDS).text).isEqualTo(p.text);
+    assertThat(
+            JsonClient.of(config())
+                .call("json-echo", p, Payload.class, CallOptions.timeout(WAIT))
+                .get(10, TimeUnit.SECONDS)
+                .text)
+        .isEqualTo(p.text);
   }
 
   @Test
@@ -171,20 +202,33 @@ class ByteAccessTest {
     start(true);
     byte[] bytes = random(300 * 1024);
     ByteAccessOnlyBody request = new ByteAccessOnlyBody(Body.of(bytes));
-    RequestMeta meta = RequestMeta.builder().procedure("inspect").encoding("raw").deadline(Deadline.after(WAIT)).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("inspect")
+            .encoding("raw")
+            .deadline(Deadline.after(WAIT))
+            .build();
     Response response = config().call(Request.of(meta, request)).get(10, TimeUnit.SECONDS);
     try {
-      assertThat(seenByHandler.get()).startsWith("byteAccess=true buffers=").endsWith(" heap=true length=307200");
+      assertThat(seenByHandler.get())
+          .startsWith("byteAccess=true buffers=")
+          .endsWith(" heap=true length=307200");
       int buffers = Integer.parseInt(seenByHandler.get().replaceAll(".*buffers=(\\d+).*", "$1"));
-      assertThat(buffers).as("one view per received arg3 chunk, composed without a copy").isGreaterThan(4);
+      assertThat(buffers)
+          .as("one view per received arg3 chunk, composed without a copy")
+          .isGreaterThan(4);
       Body body = response.body();
       assertThat(body.hasByteAccess()).isTrue();
-      assertThat(body.byteBuffers()).hasSizeGreaterThan(4).allSatisfy(b -> assertThat(b.hasArray()).isTrue());
+      assertThat(body.byteBuffers())
+          .hasSizeGreaterThan(4)
+          .allSatisfy(b -> assertThat(b.hasArray()).isTrue());
       assertThat(body.toByteArray()).isEqualTo(bytes);
     } finally {
       response.body().release();
     }
-    assertThat(request.releases.get()).as("the outbound released the request body once").isEqualTo(1);
+    assertThat(request.releases.get())
+        .as("the outbound released the request body once")
+        .isEqualTo(1);
     // Every buffer either side received or wrote is released, with the connection still open.
     serverAllocator.awaitAllReleased(WAIT);
     clientAllocator.awaitAllReleased(WAIT);
@@ -194,7 +238,12 @@ class ByteAccessTest {
   void directReceiveBuffersStillGiveByteAccess() throws Exception {
     start(false);
     byte[] bytes = random(100_000);
-    RequestMeta meta = RequestMeta.builder().procedure("inspect").encoding("raw").deadline(Deadline.after(WAIT)).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("inspect")
+            .encoding("raw")
+            .deadline(Deadline.after(WAIT))
+            .build();
     Response response = config().call(Request.of(meta, Body.of(bytes))).get(10, TimeUnit.SECONDS);
     try {
       assertThat(seenByHandler.get()).startsWith("byteAccess=true").contains("heap=false");
@@ -209,9 +258,11 @@ class ByteAccessTest {
   void manyCallsLeaveNoBufferBehind() throws Exception {
     start(true);
     RawClient raw = RawClient.of(config());
-    for (int size : new int[] {0, 1, 1024, 1025, 65_490, 65_491, 65_492, 65_493, 131_000, 200_000}) {
+    for (int size :
+        new int[] {0, 1, 1024, 1025, 65_490, 65_491, 65_492, 65_493, 131_000, 200_000}) {
       byte[] bytes = random(size);
-      assertThat(raw.call("raw-echo", bytes, CallOptions.timeout(WAIT)).get(10, TimeUnit.SECONDS)).isEqualTo(bytes);
+      assertThat(raw.call("raw-echo", bytes, CallOptions.timeout(WAIT)).get(10, TimeUnit.SECONDS))
+          .isEqualTo(bytes);
     }
     serverAllocator.awaitAllReleased(WAIT);
     clientAllocator.awaitAllReleased(WAIT);

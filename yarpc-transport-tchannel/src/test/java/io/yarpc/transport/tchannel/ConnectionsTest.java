@@ -50,19 +50,26 @@ class ConnectionsTest {
   }
 
   private Dispatcher server(String name, TChannelInbound inbound, CountDownLatch block) {
-    Dispatcher d = Dispatcher.builder(name).inbound(inbound).shutdownGracePeriod(Duration.ofMillis(500)).build();
+    Dispatcher d =
+        Dispatcher.builder(name)
+            .inbound(inbound)
+            .shutdownGracePeriod(Duration.ofMillis(500))
+            .build();
     d.register(
         Raw.procedure("who", body -> name.getBytes(UTF_8)),
-        Raw.procedure("block", body -> {
-          blocked.countDown();
-          block.await(30, TimeUnit.SECONDS);
-          return body;
-        }));
+        Raw.procedure(
+            "block",
+            body -> {
+              blocked.countDown();
+              block.await(30, TimeUnit.SECONDS);
+              return body;
+            }));
     d.start();
-    cleanup.add(() -> {
-      block.countDown();
-      d.stop();
-    });
+    cleanup.add(
+        () -> {
+          block.countDown();
+          d.stop();
+        });
     return d;
   }
 
@@ -72,9 +79,16 @@ class ConnectionsTest {
     return component;
   }
 
-  private static byte[] call(TChannelOutbound outbound, String service, String procedure) throws Exception {
-    RequestMeta meta = RequestMeta.builder().caller("test").service(service).procedure(procedure).encoding("raw")
-        .deadline(Deadline.after(WAIT)).build();
+  private static byte[] call(TChannelOutbound outbound, String service, String procedure)
+      throws Exception {
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("test")
+            .service(service)
+            .procedure(procedure)
+            .encoding("raw")
+            .deadline(Deadline.after(WAIT))
+            .build();
     Response r = outbound.call(Request.of(meta, Body.of(new byte[] {1}))).get(10, TimeUnit.SECONDS);
     try {
       return r.body().toByteArray();
@@ -93,8 +107,14 @@ class ConnectionsTest {
     TChannelOutbound b = started(clientTransport.singleOutbound(inbound.hostPort()));
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      RequestMeta meta = RequestMeta.builder().caller("c").service("server").procedure("who").encoding("raw")
-          .deadline(Deadline.after(WAIT)).build();
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller("c")
+              .service("server")
+              .procedure("who")
+              .encoding("raw")
+              .deadline(Deadline.after(WAIT))
+              .build();
       calls.add((i % 2 == 0 ? a : b).call(Request.of(meta, Body.empty())));
     }
     for (CompletableFuture<Response> f : calls) {
@@ -102,7 +122,9 @@ class ConnectionsTest {
       assertThat(new String(r.body().toByteArray(), UTF_8)).isEqualTo("server");
       r.body().release();
     }
-    assertThat(inbound.acceptedConnections()).as("both outbounds share the peer's one connection").isEqualTo(1);
+    assertThat(inbound.acceptedConnections())
+        .as("both outbounds share the peer's one connection")
+        .isEqualTo(1);
   }
 
   @Test
@@ -113,15 +135,23 @@ class ConnectionsTest {
     server("server", inbound, block);
     TChannelTransport clientTransport = started(TChannelTransport.of("client"));
     TChannelOutbound out = started(clientTransport.singleOutbound(inbound.hostPort()));
-    RequestMeta meta = RequestMeta.builder().caller("c").service("server").procedure("block").encoding("raw")
-        .deadline(Deadline.after(Duration.ofMinutes(5))).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("block")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofMinutes(5)))
+            .build();
     CompletableFuture<Response> pending = out.call(Request.of(meta, Body.of(new byte[] {1})));
     CompletableFuture<Response> pending2 = out.call(Request.of(meta, Body.of(new byte[] {2})));
     assertThat(blocked.await(10, TimeUnit.SECONDS)).as("both calls reached the handler").isTrue();
     inbound.closeConnections(); // the peer's end of the connection dies
     for (CompletableFuture<Response> f : List.of(pending, pending2)) {
       Throwable t = catchThrowable(() -> f.get(10, TimeUnit.SECONDS));
-      assertThat(t).as("failed long before its 5-minute deadline").isInstanceOf(ExecutionException.class);
+      assertThat(t)
+          .as("failed long before its 5-minute deadline")
+          .isInstanceOf(ExecutionException.class);
       assertThat(((YarpcException) t.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
       assertThat(t.getCause().getMessage()).contains("closed");
     }
@@ -137,9 +167,16 @@ class ConnectionsTest {
   void aCallerGivingUpDuringTheHandshakeDoesNotCancelTheSharedDial() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       TChannelTransport clientTransport = started(TChannelTransport.of("client"));
-      TChannelOutbound out = started(clientTransport.singleOutbound("127.0.0.1:" + server.getLocalPort()));
-      RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw")
-          .deadline(Deadline.after(WAIT)).build();
+      TChannelOutbound out =
+          started(clientTransport.singleOutbound("127.0.0.1:" + server.getLocalPort()));
+      RequestMeta meta =
+          RequestMeta.builder()
+              .caller("c")
+              .service("s")
+              .procedure("p")
+              .encoding("raw")
+              .deadline(Deadline.after(WAIT))
+              .build();
       CompletableFuture<Response> givesUp = out.call(Request.of(meta, Body.of(new byte[] {1})));
       CompletableFuture<Response> waits = out.call(Request.of(meta, Body.of(new byte[] {2})));
 
@@ -166,9 +203,12 @@ class ConnectionsTest {
         peer.getOutputStream().flush();
 
         in.readUnsignedShort();
-        assertThat(in.readUnsignedByte()).as("the waiting call, sent on the dialled connection").isEqualTo(0x03);
+        assertThat(in.readUnsignedByte())
+            .as("the waiting call, sent on the dialled connection")
+            .isEqualTo(0x03);
       }
-      // the peer hung up without answering: the waiting call fails as any call on a dying connection does
+      // the peer hung up without answering: the waiting call fails as any call on a dying
+      // connection does
       Throwable t = catchThrowable(() -> waits.get(10, TimeUnit.SECONDS));
       assertThat(((YarpcException) t.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
     }
@@ -182,12 +222,20 @@ class ConnectionsTest {
     }
     TChannelTransport clientTransport = started(TChannelTransport.of("client"));
     TChannelOutbound out = started(clientTransport.singleOutbound("127.0.0.1:" + port));
-    RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw")
-        .deadline(Deadline.after(Duration.ofMinutes(5))).build();
-    Throwable t = catchThrowable(() -> out.call(Request.of(meta, Body.empty())).get(10, TimeUnit.SECONDS));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("s")
+            .procedure("p")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofMinutes(5)))
+            .build();
+    Throwable t =
+        catchThrowable(() -> out.call(Request.of(meta, Body.empty())).get(10, TimeUnit.SECONDS));
     assertThat(t).isInstanceOf(ExecutionException.class);
     assertThat(((YarpcException) t.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
-    assertThat(t.getCause().getMessage()).startsWith("cannot connect to tchannel peer 127.0.0.1:" + port);
+    assertThat(t.getCause().getMessage())
+        .startsWith("cannot connect to tchannel peer 127.0.0.1:" + port);
   }
 
   /**
@@ -209,31 +257,43 @@ class ConnectionsTest {
     assertThat(new String(call(bToA, "svc-a", "who"), UTF_8)).isEqualTo("svc-a");
     assertThat(inA.acceptedConnections()).as("B did not dial A").isZero();
     assertThat(inB.acceptedConnections()).isEqualTo(1);
-    assertThat(tb.peer(inA.hostPort()).connection().isInitiator()).as("B uses the connection A dialled").isFalse();
+    assertThat(tb.peer(inA.hostPort()).connection().isInitiator())
+        .as("B uses the connection A dialled")
+        .isFalse();
   }
 
   @Test
   void roundRobinOverTwoServers() throws Exception {
     TChannelTransport t1 = TChannelTransport.of("svc");
     TChannelInbound in1 = t1.inbound();
-    server("svc", in1, new CountDownLatch(0)).register(Raw.procedure("where", b -> "one".getBytes(UTF_8)));
+    server("svc", in1, new CountDownLatch(0))
+        .register(Raw.procedure("where", b -> "one".getBytes(UTF_8)));
     TChannelTransport t2 = TChannelTransport.of("svc");
     TChannelInbound in2 = t2.inbound();
-    server("svc", in2, new CountDownLatch(0)).register(Raw.procedure("where", b -> "two".getBytes(UTF_8)));
+    server("svc", in2, new CountDownLatch(0))
+        .register(Raw.procedure("where", b -> "two".getBytes(UTF_8)));
 
     TChannelTransport clientTransport = TChannelTransport.of("client");
-    RoundRobinPeerList list = RoundRobinPeerList.builder(clientTransport)
-        .peers(List.of(in1.hostPort(), in2.hostPort())).build();
-    Dispatcher client = Dispatcher.builder("client")
-        .outbound("svc", Outbounds.unary(clientTransport.outbound(list))).build();
+    RoundRobinPeerList list =
+        RoundRobinPeerList.builder(clientTransport)
+            .peers(List.of(in1.hostPort(), in2.hostPort()))
+            .build();
+    Dispatcher client =
+        Dispatcher.builder("client")
+            .outbound("svc", Outbounds.unary(clientTransport.outbound(list)))
+            .build();
     client.start();
     cleanup.add(client::stop);
     Set<String> seen = new HashSet<>();
     RawClient raw = RawClient.of(client.clientConfig("svc"));
-    // round robin over the peers that are available: the second connection may come up a little later on
+    // round robin over the peers that are available: the second connection may come up a little
+    // later on
     // a loaded machine, so call until both answered (bounded)
     for (int i = 0; i < 200 && seen.size() < 2; i++) {
-      seen.add(new String(raw.call("where", new byte[0], CallOptions.timeout(WAIT)).get(10, TimeUnit.SECONDS), UTF_8));
+      seen.add(
+          new String(
+              raw.call("where", new byte[0], CallOptions.timeout(WAIT)).get(10, TimeUnit.SECONDS),
+              UTF_8));
       if (seen.size() < 2 && i >= 10) {
         Thread.sleep(10);
       }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 class LongErrorTextTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final String TRUNCATED = " (truncated)";
+
   /** 100,000 characters, 200,000 UTF-8 bytes, with a line break and a tab on the way. */
   private static final String LONG = ("line\n\tnext é" + "x".repeat(87)).repeat(1000);
 
@@ -38,14 +39,20 @@ class LongErrorTextTest {
     serverTransport = TChannelTransport.of("long-text-server");
     TChannelInbound inbound = serverTransport.inbound();
     server = Dispatcher.builder("long-text-server").inbound(inbound).build();
-    server.register(Raw.procedure("fail", body -> {
-      throw YarpcException.of(Code.PERMISSION_DENIED, LONG).withName(LONG);
-    }));
+    server.register(
+        Raw.procedure(
+            "fail",
+            body -> {
+              throw YarpcException.of(Code.PERMISSION_DENIED, LONG).withName(LONG);
+            }));
     server.start();
     clientTransport = TChannelTransport.of("long-text-client");
-    client = Dispatcher.builder("long-text-client")
-        .outbound("long-text-server", Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
-        .build();
+    client =
+        Dispatcher.builder("long-text-client")
+            .outbound(
+                "long-text-server",
+                Outbounds.unary(clientTransport.singleOutbound(inbound.hostPort())))
+            .build();
     client.start();
   }
 

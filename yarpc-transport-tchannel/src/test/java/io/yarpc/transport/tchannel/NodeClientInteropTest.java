@@ -58,39 +58,65 @@ class NodeClientInteropTest {
     TChannelInbound inbound = transport.inbound();
     server = Dispatcher.builder(SERVICE).inbound(inbound).build();
     server.register(
-        Raw.procedure("echo", body -> {
-          echoHeaders();
-          return body;
-        }),
-        Json.procedure("json-echo", Payload.class, p -> {
-          echoHeaders();
-          p.number++;
-          return p;
-        }),
-        Raw.procedure("throw", body -> {
-          throw new IllegalStateException("handler blew up");
-        }),
-        Raw.procedure("not-found", body -> {
-          throw YarpcException.of(Code.NOT_FOUND, "no such thing").withName("Missing");
-        }),
-        Procedure.builder("system-error").unary(request -> {
-          Code code = Code.fromWireName(new String(request.body().toByteArray(), UTF_8));
-          return CompletableFuture.failedFuture(YarpcException.of(code, "deliberate " + code.wireName()));
-        }).build(),
-        Procedure.builder("inspect").unary(request -> {
-          Body in = request.body();
-          boolean heap = true;
-          CRC32 crc = new CRC32();
-          int buffers = 0;
-          for (ByteBuffer b : in.byteBuffers()) {
-            heap &= b.hasArray();
-            crc.update(b);
-            buffers++;
-          }
-          String seen = "byteAccess=" + in.hasByteAccess() + " heap=" + heap + " buffers=" + buffers
-              + " length=" + in.length() + " crc=" + Long.toHexString(crc.getValue());
-          return CompletableFuture.completedFuture(Response.of(Body.of(seen.getBytes(UTF_8))));
-        }).build());
+        Raw.procedure(
+            "echo",
+            body -> {
+              echoHeaders();
+              return body;
+            }),
+        Json.procedure(
+            "json-echo",
+            Payload.class,
+            p -> {
+              echoHeaders();
+              p.number++;
+              return p;
+            }),
+        Raw.procedure(
+            "throw",
+            body -> {
+              throw new IllegalStateException("handler blew up");
+            }),
+        Raw.procedure(
+            "not-found",
+            body -> {
+              throw YarpcException.of(Code.NOT_FOUND, "no such thing").withName("Missing");
+            }),
+        Procedure.builder("system-error")
+            .unary(
+                request -> {
+                  Code code = Code.fromWireName(new String(request.body().toByteArray(), UTF_8));
+                  return CompletableFuture.failedFuture(
+                      YarpcException.of(code, "deliberate " + code.wireName()));
+                })
+            .build(),
+        Procedure.builder("inspect")
+            .unary(
+                request -> {
+                  Body in = request.body();
+                  boolean heap = true;
+                  CRC32 crc = new CRC32();
+                  int buffers = 0;
+                  for (ByteBuffer b : in.byteBuffers()) {
+                    heap &= b.hasArray();
+                    crc.update(b);
+                    buffers++;
+                  }
+                  String seen =
+                      "byteAccess="
+                          + in.hasByteAccess()
+                          + " heap="
+                          + heap
+                          + " buffers="
+                          + buffers
+                          + " length="
+                          + in.length()
+                          + " crc="
+                          + Long.toHexString(crc.getValue());
+                  return CompletableFuture.completedFuture(
+                      Response.of(Body.of(seen.getBytes(UTF_8))));
+                })
+            .build());
     server.start();
     node = NodePeer.start("client.js", inbound.hostPort());
   }
@@ -115,8 +141,9 @@ class NodeClientInteropTest {
     call.meta().headers().forEach(call::setResponseHeader);
   }
 
-  private static JsonObject call(String endpoint, String as, Map<String, String> headers, String body,
-      int checksumType) throws Exception {
+  private static JsonObject call(
+      String endpoint, String as, Map<String, String> headers, String body, int checksumType)
+      throws Exception {
     JsonObject cmd = new JsonObject();
     cmd.addProperty("service", SERVICE);
     cmd.addProperty("endpoint", endpoint);
@@ -141,7 +168,13 @@ class NodeClientInteropTest {
   @ParameterizedTest(name = "checksum type {0}")
   @ValueSource(ints = {0, 1, 3})
   void rawEchoWithHeaders(int checksumType) throws Exception {
-    JsonObject a = call("echo", "raw", Map.of("Trace-Me", "MiXeD", "empty", ""), "hello from node", checksumType);
+    JsonObject a =
+        call(
+            "echo",
+            "raw",
+            Map.of("Trace-Me", "MiXeD", "empty", ""),
+            "hello from node",
+            checksumType);
     assertThat(a.has("error")).as("error: %s", a.get("error")).isFalse();
     assertThat(a.get("ok").getAsBoolean()).isTrue();
     assertThat(arg3(a)).isEqualTo("hello from node");
@@ -149,12 +182,15 @@ class NodeClientInteropTest {
     assertThat(headers(a).get("empty").getAsString()).isEmpty();
     assertThat(headers(a).get("$rpc$-service").getAsString()).isEqualTo(SERVICE);
     assertThat(a.getAsJsonObject("resHeaders").get("as").getAsString()).isEqualTo("raw");
-    assertThat(a.get("checksumType").getAsInt()).as("response checksum type").isEqualTo(checksumType);
+    assertThat(a.get("checksumType").getAsInt())
+        .as("response checksum type")
+        .isEqualTo(checksumType);
   }
 
   @Test
   void jsonEchoWithHeaders() throws Exception {
-    JsonObject a = call("json-echo", "json", Map.of("k", "v"), "{\"text\":\"hi\",\"number\":41}", 3);
+    JsonObject a =
+        call("json-echo", "json", Map.of("k", "v"), "{\"text\":\"hi\",\"number\":41}", 3);
     assertThat(a.has("error")).as("error: %s", a.get("error")).isFalse();
     assertThat(a.get("ok").getAsBoolean()).isTrue();
     JsonObject body = JsonParser.parseString(arg3(a)).getAsJsonObject();
@@ -173,7 +209,8 @@ class NodeClientInteropTest {
     assertThat(headers(a).get("$rpc$-error-code").getAsString()).isEqualTo("unknown");
     assertThat(headers(a).get("$rpc$-error-message").getAsString())
         .isEqualTo("error for service \"java-svc\" and procedure \"throw\": handler blew up");
-    assertThat(headers(a).get("$rpc$-application-error-name").getAsString()).isEqualTo("IllegalStateException");
+    assertThat(headers(a).get("$rpc$-application-error-name").getAsString())
+        .isEqualTo("IllegalStateException");
   }
 
   @Test
@@ -247,7 +284,8 @@ class NodeClientInteropTest {
     JsonObject inspected = node.send(cmd).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     CRC32 crc = new CRC32();
     crc.update(echoed);
-    assertThat(arg3(inspected)).startsWith("byteAccess=true heap=true buffers=")
+    assertThat(arg3(inspected))
+        .startsWith("byteAccess=true heap=true buffers=")
         .endsWith(" length=" + size + " crc=" + Long.toHexString(crc.getValue()));
     int buffers = Integer.parseInt(arg3(inspected).replaceAll(".*buffers=(\\d+).*", "$1"));
     assertThat(buffers).as("arg3 chunks composed without a copy").isGreaterThan(1);

@@ -58,18 +58,22 @@ final class NodePeer implements AutoCloseable {
 
   /** Skips the calling test unless tchannel-node is installed. */
   static void assumeInstalled() {
-    assumeTrue(isInstalled(), "tchannel-node is not installed (no " + nodeDir().resolve("node_modules")
-        + "): run `npm ci --prefix yarpc-transport-tchannel/src/test/node` to enable the interop tests");
+    assumeTrue(
+        isInstalled(),
+        "tchannel-node is not installed (no "
+            + nodeDir().resolve("node_modules")
+            + "): run `npm ci --prefix yarpc-transport-tchannel/src/test/node` to enable the interop tests");
   }
 
   /** Starts {@code node script args...} and waits for its READY line. */
   static NodePeer start(String script, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("node", script));
     command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command)
-        .directory(nodeDir().toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process p =
+        new ProcessBuilder(command)
+            .directory(nodeDir().toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     NodePeer peer = new NodePeer(p);
     try {
       peer.ready.get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -104,7 +108,8 @@ final class NodePeer implements AutoCloseable {
   }
 
   private void readStdout() {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))) {
       for (String line; (line = in.readLine()) != null; ) {
         if (line.startsWith("READY")) {
           ready.complete(line.length() > 6 ? line.substring(6).trim() : "");
@@ -127,8 +132,8 @@ final class NodePeer implements AutoCloseable {
     } catch (IOException ignored) {
       // the process went away
     } finally {
-      IllegalStateException gone = new IllegalStateException("the node process ended; unexpected output: "
-          + unexpected);
+      IllegalStateException gone =
+          new IllegalStateException("the node process ended; unexpected output: " + unexpected);
       ready.completeExceptionally(gone);
       pending.values().forEach(f -> f.completeExceptionally(gone));
     }

@@ -62,8 +62,12 @@ class NodeServerInteropTest {
     TChannelTransport transport = TChannelTransport.of(CALLER);
     Dispatcher.Builder b = Dispatcher.builder(CALLER);
     for (ChecksumType type : List.of(ChecksumType.NONE, ChecksumType.CRC32, ChecksumType.CRC32C)) {
-      b.outbound(key(type), Outbounds.builder().serviceName(NODE_SERVICE)
-          .unary(transport.singleOutboundBuilder(hostPort).checksumType(type).build()).build());
+      b.outbound(
+          key(type),
+          Outbounds.builder()
+              .serviceName(NODE_SERVICE)
+              .unary(transport.singleOutboundBuilder(hostPort).checksumType(type).build())
+              .build());
     }
     client = b.build();
     client.start();
@@ -114,7 +118,8 @@ class NodeServerInteropTest {
   @ParameterizedTest
   @EnumSource(value = ChecksumType.class, names = "FARMHASH", mode = EnumSource.Mode.EXCLUDE)
   void rawEchoWithHeaders(ChecksumType type) throws Exception {
-    CallOptions opts = CallOptions.builder().timeout(WAIT).header("Echo-Key", "Value").header("empty", "").build();
+    CallOptions opts =
+        CallOptions.builder().timeout(WAIT).header("Echo-Key", "Value").header("empty", "").build();
     Reply<byte[]> reply = await(raw(type).callForReply("echo", "hello node".getBytes(UTF_8), opts));
     assertThat(new String(reply.value(), UTF_8)).isEqualTo("hello node");
     assertThat(reply.headers().get("echo-key")).isEqualTo("Value");
@@ -133,7 +138,10 @@ class NodeServerInteropTest {
     p.text = "héllo";
     p.number = 7;
     CallOptions opts = CallOptions.builder().timeout(WAIT).header("k", "v").build();
-    Reply<Payload> reply = await(JsonClient.of(config(ChecksumType.CRC32C)).callForReply("echo", p, Payload.class, opts));
+    Reply<Payload> reply =
+        await(
+            JsonClient.of(config(ChecksumType.CRC32C))
+                .callForReply("echo", p, Payload.class, opts));
     assertThat(reply.value().text).isEqualTo("héllo");
     assertThat(reply.value().number).isEqualTo(7);
     assertThat(reply.headers().get("k")).isEqualTo("v");
@@ -141,9 +149,17 @@ class NodeServerInteropTest {
 
   @Test
   void whatGoesOnTheWire() throws Exception {
-    RequestMeta meta = RequestMeta.builder().procedure("info").encoding("raw").shardKey("shard-1")
-        .routingKey("rk-1").routingDelegate("rd-1").deadline(Deadline.after(WAIT)).build();
-    Response r = await(config(ChecksumType.CRC32).call(Request.of(meta, Body.of(new byte[] {1, 2, 3}))));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("info")
+            .encoding("raw")
+            .shardKey("shard-1")
+            .routingKey("rk-1")
+            .routingDelegate("rd-1")
+            .deadline(Deadline.after(WAIT))
+            .build();
+    Response r =
+        await(config(ChecksumType.CRC32).call(Request.of(meta, Body.of(new byte[] {1, 2, 3}))));
     JsonObject info;
     try {
       info = JsonParser.parseString(new String(r.body().toByteArray(), UTF_8)).getAsJsonObject();
@@ -165,7 +181,14 @@ class NodeServerInteropTest {
 
   /** 70,000 and 300 KiB bodies span frames both ways; node verifies every request frame's checksum. */
   @ParameterizedTest(name = "{1} bytes, {0}")
-  @CsvSource({"NONE, 70000", "CRC32, 70000", "CRC32C, 70000", "NONE, 307200", "CRC32, 307200", "CRC32C, 307200"})
+  @CsvSource({
+    "NONE, 70000",
+    "CRC32, 70000",
+    "CRC32C, 70000",
+    "NONE, 307200",
+    "CRC32, 307200",
+    "CRC32C, 307200"
+  })
   void fragmentedBodies(ChecksumType type, int size) throws Exception {
     byte[] body = new byte[size];
     new Random(size).nextBytes(body);
@@ -176,8 +199,16 @@ class NodeServerInteropTest {
   @ParameterizedTest
   @ValueSource(ints = {70000, 307200})
   void fragmentedResponseHasByteAccess(int size) throws Exception {
-    RequestMeta meta = RequestMeta.builder().procedure("big").encoding("raw").deadline(Deadline.after(WAIT)).build();
-    Response r = await(config(ChecksumType.CRC32C).call(Request.of(meta, Body.of(Integer.toString(size).getBytes(UTF_8)))));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("big")
+            .encoding("raw")
+            .deadline(Deadline.after(WAIT))
+            .build();
+    Response r =
+        await(
+            config(ChecksumType.CRC32C)
+                .call(Request.of(meta, Body.of(Integer.toString(size).getBytes(UTF_8)))));
     try {
       Body body = r.body();
       assertThat(body.hasByteAccess()).isTrue();
@@ -200,30 +231,41 @@ class NodeServerInteropTest {
 
   @Test
   void applicationErrorWithoutYarpcKeys() throws Exception {
-    RequestMeta meta = RequestMeta.builder().procedure("fail").encoding("raw").deadline(Deadline.after(WAIT)).build();
-    Response r = await(config(ChecksumType.CRC32C).call(Request.of(meta, Body.of("oops".getBytes(UTF_8)))));
+    RequestMeta meta =
+        RequestMeta.builder()
+            .procedure("fail")
+            .encoding("raw")
+            .deadline(Deadline.after(WAIT))
+            .build();
+    Response r =
+        await(config(ChecksumType.CRC32C).call(Request.of(meta, Body.of("oops".getBytes(UTF_8)))));
     try {
       assertThat(r.isApplicationError()).isTrue();
       assertThat(new String(r.body().toByteArray(), UTF_8)).isEqualTo("oops");
     } finally {
       r.body().release();
     }
-    YarpcException e = failure(raw(ChecksumType.CRC32C).call("fail", "oops".getBytes(UTF_8), options()));
+    YarpcException e =
+        failure(raw(ChecksumType.CRC32C).call("fail", "oops".getBytes(UTF_8), options()));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage()).isEqualTo("application error");
   }
 
   @Test
   void applicationErrorWithYarpcKeys() {
-    YarpcException e = failure(raw(ChecksumType.CRC32).call("yarpc-fail", "not-found:no such key".getBytes(UTF_8),
-        options()));
+    YarpcException e =
+        failure(
+            raw(ChecksumType.CRC32)
+                .call("yarpc-fail", "not-found:no such key".getBytes(UTF_8), options()));
     assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
     assertThat(e.getMessage()).isEqualTo("no such key");
     assertThat(e.name()).isEqualTo("NodeError");
     assertThat(e.response()).isNotNull();
     assertThat(e.response().isApplicationError()).isTrue();
     assertThat(e.response().headers().get("from-node")).isEqualTo("yes");
-    assertThat(e.response().headers().contains("$rpc$-error-code")).as("reserved keys are removed").isFalse();
+    assertThat(e.response().headers().contains("$rpc$-error-code"))
+        .as("reserved keys are removed")
+        .isFalse();
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
@@ -239,7 +281,8 @@ class NodeServerInteropTest {
     "ProtocolError, INTERNAL",
   })
   void systemErrorFrames(String codeName, Code expected) {
-    YarpcException e = failure(raw(ChecksumType.CRC32C).call("system-error", codeName.getBytes(UTF_8), options()));
+    YarpcException e =
+        failure(raw(ChecksumType.CRC32C).call("system-error", codeName.getBytes(UTF_8), options()));
     assertThat(e.code()).isEqualTo(expected);
     assertThat(e.getMessage()).contains("deliberate " + codeName + " from node");
   }
@@ -247,7 +290,10 @@ class NodeServerInteropTest {
   /** After node's fatal error frame closed the connection, the peer reconnects for the next call. */
   @Test
   void reconnectsAfterAFatalErrorFrame() throws Exception {
-    YarpcException e = failure(raw(ChecksumType.CRC32).call("system-error", "ProtocolError".getBytes(UTF_8), options()));
+    YarpcException e =
+        failure(
+            raw(ChecksumType.CRC32)
+                .call("system-error", "ProtocolError".getBytes(UTF_8), options()));
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
     assertThat(await(raw(ChecksumType.CRC32).call("echo", "again".getBytes(UTF_8), options())))
         .isEqualTo("again".getBytes(UTF_8));

@@ -43,38 +43,57 @@ class ResponseFuzzTest {
       Thread server = new Thread(() -> serve(listener, new Random(seed)), "fuzz-server");
       server.setDaemon(true);
       server.start();
-      TChannelTransport transport = TChannelTransport.builder().serviceName("fuzz-client").allocator(allocator)
-          .maxMessageSize(100_000).build();
+      TChannelTransport transport =
+          TChannelTransport.builder()
+              .serviceName("fuzz-client")
+              .allocator(allocator)
+              .maxMessageSize(100_000)
+              .build();
       TChannelOutbound out = transport.singleOutbound("127.0.0.1:" + listener.getLocalPort());
       out.start();
       // core's call path bounds each call by its deadline (the outbound arms no timer of its own)
-      io.yarpc.ClientConfig calls = io.yarpc.ClientConfig.of("c", "s", io.yarpc.Outbounds.unary(out));
-      java.util.concurrent.atomic.AtomicInteger responses = new java.util.concurrent.atomic.AtomicInteger();
-      java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
+      io.yarpc.ClientConfig calls =
+          io.yarpc.ClientConfig.of("c", "s", io.yarpc.Outbounds.unary(out));
+      java.util.concurrent.atomic.AtomicInteger responses =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger errors =
+          new java.util.concurrent.atomic.AtomicInteger();
       java.util.Queue<String> problems = new java.util.concurrent.ConcurrentLinkedQueue<>();
       java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(8);
       java.util.List<CompletableFuture<?>> all = new java.util.ArrayList<>();
       try {
         for (int i = 0; i < CALLS; i++) {
-          assertThat(slots.tryAcquire(10, TimeUnit.SECONDS)).as("a call slot freed up: no hang").isTrue();
-          RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw")
-              .deadline(Deadline.after(Duration.ofMillis(300))).build();
+          assertThat(slots.tryAcquire(10, TimeUnit.SECONDS))
+              .as("a call slot freed up: no hang")
+              .isTrue();
+          RequestMeta meta =
+              RequestMeta.builder()
+                  .caller("c")
+                  .service("s")
+                  .procedure("p")
+                  .encoding("raw")
+                  .deadline(Deadline.after(Duration.ofMillis(300)))
+                  .build();
           int n = i;
-          all.add(calls.call(Request.of(meta, Body.of(new byte[] {(byte) i}))).handle((r, e) -> {
-            slots.release();
-            if (e == null) {
-              r.body().release();
-              responses.incrementAndGet();
-            } else if (e instanceof YarpcException y) {
-              if (y.response() != null) {
-                y.response().body().release();
-              }
-              errors.incrementAndGet();
-            } else {
-              problems.add("call " + n + " failed with " + e);
-            }
-            return null;
-          }));
+          all.add(
+              calls
+                  .call(Request.of(meta, Body.of(new byte[] {(byte) i})))
+                  .handle(
+                      (r, e) -> {
+                        slots.release();
+                        if (e == null) {
+                          r.body().release();
+                          responses.incrementAndGet();
+                        } else if (e instanceof YarpcException y) {
+                          if (y.response() != null) {
+                            y.response().body().release();
+                          }
+                          errors.incrementAndGet();
+                        } else {
+                          problems.add("call " + n + " failed with " + e);
+                        }
+                        return null;
+                      }));
         }
         CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
       } finally {
@@ -86,7 +105,8 @@ class ResponseFuzzTest {
       assertThat(errors.get()).isPositive();
     }
     allocator.awaitAllReleased(Duration.ofSeconds(10));
-    assertThat(Connection.unexpectedFailures()).as("exceptions no protocol rule explains (seed %d)", seed)
+    assertThat(Connection.unexpectedFailures())
+        .as("exceptions no protocol rule explains (seed %d)", seed)
         .isEqualTo(unexpectedBefore);
   }
 
@@ -103,7 +123,12 @@ class ResponseFuzzTest {
           int type = rest[0] & 0xFF;
           int id = ByteBuffer.wrap(rest, 2, 4).getInt();
           if (type == 0x01) {
-            out.write(Wire.init(0x02, id, 2, java.util.Map.of("host_port", "0.0.0.0:0", "process_name", "fuzz")));
+            out.write(
+                Wire.init(
+                    0x02,
+                    id,
+                    2,
+                    java.util.Map.of("host_port", "0.0.0.0:0", "process_name", "fuzz")));
           } else if (type == 0x03) {
             if (!answer(out, id, rnd)) {
               break; // drop the connection
@@ -129,8 +154,12 @@ class ResponseFuzzTest {
       return true; // no answer: the call times out
     }
     if (choice < 7) { // an error frame with any code
-      ByteBuffer p = ByteBuffer.allocate(28 + 5).put((byte) rnd.nextInt(256)).put(new byte[25])
-          .putShort((short) 5).put("fuzz!".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      ByteBuffer p =
+          ByteBuffer.allocate(28 + 5)
+              .put((byte) rnd.nextInt(256))
+              .put(new byte[25])
+              .putShort((short) 5)
+              .put("fuzz!".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       out.write(Wire.frame(0xFF, rnd.nextInt(8) == 0 ? -1 : id, p.array()));
       return true;
     }

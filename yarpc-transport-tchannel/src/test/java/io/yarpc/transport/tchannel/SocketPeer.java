@@ -36,8 +36,13 @@ final class SocketPeer implements Closeable {
 
     @Override
     public String toString() {
-      return "Frame{type=0x" + Integer.toHexString(type) + ", id=" + Integer.toUnsignedString(id)
-          + (type == 0xFF ? ", code=0x" + Integer.toHexString(errorCode()) + ", message=" + errorMessage() : "")
+      return "Frame{type=0x"
+          + Integer.toHexString(type)
+          + ", id="
+          + Integer.toUnsignedString(id)
+          + (type == 0xFF
+              ? ", code=0x" + Integer.toHexString(errorCode()) + ", message=" + errorMessage()
+              : "")
           + "}";
     }
   }

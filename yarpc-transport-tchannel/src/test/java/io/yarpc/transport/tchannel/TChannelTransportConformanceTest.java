@@ -85,20 +85,27 @@ class TChannelTransportConformanceTest extends TransportConformanceSuite {
     RequestMeta meta = meta("body-echo").toBuilder().service("x").build();
     YarpcException e = failure(clientConfig().call(Request.of(meta, Body.of(new byte[] {1}))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
   }
 
   /** Unknown procedure: a bad-request error frame with yarpc-go's message, read as invalid-argument. */
   @Test
   @Override
   public void unknownProcedure() throws Exception {
-    YarpcException e = failure(clientConfig().call(Request.of(meta("nope"), Body.of(new byte[] {1}))));
+    YarpcException e =
+        failure(clientConfig().call(Request.of(meta("nope"), Body.of(new byte[] {1}))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertThat(e.getMessage())
+        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
   private static RequestMeta meta(String procedure) {
-    return RequestMeta.builder().procedure(procedure).encoding("raw").deadline(Deadline.after(WAIT)).build();
+    return RequestMeta.builder()
+        .procedure(procedure)
+        .encoding("raw")
+        .deadline(Deadline.after(WAIT))
+        .build();
   }
 
   private static YarpcException failure(CompletableFuture<Response> future) throws Exception {

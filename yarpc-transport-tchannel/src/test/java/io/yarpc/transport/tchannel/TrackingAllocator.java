@@ -66,7 +66,11 @@ final class TrackingAllocator implements ByteBufAllocator {
   private static String describe(List<ByteBuf> bufs) {
     StringBuilder sb = new StringBuilder();
     for (ByteBuf b : bufs.subList(0, Math.min(5, bufs.size()))) {
-      sb.append(System.lineSeparator()).append("  ").append(b).append(" refCnt=").append(b.refCnt());
+      sb.append(System.lineSeparator())
+          .append("  ")
+          .append(b)
+          .append(" refCnt=")
+          .append(b.refCnt());
     }
     return sb.toString();
   }

@@ -17,7 +17,12 @@ final class Wire {
   /** A frame: 16-byte header (size counts it) and payload. */
   static byte[] frame(int type, int id, byte[] payload) {
     ByteBuffer b = ByteBuffer.allocate(16 + payload.length);
-    b.putShort((short) (16 + payload.length)).put((byte) type).put((byte) 0).putInt(id).putLong(0).put(payload);
+    b.putShort((short) (16 + payload.length))
+        .put((byte) type)
+        .put((byte) 0)
+        .putInt(id)
+        .putLong(0)
+        .put(payload);
     return b.array();
   }
 
@@ -38,14 +43,15 @@ final class Wire {
     out.write(version);
     out.write(headers.size() >>> 8);
     out.write(headers.size());
-    headers.forEach((k, v) -> {
-      for (String s : new String[] {k, v}) {
-        byte[] b = s.getBytes(UTF_8);
-        out.write(b.length >>> 8);
-        out.write(b.length);
-        out.writeBytes(b);
-      }
-    });
+    headers.forEach(
+        (k, v) -> {
+          for (String s : new String[] {k, v}) {
+            byte[] b = s.getBytes(UTF_8);
+            out.write(b.length >>> 8);
+            out.write(b.length);
+            out.writeBytes(b);
+          }
+        });
     return frame(type, id, out.toByteArray());
   }
 
@@ -81,12 +87,20 @@ final class Wire {
   }
 
   /** A call req with CRC-32C over {@code chunks} (use {@link #callReqWithChecksum} for other values). */
-  static byte[] callReq(int id, int flags, long ttl, String service, byte[] headers, byte[]... chunks) {
+  static byte[] callReq(
+      int id, int flags, long ttl, String service, byte[] headers, byte[]... chunks) {
     return callReqWithChecksum(id, flags, ttl, service, headers, 3, crc32c(chunks), chunks);
   }
 
-  static byte[] callReqWithChecksum(int id, int flags, long ttl, String service, byte[] headers, int csumType,
-      int csum, byte[]... chunks) {
+  static byte[] callReqWithChecksum(
+      int id,
+      int flags,
+      long ttl,
+      String service,
+      byte[] headers,
+      int csumType,
+      int csum,
+      byte[]... chunks) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.write(flags);
     out.writeBytes(ByteBuffer.allocate(4).putInt((int) ttl).array());

@@ -22,7 +22,8 @@ final class ByteAccess {
   static InputStream stream(List<ByteBuffer> views) {
     ByteBuffer first = views.size() == 1 ? views.get(0) : null;
     return first != null && first.hasArray()
-        ? new ByteArrayInputStream(first.array(), first.arrayOffset() + first.position(), first.remaining())
+        ? new ByteArrayInputStream(
+            first.array(), first.arrayOffset() + first.position(), first.remaining())
         : new ByteBuffersInputStream(views);
   }
 }

@@ -45,8 +45,12 @@ final class CallTracers {
     if (factories.isEmpty()) {
       return new CallTracers(NONE);
     }
-    ClientStreamTracer.StreamInfo info = ClientStreamTracer.StreamInfo.newBuilder()
-        .setCallOptions(options).setPreviousAttempts(0).setIsTransparentRetry(false).build();
+    ClientStreamTracer.StreamInfo info =
+        ClientStreamTracer.StreamInfo.newBuilder()
+            .setCallOptions(options)
+            .setPreviousAttempts(0)
+            .setIsTransparentRetry(false)
+            .build();
     ClientStreamTracer[] tracers = new ClientStreamTracer[factories.size()];
     for (int i = 0; i < tracers.length; i++) {
       tracers[i] = factories.get(i).newClientStreamTracer(info, headers);
@@ -58,10 +62,11 @@ final class CallTracers {
   void started(Metadata headers) {
     started = true;
     for (ClientStreamTracer t : tracers) {
-      safely(() -> {
-        t.streamCreated(Attributes.EMPTY, headers);
-        t.outboundHeaders();
-      });
+      safely(
+          () -> {
+            t.streamCreated(Attributes.EMPTY, headers);
+            t.outboundHeaders();
+          });
     }
   }
 
@@ -72,12 +77,13 @@ final class CallTracers {
     }
     int seq = sent++;
     for (ClientStreamTracer t : tracers) {
-      safely(() -> {
-        t.outboundMessage(seq);
-        t.outboundUncompressedSize(size);
-        t.outboundWireSize(size);
-        t.outboundMessageSent(seq, size, size);
-      });
+      safely(
+          () -> {
+            t.outboundMessage(seq);
+            t.outboundUncompressedSize(size);
+            t.outboundWireSize(size);
+            t.outboundMessageSent(seq, size, size);
+          });
     }
   }
 
@@ -95,12 +101,13 @@ final class CallTracers {
     }
     int seq = received++;
     for (ClientStreamTracer t : tracers) {
-      safely(() -> {
-        t.inboundMessage(seq);
-        t.inboundWireSize(size);
-        t.inboundUncompressedSize(size);
-        t.inboundMessageRead(seq, size, size);
-      });
+      safely(
+          () -> {
+            t.inboundMessage(seq);
+            t.inboundWireSize(size);
+            t.inboundUncompressedSize(size);
+            t.inboundMessageRead(seq, size, size);
+          });
     }
   }
 
@@ -111,12 +118,13 @@ final class CallTracers {
     }
     boolean wentOut = started; // a call that failed before it went out gets streamClosed alone
     for (ClientStreamTracer t : tracers) {
-      safely(() -> {
-        if (wentOut) {
-          t.inboundTrailers(trailers);
-        }
-        t.streamClosed(status);
-      });
+      safely(
+          () -> {
+            if (wentOut) {
+              t.inboundTrailers(trailers);
+            }
+            t.streamClosed(status);
+          });
     }
   }
 

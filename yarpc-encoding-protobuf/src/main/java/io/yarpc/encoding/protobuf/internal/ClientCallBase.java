@@ -27,7 +27,8 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
   private static final Logger log = LoggerFactory.getLogger(ClientCallBase.class);
 
   /** What a channel gives its calls. */
-  record Settings(ClientConfig config, String encoding, Executor executor, Duration defaultTimeout) {}
+  record Settings(
+      ClientConfig config, String encoding, Executor executor, Duration defaultTimeout) {}
 
   final Settings settings;
   final MethodDescriptor<Q, R> method;
@@ -38,14 +39,21 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
   final SerialExecutor serial;
   final Context context;
   ClientCall.Listener<R> listener;
+
   /** The stub's stream tracers; set by {@link #begin}. */
   CallTracers tracers;
+
   /** Set once onClose was scheduled; guarded by this. */
   private boolean closed;
+
   private Context.CancellationListener contextListener;
 
-  ClientCallBase(Settings settings, MethodDescriptor<Q, R> method, CallOptions options,
-      MessageCodec<Q> requestCodec, MessageCodec<R> responseCodec) {
+  ClientCallBase(
+      Settings settings,
+      MethodDescriptor<Q, R> method,
+      CallOptions options,
+      MessageCodec<Q> requestCodec,
+      MessageCodec<R> responseCodec) {
     this.settings = settings;
     this.method = method;
     this.options = options;
@@ -72,27 +80,34 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
       this.listener = java.util.Objects.requireNonNull(listener, "listener");
       this.tracers = CallTracers.create(options, headers);
     }
-    if (!requestCodec.encodings().contains(encoding) || !responseCodec.encodings().contains(encoding)) {
-      closeWith(Status.UNIMPLEMENTED.withDescription("method " + method.getFullMethodName()
-          + " has no \"" + encoding + "\" encoding"), new Metadata());
+    if (!requestCodec.encodings().contains(encoding)
+        || !responseCodec.encodings().contains(encoding)) {
+      closeWith(
+          Status.UNIMPLEMENTED.withDescription(
+              "method " + method.getFullMethodName() + " has no \"" + encoding + "\" encoding"),
+          new Metadata());
       return false;
     }
     io.grpc.Deadline deadline = effectiveDeadline();
     if (deadline != null && deadline.isExpired()) {
       // as grpc-java's own channel does: nothing is sent for a call that has no time left
-      closeWith(Status.DEADLINE_EXCEEDED.withDescription(String.format(
-          "ClientCall started after the deadline was exceeded: %d ms ago",
-          -deadline.timeRemaining(TimeUnit.MILLISECONDS))), new Metadata());
+      closeWith(
+          Status.DEADLINE_EXCEEDED.withDescription(
+              String.format(
+                  "ClientCall started after the deadline was exceeded: %d ms ago",
+                  -deadline.timeRemaining(TimeUnit.MILLISECONDS))),
+          new Metadata());
       return false;
     }
     if (context.isCancelled()) {
       closeWith(io.grpc.Contexts.statusFromCancelled(context), new Metadata());
       return false;
     }
-    Context.CancellationListener l = c -> {
-      Status s = io.grpc.Contexts.statusFromCancelled(c);
-      cancelFromContext(s == null ? Status.CANCELLED : s);
-    };
+    Context.CancellationListener l =
+        c -> {
+          Status s = io.grpc.Contexts.statusFromCancelled(c);
+          cancelFromContext(s == null ? Status.CANCELLED : s);
+        };
     contextListener = l;
     context.addListener(l, Runnable::run); // does nothing for a context that cannot be cancelled
     return true;
@@ -173,16 +188,17 @@ abstract class ClientCallBase<Q, R> extends ClientCall<Q, R> {
     if (callTracers != null) { // null when cancelled before start
       callTracers.closed(status, trailers);
     }
-    serial.execute(() -> {
-      Context previous = context.attach();
-      try {
-        listener.onClose(status, trailers);
-      } catch (Throwable t) {
-        log.warn("grpc client listener of {} threw in onClose", method.getFullMethodName(), t);
-      } finally {
-        context.detach(previous);
-      }
-    });
+    serial.execute(
+        () -> {
+          Context previous = context.attach();
+          try {
+            listener.onClose(status, trailers);
+          } catch (Throwable t) {
+            log.warn("grpc client listener of {} threw in onClose", method.getFullMethodName(), t);
+          } finally {
+            context.detach(previous);
+          }
+        });
     return true;
   }
 

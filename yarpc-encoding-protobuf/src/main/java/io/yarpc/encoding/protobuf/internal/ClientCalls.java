@@ -25,7 +25,11 @@ public final class ClientCalls {
   private record Codecs<Q, R>(MessageCodec<Q> request, MessageCodec<R> response) {}
 
   /** Calls through {@code config} in {@code encoding}; {@code typeRegistry} may be null (per method). */
-  public ClientCalls(ClientConfig config, String encoding, Executor executor, Duration defaultTimeout,
+  public ClientCalls(
+      ClientConfig config,
+      String encoding,
+      Executor executor,
+      Duration defaultTimeout,
       TypeRegistry typeRegistry) {
     this.settings = new ClientCallBase.Settings(config, encoding, executor, defaultTimeout);
     this.typeRegistry = typeRegistry;
@@ -60,7 +64,8 @@ public final class ClientCalls {
       }
       types = TypeRegistries.forMessages(messages);
     }
-    return new Codecs<>(MessageCodec.of(method.getRequestMarshaller(), types),
+    return new Codecs<>(
+        MessageCodec.of(method.getRequestMarshaller(), types),
         MessageCodec.of(method.getResponseMarshaller(), types));
   }
 }

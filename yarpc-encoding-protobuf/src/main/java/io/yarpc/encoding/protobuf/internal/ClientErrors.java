@@ -32,7 +32,8 @@ final class ClientErrors {
   public static Failure toGrpc(Throwable error, String encoding, TypeRegistry types) {
     Throwable root = Futures.unwrap(error);
     if (root instanceof CancellationException) {
-      return new Failure(Status.CANCELLED.withDescription("call was cancelled").withCause(root), new Metadata());
+      return new Failure(
+          Status.CANCELLED.withDescription("call was cancelled").withCause(root), new Metadata());
     }
     YarpcException e = YarpcException.from(error);
     Metadata trailers = new Metadata();

@@ -9,14 +9,19 @@ import java.util.concurrent.atomic.LongAdder;
 public final class DecodeStats {
   /** Binary bodies parsed in place from a single heap view: no copy. */
   public static final LongAdder IN_PLACE = new LongAdder();
+
   /** Binary bodies whose direct or multi-buffer views were copied once into the scratch array. */
   public static final LongAdder COPIED = new LongAdder();
+
   /** Binary bodies without byte access, read through their stream into the scratch array. */
   public static final LongAdder STREAMED = new LongAdder();
+
   /** Binary bodies copied once into a pooled array and parsed with aliasing (the unsafe opt-in). */
   public static final LongAdder ALIASED = new LongAdder();
+
   /** JSON bodies read from byte access (heap array or buffer views, no copy into an array). */
   public static final LongAdder JSON_VIEWS = new LongAdder();
+
   /** JSON bodies read through their stream. */
   public static final LongAdder JSON_STREAMED = new LongAdder();
 
@@ -24,7 +29,8 @@ public final class DecodeStats {
 
   /** Sets every counter to zero. */
   public static void reset() {
-    for (LongAdder a : new LongAdder[] {IN_PLACE, COPIED, STREAMED, ALIASED, JSON_VIEWS, JSON_STREAMED}) {
+    for (LongAdder a :
+        new LongAdder[] {IN_PLACE, COPIED, STREAMED, ALIASED, JSON_VIEWS, JSON_STREAMED}) {
       a.reset();
     }
   }

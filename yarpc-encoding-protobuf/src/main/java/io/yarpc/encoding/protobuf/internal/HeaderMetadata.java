@@ -44,20 +44,23 @@ final class HeaderMetadata {
 
   /** {@code headers} added to {@code into} (which is returned). */
   public static Metadata addTo(Headers headers, Metadata into) {
-    headers.forEach((key, value) -> {
-      if (skipped(key)) {
-        return;
-      }
-      try {
-        if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
-          into.put(Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER), Base64.getDecoder().decode(value));
-        } else {
-          into.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
-        }
-      } catch (IllegalArgumentException notValidForGrpc) {
-        // a key grpc does not accept, or a -bin value that is not base64: not representable
-      }
-    });
+    headers.forEach(
+        (key, value) -> {
+          if (skipped(key)) {
+            return;
+          }
+          try {
+            if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+              into.put(
+                  Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER),
+                  Base64.getDecoder().decode(value));
+            } else {
+              into.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
+            }
+          } catch (IllegalArgumentException notValidForGrpc) {
+            // a key grpc does not accept, or a -bin value that is not base64: not representable
+          }
+        });
     return into;
   }
 
@@ -67,7 +70,11 @@ final class HeaderMetadata {
   }
 
   private static boolean skipped(String key) {
-    return key.isEmpty() || key.charAt(0) == ':' || key.startsWith("grpc-") || key.equals("content-type")
-        || key.equals("te") || key.equals("user-agent");
+    return key.isEmpty()
+        || key.charAt(0) == ':'
+        || key.startsWith("grpc-")
+        || key.equals("content-type")
+        || key.equals("te")
+        || key.equals("user-agent");
   }
 }

@@ -27,8 +27,8 @@ public final class JsonDecoding {
    *     required fields
    */
   @SuppressWarnings("unchecked")
-  public static <T extends Message> T parse(JsonFormat.Parser parser, Body body, Message.Builder builder)
-      throws IOException {
+  public static <T extends Message> T parse(
+      JsonFormat.Parser parser, Body body, Message.Builder builder) throws IOException {
     if (body.length() != 0) {
       // Not closed: the body owns its stream and closes it on release.
       PushbackReader reader = new PushbackReader(reader(body), 1);
@@ -39,8 +39,9 @@ public final class JsonDecoding {
       }
     }
     if (!builder.isInitialized()) {
-      throw new InvalidProtocolBufferException("Message missing required fields: "
-          + String.join(", ", builder.findInitializationErrors()));
+      throw new InvalidProtocolBufferException(
+          "Message missing required fields: "
+              + String.join(", ", builder.findInitializationErrors()));
     }
     return (T) builder.build();
   }

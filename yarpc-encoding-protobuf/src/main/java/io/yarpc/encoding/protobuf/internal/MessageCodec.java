@@ -28,9 +28,11 @@ abstract class MessageCodec<T> {
 
   /** The codec for {@code marshaller}'s messages; JSON resolves {@code Any} values with {@code types}. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  public static <T> MessageCodec<T> of(MethodDescriptor.Marshaller<T> marshaller, TypeRegistry types) {
+  public static <T> MessageCodec<T> of(
+      MethodDescriptor.Marshaller<T> marshaller, TypeRegistry types) {
     if (marshaller instanceof MethodDescriptor.PrototypeMarshaller) {
-      Object prototype = ((MethodDescriptor.PrototypeMarshaller<T>) marshaller).getMessagePrototype();
+      Object prototype =
+          ((MethodDescriptor.PrototypeMarshaller<T>) marshaller).getMessagePrototype();
       if (prototype instanceof Message) {
         return (MessageCodec<T>) new ProtobufMessages((Message) prototype, types);
       }
@@ -41,7 +43,8 @@ abstract class MessageCodec<T> {
   /** The protobuf descriptor of a generated method's message, or {@code null}. */
   public static Descriptor descriptorOf(MethodDescriptor.Marshaller<?> marshaller) {
     if (marshaller instanceof MethodDescriptor.PrototypeMarshaller) {
-      Object prototype = ((MethodDescriptor.PrototypeMarshaller<?>) marshaller).getMessagePrototype();
+      Object prototype =
+          ((MethodDescriptor.PrototypeMarshaller<?>) marshaller).getMessagePrototype();
       if (prototype instanceof Message) {
         return ((Message) prototype).getDescriptorForType();
       }
@@ -122,7 +125,8 @@ abstract class MessageCodec<T> {
 
     @Override
     public T decode(Body body, String encoding) throws IOException {
-      InputStream in = body.hasByteAccess() ? ByteAccess.stream(body.byteBuffers()) : body.openStream();
+      InputStream in =
+          body.hasByteAccess() ? ByteAccess.stream(body.byteBuffers()) : body.openStream();
       try {
         return marshaller.parse(in);
       } catch (RuntimeException e) {

@@ -34,8 +34,13 @@ final class MethodBinding<Q, R> {
   private final ArrayPool aliasing;
   private final Executor callbacks;
 
-  MethodBinding(ServerMethodDefinition<Q, R> definition, MessageCodec<Q> requestCodec,
-      MessageCodec<R> responseCodec, List<String> encodings, TypeRegistry types, ArrayPool aliasing,
+  MethodBinding(
+      ServerMethodDefinition<Q, R> definition,
+      MessageCodec<Q> requestCodec,
+      MessageCodec<R> responseCodec,
+      List<String> encodings,
+      TypeRegistry types,
+      ArrayPool aliasing,
       Executor callbacks) {
     this.definition = definition;
     this.requestCodec = requestCodec;
@@ -81,7 +86,8 @@ final class MethodBinding<Q, R> {
       EncodingErrors.expectEncoding(meta, encodings);
       Parser<Q> parser = requestCodec.parser();
       if (aliasing != null && parser != null && Protobuf.ENCODING.equals(meta.encoding())) {
-        ProtoDecoding.Aliased<Q> aliased = ProtoDecoding.parseAliased(parser, request.body(), aliasing);
+        ProtoDecoding.Aliased<Q> aliased =
+            ProtoDecoding.parseAliased(parser, request.body(), aliasing);
         message = aliased.message();
         lease = new Lease(aliasing, aliased.array());
       } else {
@@ -90,9 +96,11 @@ final class MethodBinding<Q, R> {
     } catch (YarpcException e) {
       return CompletableFuture.failedFuture(e);
     } catch (IOException | RuntimeException e) {
-      return CompletableFuture.failedFuture(EncodingErrors.requestBodyDecodeError(meta, meta.encoding(), e));
+      return CompletableFuture.failedFuture(
+          EncodingErrors.requestBodyDecodeError(meta, meta.encoding(), e));
     }
-    UnaryServerCall<Q, R> call = new UnaryServerCall<>(this, meta, currentCall(meta), DIRECT, message, lease);
+    UnaryServerCall<Q, R> call =
+        new UnaryServerCall<>(this, meta, currentCall(meta), DIRECT, message, lease);
     call.begin();
     return call.result();
   }
@@ -108,7 +116,8 @@ final class MethodBinding<Q, R> {
     } catch (YarpcException e) {
       return CompletableFuture.failedFuture(e);
     }
-    StreamServerCall<Q, R> call = new StreamServerCall<>(this, meta, currentCall(meta), callbacks, stream);
+    StreamServerCall<Q, R> call =
+        new StreamServerCall<>(this, meta, currentCall(meta), callbacks, stream);
     call.begin();
     return call.done();
   }

@@ -132,16 +132,17 @@ abstract class Outbox {
         afterSend = true;
         continue;
       }
-      sent.whenComplete((v, error) -> {
-        synchronized (lock) {
-          sending = false;
-        }
-        if (error != null) {
-          sendFailed(error);
-        } else {
-          drain(true);
-        }
-      });
+      sent.whenComplete(
+          (v, error) -> {
+            synchronized (lock) {
+              sending = false;
+            }
+            if (error != null) {
+              sendFailed(error);
+            } else {
+              drain(true);
+            }
+          });
       return;
     }
   }

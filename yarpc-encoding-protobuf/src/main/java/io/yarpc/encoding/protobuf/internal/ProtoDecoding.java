@@ -32,7 +32,8 @@ import java.nio.ByteBuffer;
  * #parseAliased} is the opt-in exception.
  */
 public final class ProtoDecoding {
-  private static final ExtensionRegistryLite NO_EXTENSIONS = ExtensionRegistryLite.getEmptyRegistry();
+  private static final ExtensionRegistryLite NO_EXTENSIONS =
+      ExtensionRegistryLite.getEmptyRegistry();
   private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
   private ProtoDecoding() {}
@@ -65,7 +66,8 @@ public final class ProtoDecoding {
     try {
       while (true) {
         if (n == scratch.length) {
-          int next = in.read(); // full: at the end (the usual case when the length was known) or not
+          int next =
+              in.read(); // full: at the end (the usual case when the length was known) or not
           if (next < 0) {
             break;
           }
@@ -150,7 +152,8 @@ public final class ProtoDecoding {
       throws InvalidProtocolBufferException {
     CodedInputStream in;
     if (alias) {
-      // Aliasing needs an input protobuf treats as immutable, which only a wrapped ByteString gives.
+      // Aliasing needs an input protobuf treats as immutable, which only a wrapped ByteString
+      // gives.
       in = UnsafeByteOperations.unsafeWrap(array, offset, length).newCodedInput();
       in.enableAliasing(true);
     } else {
@@ -176,11 +179,13 @@ public final class ProtoDecoding {
   /** protobuf's own message for a message without its required fields, naming them when it can. */
   static InvalidProtocolBufferException missingRequiredFields(MessageLite message) {
     if (message instanceof MessageOrBuilder) {
-      return new InvalidProtocolBufferException("Message missing required fields: "
-          + String.join(", ", ((MessageOrBuilder) message).findInitializationErrors()))
+      return new InvalidProtocolBufferException(
+              "Message missing required fields: "
+                  + String.join(", ", ((MessageOrBuilder) message).findInitializationErrors()))
           .setUnfinishedMessage(message);
     }
-    return new UninitializedMessageException(message).asInvalidProtocolBufferException()
+    return new UninitializedMessageException(message)
+        .asInvalidProtocolBufferException()
         .setUnfinishedMessage(message);
   }
 

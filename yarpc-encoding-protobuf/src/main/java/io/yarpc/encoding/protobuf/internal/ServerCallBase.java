@@ -52,6 +52,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
   private ServerCall.Listener<Q> listener;
   private String compressor; // guarded by this
   private boolean messageCompression = true; // guarded by this
+
   /** Set once the listener was told the call was cancelled or completed; only touched serially. */
   private boolean listenerDone;
 
@@ -62,16 +63,23 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     this.call = call;
     this.serial = new SerialExecutor(callbacks);
     this.requestHeaders = HeaderMetadata.toMetadata(meta.headers());
-    Context base = Context.current().withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS,
-        requestHeaders);
+    Context base =
+        Context.current()
+            .withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS, requestHeaders);
     Deadline deadline = meta.deadline();
-    // The context carries the call's deadline for the handler to read (and pass on). Inside a dispatched
-    // call it arms no timer of its own: the dispatcher's deadline timer cancels the YARPC call, which
-    // cancels this context. A handler invoked without a dispatcher (no current call) keeps a real timer.
+    // The context carries the call's deadline for the handler to read (and pass on). Inside a
+    // dispatched
+    // call it arms no timer of its own: the dispatcher's deadline timer cancels the YARPC call,
+    // which
+    // cancels this context. A handler invoked without a dispatcher (no current call) keeps a real
+    // timer.
     boolean dispatched = Call.current() == call;
-    this.context = deadline == null ? base.withCancellation()
-        : base.withDeadline(io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
-            dispatched ? Timers.unarmed() : Timers.scheduler());
+    this.context =
+        deadline == null
+            ? base.withCancellation()
+            : base.withDeadline(
+                io.grpc.Deadline.after(deadline.remainingNanos(), TimeUnit.NANOSECONDS),
+                dispatched ? Timers.unarmed() : Timers.scheduler());
   }
 
   /**
@@ -79,31 +87,48 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
    * cancellation. Called once the subclass is fully constructed.
    */
   final void begin() {
-    // Cancellation arrives on a transport's event loop (the caller went away) or the timer thread (the
-    // deadline); onCancelled may run the handler's own onCancel, so it hops to the callback executor.
-    context.addListener(c -> {
-      if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
-        onCancelled(YarpcException.of(Code.DEADLINE_EXCEEDED,
-            "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
-            meta.procedure(), meta.service(), meta.caller()));
-      }
-    }, this::offTransportThread);
-    cancelRegistration = call.onCancel(() -> {
-      YarpcException reason = call.cancellation();
-      // At once: a handler blocked in a callback sees its context cancelled. A deadline is a
-      // TimeoutException to grpc (Contexts.statusFromCancelled gives DEADLINE_EXCEEDED to calls the
-      // handler makes with this context), as grpc's own server cancels it.
-      boolean deadline = reason != null && reason.code() == Code.DEADLINE_EXCEEDED;
-      context.cancel(deadline ? new java.util.concurrent.TimeoutException(reason.getMessage()) : reason);
-      offTransportThread(() -> onCancelled(reason));
-    });
+    // Cancellation arrives on a transport's event loop (the caller went away) or the timer thread
+    // (the
+    // deadline); onCancelled may run the handler's own onCancel, so it hops to the callback
+    // executor.
+    context.addListener(
+        c -> {
+          if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
+            onCancelled(
+                YarpcException.of(
+                    Code.DEADLINE_EXCEEDED,
+                    "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
+                    meta.procedure(),
+                    meta.service(),
+                    meta.caller()));
+          }
+        },
+        this::offTransportThread);
+    cancelRegistration =
+        call.onCancel(
+            () -> {
+              YarpcException reason = call.cancellation();
+              // At once: a handler blocked in a callback sees its context cancelled. A deadline is
+              // a
+              // TimeoutException to grpc (Contexts.statusFromCancelled gives DEADLINE_EXCEEDED to
+              // calls the
+              // handler makes with this context), as grpc's own server cancels it.
+              boolean deadline = reason != null && reason.code() == Code.DEADLINE_EXCEEDED;
+              context.cancel(
+                  deadline
+                      ? new java.util.concurrent.TimeoutException(reason.getMessage())
+                      : reason);
+              offTransportThread(() -> onCancelled(reason));
+            });
     Metadata headers = requestHeaders;
-    callback(l -> {
-      listener = method.handler().startCall(this, headers);
-      if (listener == null) {
-        throw new NullPointerException("startCall returned a null listener");
-      }
-    }, false);
+    callback(
+        l -> {
+          listener = method.handler().startCall(this, headers);
+          if (listener == null) {
+            throw new NullPointerException("startCall returned a null listener");
+          }
+        },
+        false);
     started();
   }
 
@@ -140,51 +165,59 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     if (listenerDone || (needsListener && listener == null)) {
       return;
     }
-    call.wrap(() -> {
-      Context previous = context.attach();
-      try {
-        action.accept(listener);
-      } catch (Throwable t) {
-        log.debug("grpc handler of {} threw", meta.procedure(), t);
-        closeAfterThrow(t);
-      } finally {
-        context.detach(previous);
-      }
-    }).run();
+    call.wrap(
+            () -> {
+              Context previous = context.attach();
+              try {
+                action.accept(listener);
+              } catch (Throwable t) {
+                log.debug("grpc handler of {} threw", meta.procedure(), t);
+                closeAfterThrow(t);
+              } finally {
+                context.detach(previous);
+              }
+            })
+        .run();
   }
 
   /** Tells the listener the call ended: {@code onComplete} after a close, else {@code onCancel}; once. */
   final void endListener(boolean completed) {
-    serial.execute(call.wrap(() -> {
-      if (listenerDone) {
-        return;
-      }
-      listenerDone = true;
-      ServerCall.Listener<Q> l = listener;
-      Context previous = context.attach();
-      try {
-        if (l != null) {
-          if (completed) {
-            l.onComplete();
-          } else {
-            l.onCancel();
-          }
-        }
-      } catch (Throwable t) {
-        log.warn("grpc listener of {} threw on {}", meta.procedure(), completed ? "onComplete" : "onCancel", t);
-      } finally {
-        context.detach(previous);
-        context.cancel(null);
-        AutoCloseable registration = cancelRegistration;
-        if (registration != null) {
-          try {
-            registration.close();
-          } catch (Exception ignored) {
-            // removing a listener cannot fail
-          }
-        }
-      }
-    }));
+    serial.execute(
+        call.wrap(
+            () -> {
+              if (listenerDone) {
+                return;
+              }
+              listenerDone = true;
+              ServerCall.Listener<Q> l = listener;
+              Context previous = context.attach();
+              try {
+                if (l != null) {
+                  if (completed) {
+                    l.onComplete();
+                  } else {
+                    l.onCancel();
+                  }
+                }
+              } catch (Throwable t) {
+                log.warn(
+                    "grpc listener of {} threw on {}",
+                    meta.procedure(),
+                    completed ? "onComplete" : "onCancel",
+                    t);
+              } finally {
+                context.detach(previous);
+                context.cancel(null);
+                AutoCloseable registration = cancelRegistration;
+                if (registration != null) {
+                  try {
+                    registration.close();
+                  } catch (Exception ignored) {
+                    // removing a listener cannot fail
+                  }
+                }
+              }
+            }));
   }
 
   /** A listener callback threw: close the call as grpc's server does. */

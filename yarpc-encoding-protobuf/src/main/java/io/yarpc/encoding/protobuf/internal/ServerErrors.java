@@ -37,8 +37,10 @@ import io.yarpc.transport.Response;
  */
 final class ServerErrors {
   /** The {@code grpc-status-details-bin} trailer. */
-  public static final Metadata.Key<com.google.rpc.Status> STATUS_DETAILS_KEY = Metadata.Key.of(
-      "grpc-status-details-bin", ProtoUtils.metadataMarshaller(com.google.rpc.Status.getDefaultInstance()));
+  public static final Metadata.Key<com.google.rpc.Status> STATUS_DETAILS_KEY =
+      Metadata.Key.of(
+          "grpc-status-details-bin",
+          ProtoUtils.metadataMarshaller(com.google.rpc.Status.getDefaultInstance()));
 
   private ServerErrors() {}
 
@@ -53,8 +55,15 @@ final class ServerErrors {
    * @param attachResponse whether to attach the application-error response (unary calls); streams end
    *     with the error alone
    */
-  public static YarpcException fromStatus(Status status, Metadata trailers, RequestMeta meta, String encoding,
-      TypeRegistry types, Headers initialHeaders, Headers responseHeaders, Body responseBody,
+  public static YarpcException fromStatus(
+      Status status,
+      Metadata trailers,
+      RequestMeta meta,
+      String encoding,
+      TypeRegistry types,
+      Headers initialHeaders,
+      Headers responseHeaders,
+      Body responseBody,
       boolean attachResponse) {
     Throwable cause = status.getCause();
     YarpcException thrown = findYarpc(cause);
@@ -66,7 +75,9 @@ final class ServerErrors {
         error.response().body().release();
         error = error.withResponse(null);
       }
-      detail = StatusDetails.parse(error.details(), io.yarpc.encoding.protobuf.Protobuf.JSON_ENCODING, types);
+      detail =
+          StatusDetails.parse(
+              error.details(), io.yarpc.encoding.protobuf.Protobuf.JSON_ENCODING, types);
     } else {
       Code code = Code.fromValue(status.getCode().value());
       if (code == null || code == Code.OK) {
@@ -77,8 +88,10 @@ final class ServerErrors {
         error = EncodingErrors.wrapHandlerError(meta, cause);
       } else {
         String message = description == null ? "" : description;
-        error = cause == null ? YarpcException.of(code, "%s", message)
-            : YarpcException.withCause(code, message, cause);
+        error =
+            cause == null
+                ? YarpcException.of(code, "%s", message)
+                : YarpcException.withCause(code, message, cause);
       }
       detail = statusDetails(trailers);
     }
@@ -104,14 +117,17 @@ final class ServerErrors {
     if (trailers != null && !trailers.keys().isEmpty()) {
       headers = responseHeaders.toBuilder().addAll(HeaderMetadata.toHeaders(trailers)).build();
     }
-    Body body = responseBody != null ? responseBody
-        : detailBytes != null ? Body.of(detailBytes) : Body.empty();
-    return error.withResponse(Response.builder()
-        .initialHeaders(initialHeaders)
-        .headers(headers)
-        .body(body)
-        .applicationError(new ApplicationErrorMeta(error.code(), appName, appDetails))
-        .build());
+    Body body =
+        responseBody != null
+            ? responseBody
+            : detailBytes != null ? Body.of(detailBytes) : Body.empty();
+    return error.withResponse(
+        Response.builder()
+            .initialHeaders(initialHeaders)
+            .headers(headers)
+            .body(body)
+            .applicationError(new ApplicationErrorMeta(error.code(), appName, appDetails))
+            .build());
   }
 
   /** The {@code google.rpc.Status} of the {@code grpc-status-details-bin} trailer, or {@code null}. */

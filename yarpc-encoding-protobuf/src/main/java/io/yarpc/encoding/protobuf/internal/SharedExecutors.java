@@ -21,12 +21,18 @@ public final class SharedExecutors {
 
     private static ExecutorService newPool() {
       AtomicInteger n = new AtomicInteger();
-      ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-          new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "yarpc-protobuf-callback-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-          });
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(
+              0,
+              Integer.MAX_VALUE,
+              60,
+              TimeUnit.SECONDS,
+              new SynchronousQueue<>(),
+              r -> {
+                Thread t = new Thread(r, "yarpc-protobuf-callback-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
       return pool;
     }
   }

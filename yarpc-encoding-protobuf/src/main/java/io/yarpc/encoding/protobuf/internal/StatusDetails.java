@@ -34,7 +34,9 @@ public final class StatusDetails {
     if (Protobuf.JSON_ENCODING.equals(encoding) && looksLikeJson(bytes)) {
       try {
         com.google.rpc.Status.Builder b = com.google.rpc.Status.newBuilder();
-        JsonFormat.parser().ignoringUnknownFields().usingTypeRegistry(types)
+        JsonFormat.parser()
+            .ignoringUnknownFields()
+            .usingTypeRegistry(types)
             .merge(new String(bytes, StandardCharsets.UTF_8), b);
         return b.getCode() == 0 ? null : b.build();
       } catch (InvalidProtocolBufferException | RuntimeException notJson) {
@@ -66,11 +68,14 @@ public final class StatusDetails {
    * {@code status} in {@code encoding}: binary, or proto3 JSON when that is the encoding and every detail's
    * type is known to {@code types} (else binary, which loses nothing).
    */
-  public static byte[] serialize(com.google.rpc.Status status, String encoding, TypeRegistry types) {
+  public static byte[] serialize(
+      com.google.rpc.Status status, String encoding, TypeRegistry types) {
     if (Protobuf.JSON_ENCODING.equals(encoding)) {
       try {
         StringBuilder json = new StringBuilder();
-        JsonFormat.printer().omittingInsignificantWhitespace().usingTypeRegistry(types)
+        JsonFormat.printer()
+            .omittingInsignificantWhitespace()
+            .usingTypeRegistry(types)
             .appendTo(status, json);
         return json.toString().getBytes(StandardCharsets.UTF_8);
       } catch (IOException | RuntimeException unknownDetailType) {
@@ -109,8 +114,11 @@ public final class StatusDetails {
       try {
         Descriptor type = types.getDescriptorForTypeUrl(detail.getTypeUrl());
         if (type != null) {
-          sb.append(TextFormat.printer().emittingSingleLine(true)
-              .printToString(DynamicMessage.parseFrom(type, detail.getValue())).trim());
+          sb.append(
+              TextFormat.printer()
+                  .emittingSingleLine(true)
+                  .printToString(DynamicMessage.parseFrom(type, detail.getValue()))
+                  .trim());
         }
       } catch (InvalidProtocolBufferException | RuntimeException unreadable) {
         // described by name only

@@ -33,45 +33,50 @@ import java.util.concurrent.CompletableFuture;
  */
 final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
   private final Object lock = new Object();
+
   /** Guarded by lock. */
   private ClientStream stream;
+
   private CompletableFuture<ClientStream> opening;
-  private final Outbox outbox = new Outbox(lock) {
-    @Override
-    MessageStream streamLocked() {
-      return stream;
-    }
-
-    @Override
-    Runnable drainedLocked() {
-      if (halfCloseRequested && !halfCloseSent) {
-        halfCloseSent = true;
-        return stream::halfClose;
-      }
-      return null;
-    }
-
-    @Override
-    boolean dropTaken() {
-      return isClosed(); // e.g. the server ended the stream: what still waits is dropped
-    }
-
-    @Override
-    void sendFailed(Throwable error) {
-      dropAll();
-      // The stream failed; its status reaches the listener through receive (or here if none is asked for).
-      serial.execute(() -> {
-        if (!receiving) {
-          fail(error);
+  private final Outbox outbox =
+      new Outbox(lock) {
+        @Override
+        MessageStream streamLocked() {
+          return stream;
         }
-      });
-    }
 
-    @Override
-    void ready() {
-      callback(l -> l.onReady());
-    }
-  };
+        @Override
+        Runnable drainedLocked() {
+          if (halfCloseRequested && !halfCloseSent) {
+            halfCloseSent = true;
+            return stream::halfClose;
+          }
+          return null;
+        }
+
+        @Override
+        boolean dropTaken() {
+          return isClosed(); // e.g. the server ended the stream: what still waits is dropped
+        }
+
+        @Override
+        void sendFailed(Throwable error) {
+          dropAll();
+          // The stream failed; its status reaches the listener through receive (or here if none is
+          // asked for).
+          serial.execute(
+              () -> {
+                if (!receiving) {
+                  fail(error);
+                }
+              });
+        }
+
+        @Override
+        void ready() {
+          callback(l -> l.onReady());
+        }
+      };
   private boolean halfCloseRequested;
   private boolean halfCloseSent;
   private RequestMeta meta;
@@ -81,8 +86,12 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
   private boolean receiving;
   private boolean headersDelivered;
 
-  StreamClientCall(Settings settings, MethodDescriptor<Q, R> method, CallOptions options,
-      MessageCodec<Q> requestCodec, MessageCodec<R> responseCodec) {
+  StreamClientCall(
+      Settings settings,
+      MethodDescriptor<Q, R> method,
+      CallOptions options,
+      MessageCodec<Q> requestCodec,
+      MessageCodec<R> responseCodec) {
     super(settings, method, options, requestCodec, responseCodec);
   }
 
@@ -124,14 +133,16 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
     serial.execute(this::pump);
   }
 
-  // ---- receiving ---------------------------------------------------------------------------------
+  // ---- receiving
+  // ---------------------------------------------------------------------------------
 
   @Override
   public void request(int numMessages) {
-    serial.execute(() -> {
-      demand += numMessages;
-      pump();
-    });
+    serial.execute(
+        () -> {
+          demand += numMessages;
+          pump();
+        });
   }
 
   /** Serial only. */
@@ -170,7 +181,8 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
   /** Serial only. */
   private void received(ClientStream s, StreamMessage message, Throwable error) {
     if (!headersDelivered && !s.headers().isDone() && error == null) {
-      // Headers first: they arrive before any message, but their future may complete a little later.
+      // Headers first: they arrive before any message, but their future may complete a little
+      // later.
       s.headers().whenComplete((h, e) -> serial.execute(() -> received(s, message, null)));
       return;
     }
@@ -207,7 +219,8 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
     pump();
   }
 
-  // ---- sending -----------------------------------------------------------------------------------
+  // ---- sending
+  // -----------------------------------------------------------------------------------
 
   @Override
   public void sendMessage(Q message) {
@@ -256,7 +269,8 @@ final class StreamClientCall<Q, R> extends ClientCallBase<Q, R> {
     }
   }
 
-  // ---- ending ------------------------------------------------------------------------------------
+  // ---- ending
+  // ------------------------------------------------------------------------------------
 
   private void fail(Throwable error) {
     ClientErrors.Failure f = ClientErrors.toGrpc(error, encoding, responseCodec.types());

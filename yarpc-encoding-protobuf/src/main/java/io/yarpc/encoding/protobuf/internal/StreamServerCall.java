@@ -50,42 +50,47 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
 
   // Send side: guarded by lock.
   private final Object lock = new Object();
-  private final Outbox outbox = new Outbox(lock) {
-    @Override
-    MessageStream streamLocked() {
-      return finished ? null : stream;
-    }
+  private final Outbox outbox =
+      new Outbox(lock) {
+        @Override
+        MessageStream streamLocked() {
+          return finished ? null : stream;
+        }
 
-    @Override
-    Runnable drainedLocked() {
-      if (closeRequested) {
-        finished = true;
-        return StreamServerCall.this::finish;
-      }
-      return null;
-    }
+        @Override
+        Runnable drainedLocked() {
+          if (closeRequested) {
+            finished = true;
+            return StreamServerCall.this::finish;
+          }
+          return null;
+        }
 
-    @Override
-    boolean dropTaken() {
-      return false; // a closing call still sends what waits; a finished one has nothing waiting
-    }
+        @Override
+        boolean dropTaken() {
+          return false; // a closing call still sends what waits; a finished one has nothing waiting
+        }
 
-    @Override
-    void sendFailed(Throwable error) {
-      onCancelled(YarpcException.from(error));
-    }
+        @Override
+        void sendFailed(Throwable error) {
+          onCancelled(YarpcException.from(error));
+        }
 
-    @Override
-    void ready() {
-      callback(l -> l.onReady());
-    }
-  };
+        @Override
+        void ready() {
+          callback(l -> l.onReady());
+        }
+      };
   private boolean closeRequested;
   private boolean finished;
   private YarpcException outcome;
   private volatile boolean cancelled;
 
-  StreamServerCall(MethodBinding<Q, R> method, RequestMeta meta, Call call, Executor callbacks,
+  StreamServerCall(
+      MethodBinding<Q, R> method,
+      RequestMeta meta,
+      Call call,
+      Executor callbacks,
       ServerStream stream) {
     super(method, meta, call, callbacks);
     this.stream = stream;
@@ -100,14 +105,16 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
     callback(l -> l.onReady());
   }
 
-  // ---- receiving ---------------------------------------------------------------------------------
+  // ---- receiving
+  // ---------------------------------------------------------------------------------
 
   @Override
   public void request(int numMessages) {
-    serial.execute(() -> {
-      demand += numMessages;
-      pump();
-    });
+    serial.execute(
+        () -> {
+          demand += numMessages;
+          pump();
+        });
   }
 
   /** Asks the stream for the next message if the handler wants one and none is pending. Serial only. */
@@ -157,7 +164,8 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
     pump();
   }
 
-  // ---- sending -----------------------------------------------------------------------------------
+  // ---- sending
+  // -----------------------------------------------------------------------------------
 
   @Override
   public void sendHeaders(Metadata headers) {
@@ -202,8 +210,19 @@ final class StreamServerCall<Q, R> extends ServerCallBase<Q, R> {
 
   @Override
   public void close(Status status, Metadata trailers) {
-    YarpcException error = status.isOk() ? null : ServerErrors.fromStatus(status, trailers, meta, encoding,
-        method.types(), Headers.empty(), Headers.empty(), null, false);
+    YarpcException error =
+        status.isOk()
+            ? null
+            : ServerErrors.fromStatus(
+                status,
+                trailers,
+                meta,
+                encoding,
+                method.types(),
+                Headers.empty(),
+                Headers.empty(),
+                null,
+                false);
     synchronized (lock) {
       if (closeRequested || finished) {
         return;

@@ -23,8 +23,10 @@ import java.util.concurrent.CompletableFuture;
  */
 final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   private Metadata headers;
+
   /** Guarded by this. */
   private Q request;
+
   private boolean halfClosed;
   private int demand;
   private R response;
@@ -32,8 +34,12 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   private boolean responseDelivered;
   private CompletableFuture<Response> sent;
 
-  UnaryClientCall(Settings settings, MethodDescriptor<Q, R> method, CallOptions options,
-      MessageCodec<Q> requestCodec, MessageCodec<R> responseCodec) {
+  UnaryClientCall(
+      Settings settings,
+      MethodDescriptor<Q, R> method,
+      CallOptions options,
+      MessageCodec<Q> requestCodec,
+      MessageCodec<R> responseCodec) {
     super(settings, method, options, requestCodec, responseCodec);
   }
 
@@ -78,7 +84,9 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
       return;
     }
     if (message == null) {
-      closeWith(Status.INTERNAL.withDescription("a unary call needs one request message"), new Metadata());
+      closeWith(
+          Status.INTERNAL.withDescription("a unary call needs one request message"),
+          new Metadata());
       return;
     }
     RequestMeta meta = requestMeta(headers);
@@ -104,16 +112,19 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
   }
 
   private void completed(RequestMeta meta, Response r, Throwable error) {
-    // Decoded (the response, or an error's details) on the call's executor, as grpc-java's own client
-    // does, not on the transport thread that completed the call: a large message would hold up every
+    // Decoded (the response, or an error's details) on the call's executor, as grpc-java's own
+    // client
+    // does, not on the transport thread that completed the call: a large message would hold up
+    // every
     // other call on that connection.
-    serial.execute(() -> {
-      if (error != null) {
-        fail(error);
-      } else {
-        receive(meta, r);
-      }
-    });
+    serial.execute(
+        () -> {
+          if (error != null) {
+            fail(error);
+          } else {
+            receive(meta, r);
+          }
+        });
   }
 
   /** Decodes the response and hands it to the listener. Serial only; releases the response body. */
@@ -141,7 +152,8 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
     withListener(l -> l.onHeaders(initial));
     synchronized (this) {
       trailers = HeaderMetadata.toMetadata(r.trailers());
-      response = decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
+      response =
+          decoded; // only now, so a request() racing with us cannot deliver it before onHeaders
     }
     deliverResponse();
   }
@@ -174,7 +186,8 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
 
   private void fail(Throwable error) {
     if (isClosed()) {
-      ClientErrors.toGrpc(error, encoding, responseCodec.types()); // releases an attached response body
+      ClientErrors.toGrpc(
+          error, encoding, responseCodec.types()); // releases an attached response body
       return;
     }
     ClientErrors.Failure f = ClientErrors.toGrpc(error, encoding, responseCodec.types());

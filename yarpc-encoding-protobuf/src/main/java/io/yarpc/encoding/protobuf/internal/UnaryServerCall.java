@@ -24,15 +24,22 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
   private final Q request;
   private final Lease lease;
   private final CompletableFuture<Response> result = new CompletableFuture<>();
+
   /** Guarded by this. */
   private int demand;
+
   private boolean delivered;
   private Metadata sentHeaders;
   private R response;
   private boolean closed;
   private volatile boolean cancelled;
 
-  UnaryServerCall(MethodBinding<Q, R> method, RequestMeta meta, Call call, Executor callbacks, Q request,
+  UnaryServerCall(
+      MethodBinding<Q, R> method,
+      RequestMeta meta,
+      Call call,
+      Executor callbacks,
+      Q request,
       Lease lease) {
     super(method, meta, call, callbacks);
     this.request = request;
@@ -57,10 +64,11 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
       }
     }
     if (deliver) {
-      callback(l -> {
-        l.onMessage(request);
-        l.onHalfClose();
-      });
+      callback(
+          l -> {
+            l.onMessage(request);
+            l.onHalfClose();
+          });
     }
   }
 
@@ -111,12 +119,13 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
     }
     if (status.isOk()) {
       try {
-        result.complete(Response.builder()
-            .initialHeaders(HeaderMetadata.toHeaders(headers))
-            .headers(responseHeaders(trailers))
-            .compression(compression())
-            .body(responseBody(message))
-            .build());
+        result.complete(
+            Response.builder()
+                .initialHeaders(HeaderMetadata.toHeaders(headers))
+                .headers(responseHeaders(trailers))
+                .compression(compression())
+                .body(responseBody(message))
+                .build());
       } catch (IOException | RuntimeException e) {
         result.completeExceptionally(EncodingErrors.responseBodyEncodeError(meta, encoding, e));
       }
@@ -129,8 +138,17 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
           partial = null; // the error matters more than the message that went with it
         }
       }
-      result.completeExceptionally(ServerErrors.fromStatus(status, trailers, meta, encoding, method.types(),
-          HeaderMetadata.toHeaders(headers), responseHeaders(null), partial, true));
+      result.completeExceptionally(
+          ServerErrors.fromStatus(
+              status,
+              trailers,
+              meta,
+              encoding,
+              method.types(),
+              HeaderMetadata.toHeaders(headers),
+              responseHeaders(null),
+              partial,
+              true));
     }
     endListener(true);
   }

@@ -70,17 +70,18 @@ public final class UnsafeAliasing {
   private final AtomicLong pooledBytes = new AtomicLong();
   private final LongAdder allocated = new LongAdder();
   private final LongAdder borrowed = new LongAdder();
-  private final ArrayPool pool = new ArrayPool() {
-    @Override
-    public byte[] borrow(int minLength) {
-      return UnsafeAliasing.this.borrow(minLength);
-    }
+  private final ArrayPool pool =
+      new ArrayPool() {
+        @Override
+        public byte[] borrow(int minLength) {
+          return UnsafeAliasing.this.borrow(minLength);
+        }
 
-    @Override
-    public void giveBack(byte[] array) {
-      UnsafeAliasing.this.giveBack(array);
-    }
-  };
+        @Override
+        public void giveBack(byte[] array) {
+          UnsafeAliasing.this.giveBack(array);
+        }
+      };
 
   private UnsafeAliasing(Builder b) {
     this.maxArrayBytes = b.maxArrayBytes;
@@ -111,10 +112,12 @@ public final class UnsafeAliasing {
    * @throws com.google.protobuf.InvalidProtocolBufferException for malformed input (the array is given
    *     back)
    */
-  public <T extends Message> Aliased<T> decode(ProtobufCodec<T> codec, Body body) throws IOException {
+  public <T extends Message> Aliased<T> decode(ProtobufCodec<T> codec, Body body)
+      throws IOException {
     @SuppressWarnings("unchecked")
     Parser<T> parser = (Parser<T>) codec.prototype().getParserForType();
-    ProtoDecoding.Aliased<T> a = ProtoDecoding.parseAliased(parser, requireNonNull(body, "body"), pool);
+    ProtoDecoding.Aliased<T> a =
+        ProtoDecoding.parseAliased(parser, requireNonNull(body, "body"), pool);
     return new Aliased<>(a.message(), a.array(), pool);
   }
 
@@ -175,8 +178,13 @@ public final class UnsafeAliasing {
 
   @Override
   public String toString() {
-    return "UnsafeAliasing{maxArrayBytes=" + maxArrayBytes + ", maxPooledBytes=" + maxPooledBytes
-        + ", pooledBytes=" + pooledBytes.get() + "}";
+    return "UnsafeAliasing{maxArrayBytes="
+        + maxArrayBytes
+        + ", maxPooledBytes="
+        + maxPooledBytes
+        + ", pooledBytes="
+        + pooledBytes.get()
+        + "}";
   }
 
   /**

@@ -25,7 +25,8 @@ class DecodeAllocationTest {
   private static final int WARMUP = 200;
   private static final int MEASURED = 100;
 
-  private static final ProtobufCodec<EchoRequest> CODEC = ProtobufCodec.of(EchoRequest.getDefaultInstance());
+  private static final ProtobufCodec<EchoRequest> CODEC =
+      ProtobufCodec.of(EchoRequest.getDefaultInstance());
 
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -49,7 +50,11 @@ class DecodeAllocationTest {
   private static byte[] request() {
     byte[] payload = new byte[PAYLOAD];
     new Random(1).nextBytes(payload);
-    return EchoRequest.newBuilder().setMessage("m").setPayload(ByteString.copyFrom(payload)).build().toByteArray();
+    return EchoRequest.newBuilder()
+        .setMessage("m")
+        .setPayload(ByteString.copyFrom(payload))
+        .build()
+        .toByteArray();
   }
 
   /** The bytes as a received network body: direct 16 KiB views (as the in-memory transport makes them). */
@@ -72,8 +77,10 @@ class DecodeAllocationTest {
     double directPerOp = bytesPerOp(() -> CODEC.decode(direct, "proto"));
     double heapPerOp = bytesPerOp(() -> CODEC.decode(heap, "proto"));
 
-    System.out.printf("1 MiB decode, default path: direct multi-buffer %.0f B/op (%.3fx), heap view %.0f B/op"
-        + " (%.3fx)%n", directPerOp, directPerOp / PAYLOAD, heapPerOp, heapPerOp / PAYLOAD);
+    System.out.printf(
+        "1 MiB decode, default path: direct multi-buffer %.0f B/op (%.3fx), heap view %.0f B/op"
+            + " (%.3fx)%n",
+        directPerOp, directPerOp / PAYLOAD, heapPerOp, heapPerOp / PAYLOAD);
     assertThat(directPerOp).isLessThanOrEqualTo(1.05 * PAYLOAD);
     assertThat(heapPerOp).isLessThanOrEqualTo(1.05 * PAYLOAD);
   }
@@ -83,11 +90,13 @@ class DecodeAllocationTest {
     UnsafeAliasing pool = UnsafeAliasing.create();
     Body direct = directFrames(request());
 
-    double perOp = bytesPerOp(() -> {
-      try (UnsafeAliasing.Aliased<EchoRequest> a = pool.decode(CODEC, direct)) {
-        a.message();
-      }
-    });
+    double perOp =
+        bytesPerOp(
+            () -> {
+              try (UnsafeAliasing.Aliased<EchoRequest> a = pool.decode(CODEC, direct)) {
+                a.message();
+              }
+            });
 
     System.out.printf("1 MiB decode, aliasing path: %.0f B/op (%.4fx)%n", perOp, perOp / PAYLOAD);
     assertThat(perOp).isLessThanOrEqualTo(0.05 * PAYLOAD);

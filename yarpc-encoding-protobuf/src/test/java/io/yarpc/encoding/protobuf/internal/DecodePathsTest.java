@@ -15,8 +15,8 @@ import io.yarpc.encoding.protobuf.unsafe.UnsafeAliasing;
 import io.yarpc.transport.Body;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,12 +29,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * malformed bodies. Each decode runs on a fresh thread so its scratch array starts empty.
  */
 class DecodePathsTest {
-  private static final ProtobufCodec<EchoRequest> CODEC = ProtobufCodec.of(EchoRequest.getDefaultInstance());
-  private static final EchoRequest MESSAGE = EchoRequest.newBuilder()
-      .setMessage("hello")
-      .setPayload(ByteString.copyFrom(new byte[300], 0, 300))
-      .setCount(3)
-      .build();
+  private static final ProtobufCodec<EchoRequest> CODEC =
+      ProtobufCodec.of(EchoRequest.getDefaultInstance());
+  private static final EchoRequest MESSAGE =
+      EchoRequest.newBuilder()
+          .setMessage("hello")
+          .setPayload(ByteString.copyFrom(new byte[300], 0, 300))
+          .setCount(3)
+          .build();
 
   @BeforeEach
   void resetStats() {
@@ -44,13 +46,15 @@ class DecodePathsTest {
   /** Runs {@code task} on a new thread (a thread with no scratch array yet). */
   private static <T> T onFreshThread(Callable<T> task) {
     CompletableFuture<T> f = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        f.complete(task.call());
-      } catch (Throwable e) {
-        f.completeExceptionally(e);
-      }
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                f.complete(task.call());
+              } catch (Throwable e) {
+                f.completeExceptionally(e);
+              }
+            });
     t.start();
     return f.join();
   }
@@ -62,7 +66,9 @@ class DecodePathsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Shape.class, names = {"HEAP", "HEAP_OFFSET"})
+  @EnumSource(
+      value = Shape.class,
+      names = {"HEAP", "HEAP_OFFSET"})
   void heapViewIsParsedInPlace(Shape shape) {
     CountingBody body = new CountingBody(MESSAGE.toByteArray(), shape);
 
@@ -73,11 +79,15 @@ class DecodePathsTest {
     assertThat(body.openStreamCalls).as("stream never opened").isZero();
     assertThat(DecodeStats.IN_PLACE.sum()).isEqualTo(1);
     assertThat(DecodeStats.COPIED.sum() + DecodeStats.STREAMED.sum()).isZero();
-    assertThat(out.scratchLength()).as("no scratch array was needed: parsed from the view's own array").isZero();
+    assertThat(out.scratchLength())
+        .as("no scratch array was needed: parsed from the view's own array")
+        .isZero();
   }
 
   @ParameterizedTest
-  @EnumSource(value = Shape.class, names = {"DIRECT", "MULTI_HEAP", "MULTI_DIRECT"})
+  @EnumSource(
+      value = Shape.class,
+      names = {"DIRECT", "MULTI_HEAP", "MULTI_DIRECT"})
   void directAndMultiBufferViewsAreCopiedOnceIntoScratch(Shape shape) {
     CountingBody body = new CountingBody(MESSAGE.toByteArray(), shape);
 
@@ -88,12 +98,15 @@ class DecodePathsTest {
     assertThat(body.openStreamCalls).as("stream never opened").isZero();
     assertThat(DecodeStats.COPIED.sum()).isEqualTo(1);
     assertThat(DecodeStats.IN_PLACE.sum() + DecodeStats.STREAMED.sum()).isZero();
-    assertThat(out.scratchLength()).as("copied into the thread's scratch array")
+    assertThat(out.scratchLength())
+        .as("copied into the thread's scratch array")
         .isGreaterThanOrEqualTo(MESSAGE.getSerializedSize());
   }
 
   @ParameterizedTest
-  @EnumSource(value = Shape.class, names = {"STREAM", "STREAM_UNKNOWN_LENGTH"})
+  @EnumSource(
+      value = Shape.class,
+      names = {"STREAM", "STREAM_UNKNOWN_LENGTH"})
   void bodyWithoutByteAccessIsReadThroughItsStream(Shape shape) {
     CountingBody body = new CountingBody(MESSAGE.toByteArray(), shape);
 
@@ -108,38 +121,50 @@ class DecodePathsTest {
 
   @Test
   void scratchArrayIsReusedAndCapped() {
-    onFreshThread(() -> {
-      byte[] small = MESSAGE.toByteArray();
-      CODEC.decode(new CountingBody(small, Shape.DIRECT), "proto");
-      int first = Scratch.retainedLength();
-      CODEC.decode(new CountingBody(small, Shape.MULTI_DIRECT), "proto");
-      assertThat(Scratch.retainedLength()).as("the same array serves the next decode").isEqualTo(first);
+    onFreshThread(
+        () -> {
+          byte[] small = MESSAGE.toByteArray();
+          CODEC.decode(new CountingBody(small, Shape.DIRECT), "proto");
+          int first = Scratch.retainedLength();
+          CODEC.decode(new CountingBody(small, Shape.MULTI_DIRECT), "proto");
+          assertThat(Scratch.retainedLength())
+              .as("the same array serves the next decode")
+              .isEqualTo(first);
 
-      EchoRequest huge = EchoRequest.newBuilder().setPayload(ByteString.copyFrom(new byte[5 << 20])).build();
-      assertThat(CODEC.decode(new CountingBody(huge.toByteArray(), Shape.MULTI_DIRECT), "proto")).isEqualTo(huge);
-      assertThat(Scratch.retainedLength()).as("bodies above 4 MiB get a one-off array")
-          .isLessThanOrEqualTo(Scratch.MAX_RETAINED);
-      return null;
-    });
+          EchoRequest huge =
+              EchoRequest.newBuilder().setPayload(ByteString.copyFrom(new byte[5 << 20])).build();
+          assertThat(
+                  CODEC.decode(new CountingBody(huge.toByteArray(), Shape.MULTI_DIRECT), "proto"))
+              .isEqualTo(huge);
+          assertThat(Scratch.retainedLength())
+              .as("bodies above 4 MiB get a one-off array")
+              .isLessThanOrEqualTo(Scratch.MAX_RETAINED);
+          return null;
+        });
   }
 
   @ParameterizedTest
-  @EnumSource(value = Shape.class, names = {"STREAM", "STREAM_UNKNOWN_LENGTH"})
+  @EnumSource(
+      value = Shape.class,
+      names = {"STREAM", "STREAM_UNKNOWN_LENGTH"})
   void largeStreamsAreReadWhole(Shape shape) throws Exception {
     byte[] payload = new byte[(5 << 20) + 3];
     new java.util.Random(3).nextBytes(payload);
     EchoRequest big = EchoRequest.newBuilder().setPayload(ByteString.copyFrom(payload)).build();
     assertThat(CODEC.decode(new CountingBody(big.toByteArray(), shape), "proto")).isEqualTo(big);
     UnsafeAliasing pool = UnsafeAliasing.create();
-    try (UnsafeAliasing.Aliased<EchoRequest> a = pool.decode(CODEC, new CountingBody(big.toByteArray(), shape))) {
+    try (UnsafeAliasing.Aliased<EchoRequest> a =
+        pool.decode(CODEC, new CountingBody(big.toByteArray(), shape))) {
       assertThat(a.message()).isEqualTo(big);
     }
   }
 
   @Test
   void jsonIsReadFromByteAccessIgnoringUnknownFields() throws Exception {
-    CountingBody body = new CountingBody(
-        "{\"message\":\"hi\",\"count\":2,\"notAField\":{\"x\":1}}".getBytes(UTF_8), Shape.MULTI_DIRECT);
+    CountingBody body =
+        new CountingBody(
+            "{\"message\":\"hi\",\"count\":2,\"notAField\":{\"x\":1}}".getBytes(UTF_8),
+            Shape.MULTI_DIRECT);
 
     EchoRequest decoded = CODEC.decode(body, "json");
 
@@ -152,8 +177,10 @@ class DecodePathsTest {
   @ParameterizedTest
   @EnumSource(value = Shape.class)
   void emptyBodyIsTheDefaultMessage(Shape shape) throws Exception {
-    assertThat(CODEC.decode(new CountingBody(new byte[0], shape), "proto")).isEqualTo(EchoRequest.getDefaultInstance());
-    assertThat(CODEC.decode(new CountingBody(new byte[0], shape), "json")).isEqualTo(EchoRequest.getDefaultInstance());
+    assertThat(CODEC.decode(new CountingBody(new byte[0], shape), "proto"))
+        .isEqualTo(EchoRequest.getDefaultInstance());
+    assertThat(CODEC.decode(new CountingBody(new byte[0], shape), "json"))
+        .isEqualTo(EchoRequest.getDefaultInstance());
     assertThat(CODEC.decode(Body.empty(), "proto")).isEqualTo(EchoRequest.getDefaultInstance());
   }
 
@@ -172,13 +199,15 @@ class DecodePathsTest {
   @ParameterizedTest
   @EnumSource(value = Shape.class)
   void malformedProtobufFails(Shape shape) {
-    byte[] truncated = Arrays.copyOf(MESSAGE.toByteArray(), 20); // a length-delimited field cut short
+    byte[] truncated =
+        Arrays.copyOf(MESSAGE.toByteArray(), 20); // a length-delimited field cut short
     assertThatThrownBy(() -> CODEC.decode(new CountingBody(truncated, shape), "proto"))
         .isInstanceOf(InvalidProtocolBufferException.class);
     byte[] endGroup = {0x0c}; // a stray end-group tag
     assertThatThrownBy(() -> CODEC.decode(new CountingBody(endGroup, shape), "proto"))
         .isInstanceOf(InvalidProtocolBufferException.class);
-    assertThatThrownBy(() -> CODEC.decode(new CountingBody("{\"message\":".getBytes(UTF_8), shape), "json"))
+    assertThatThrownBy(
+            () -> CODEC.decode(new CountingBody("{\"message\":".getBytes(UTF_8), shape), "json"))
         .isInstanceOf(InvalidProtocolBufferException.class);
   }
 
@@ -192,7 +221,9 @@ class DecodePathsTest {
   void binaryEncodingIsLazyOfKnownLength() throws Exception {
     Body body = CODEC.encode(MESSAGE, "proto");
 
-    assertThat(body.hasByteAccess()).as("nothing serialised before the transport writes it").isFalse();
+    assertThat(body.hasByteAccess())
+        .as("nothing serialised before the transport writes it")
+        .isFalse();
     assertThat(body.length()).isEqualTo(MESSAGE.getSerializedSize());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     body.writeTo(out);
@@ -219,11 +250,14 @@ class DecodePathsTest {
     assertThat(body.openStreamCalls).isZero();
     assertThat(DecodeStats.ALIASED.sum()).isEqualTo(1);
 
-    // The hazard, made visible: once given back, the array is the next borrower's and the field changes.
+    // The hazard, made visible: once given back, the array is the next borrower's and the field
+    // changes.
     aliased.close();
     byte[] reused = AliasingPools.poolOf(pool).borrow(sent.getSerializedSize());
     Arrays.fill(reused, (byte) 'z');
-    assertThat(decoded.getPayload().byteAt(0)).as("the bytes field aliased the pooled array").isEqualTo((byte) 'z');
+    assertThat(decoded.getPayload().byteAt(0))
+        .as("the bytes field aliased the pooled array")
+        .isEqualTo((byte) 'z');
     AliasingPools.poolOf(pool).giveBack(reused);
     assertThat(pool.allocatedArrays()).as("the second borrow reused the first array").isEqualTo(1);
   }

@@ -60,7 +60,9 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
   @Override
   public Body parse(InputStream in) {
     try {
-      if (in instanceof KnownLength && in instanceof Detachable && in instanceof HasByteBuffer
+      if (in instanceof KnownLength
+          && in instanceof Detachable
+          && in instanceof HasByteBuffer
           && in.markSupported()) {
         return detach((Detachable) in);
       }
@@ -69,7 +71,8 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
         int length = in.available();
         bytes = in.readNBytes(length);
         if (bytes.length != length || in.read() != -1) {
-          throw Status.INTERNAL.withDescription("message length does not match its stream")
+          throw Status.INTERNAL
+              .withDescription("message length does not match its stream")
               .asRuntimeException();
         }
       } else {
@@ -78,7 +81,9 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
       stats.onCopied(bytes.length);
       return bytes.length == 0 ? Body.empty() : Body.of(bytes);
     } catch (IOException e) {
-      throw Status.INTERNAL.withDescription("failed to read message: " + e.getMessage()).withCause(e)
+      throw Status.INTERNAL
+          .withDescription("failed to read message: " + e.getMessage())
+          .withCause(e)
           .asRuntimeException();
     }
   }
@@ -223,7 +228,8 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
           } else {
             byte[] heap = detached.readNBytes(Math.min(chunk, length - collected));
             if (heap.length == 0) {
-              throw new IOException("message ended after " + collected + " of " + length + " bytes");
+              throw new IOException(
+                  "message ended after " + collected + " of " + length + " bytes");
             }
             view = ByteBuffer.wrap(heap);
             n = heap.length;
@@ -275,7 +281,8 @@ public final class BodyMarshaller implements MethodDescriptor.Marshaller<Body> {
       }
       if (len > Integer.MAX_VALUE) {
         body.release();
-        throw Status.RESOURCE_EXHAUSTED.withDescription("message of " + len + " bytes is too large")
+        throw Status.RESOURCE_EXHAUSTED
+            .withDescription("message of " + len + " bytes is too large")
             .asRuntimeException();
       }
       this.body = body;

@@ -37,8 +37,12 @@ public final class ClientCalls {
    *
    * @param compressor a grpc-java compressor name (e.g. {@code gzip}) for requests, or null for none
    */
-  public ClientCalls(PeerChooser chooser, BodyMarshaller marshaller, long maxSendMessageSize,
-      int maxReceiveMessageSize, String compressor) {
+  public ClientCalls(
+      PeerChooser chooser,
+      BodyMarshaller marshaller,
+      long maxSendMessageSize,
+      int maxReceiveMessageSize,
+      String compressor) {
     this.chooser = chooser;
     this.marshaller = marshaller;
     this.maxSendMessageSize = maxSendMessageSize;
@@ -71,12 +75,16 @@ public final class ClientCalls {
     Map<String, MethodDescriptor<Body, Body>> cache = stream ? streamMethods : unaryMethods;
     MethodDescriptor<Body, Body> m = cache.get(fullMethodName);
     if (m == null) {
-      m = MethodDescriptor.<Body, Body>newBuilder()
-          .setType(stream ? MethodDescriptor.MethodType.BIDI_STREAMING : MethodDescriptor.MethodType.UNARY)
-          .setFullMethodName(fullMethodName)
-          .setRequestMarshaller(marshaller)
-          .setResponseMarshaller(marshaller)
-          .build();
+      m =
+          MethodDescriptor.<Body, Body>newBuilder()
+              .setType(
+                  stream
+                      ? MethodDescriptor.MethodType.BIDI_STREAMING
+                      : MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(fullMethodName)
+              .setRequestMarshaller(marshaller)
+              .setResponseMarshaller(marshaller)
+              .build();
       if (cache.size() < METHOD_CACHE_LIMIT) {
         cache.put(fullMethodName, m);
       }
@@ -104,14 +112,21 @@ public final class ClientCalls {
     if (peer instanceof GrpcPeer) {
       return (GrpcPeer) peer;
     }
-    throw YarpcException.of(Code.INTERNAL, "peer %s was not made by the grpc transport (%s)",
-        peer.identifier(), peer.getClass().getName());
+    throw YarpcException.of(
+        Code.INTERNAL,
+        "peer %s was not made by the grpc transport (%s)",
+        peer.identifier(),
+        peer.getClass().getName());
   }
 
   /** The error for a message larger than the send limit. */
   YarpcException tooLarge(String what, long length) {
-    return YarpcException.of(Code.RESOURCE_EXHAUSTED,
-        "%s of %d bytes is larger than the maximum send size of %d bytes", what, length, maxSendMessageSize);
+    return YarpcException.of(
+        Code.RESOURCE_EXHAUSTED,
+        "%s of %d bytes is larger than the maximum send size of %d bytes",
+        what,
+        length,
+        maxSendMessageSize);
   }
 
   /** Whether the message is larger than the send limit. */

@@ -53,8 +53,9 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   private GrpcClientStream(ClientCalls calls, RequestMeta meta) {
     this.calls = calls;
     this.meta = meta;
-    this.flow = new StreamFlow(this, new Wire(), calls.maxSendMessageSize(), this::receiveEnd,
-        this::sendRefusal);
+    this.flow =
+        new StreamFlow(
+            this, new Wire(), calls.maxSendMessageSize(), this::receiveEnd, this::sendRefusal);
   }
 
   /** Opens a stream for {@code meta}. */
@@ -70,19 +71,21 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(YarpcException.from(e));
     }
-    s.established.whenComplete((stream, error) -> {
-      if (s.established.isCancelled()) {
-        choice.cancel(false);
-        s.cancel();
-      }
-    });
-    choice.whenComplete((lease, error) -> {
-      if (error != null) {
-        s.established.completeExceptionally(YarpcException.from(error));
-      } else {
-        s.start(lease, fullMethodName, md);
-      }
-    });
+    s.established.whenComplete(
+        (stream, error) -> {
+          if (s.established.isCancelled()) {
+            choice.cancel(false);
+            s.cancel();
+          }
+        });
+    choice.whenComplete(
+        (lease, error) -> {
+          if (error != null) {
+            s.established.completeExceptionally(YarpcException.from(error));
+          } else {
+            s.start(lease, fullMethodName, md);
+          }
+        });
     return s.established;
   }
 
@@ -95,7 +98,9 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       lease = chosen;
       try {
         GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
-        call = peer.channel().newCall(calls.method(fullMethodName, true), calls.options(meta.deadline()));
+        call =
+            peer.channel()
+                .newCall(calls.method(fullMethodName, true), calls.options(meta.deadline()));
         call.start(this, md);
       } catch (RuntimeException e) { // nothing was sent: no onClose will follow
         YarpcException error = YarpcException.from(e);
@@ -129,7 +134,8 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   /** How a receive that finds nothing unclaimed ends: as the call closed, or cancelled; else it waits. */
   private CompletableFuture<StreamMessage> receiveEnd() {
     if (flow.closedLocked()) {
-      return closeError == null ? CompletableFuture.completedFuture(null)
+      return closeError == null
+          ? CompletableFuture.completedFuture(null)
           : CompletableFuture.failedFuture(closeError);
     }
     if (flow.cancelledLocked()) {
@@ -227,8 +233,10 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
     YarpcException error;
     StreamFlow.Detached detached;
     synchronized (this) {
-      error = status.isOk() ? null
-          : flow.cancelledLocked() ? cancelledError() : GrpcErrors.fromStatus(status, trailers);
+      error =
+          status.isOk()
+              ? null
+              : flow.cancelledLocked() ? cancelledError() : GrpcErrors.fromStatus(status, trailers);
       closeError = error;
       detached = flow.closeLocked(false); // what arrived before the close is still received
     }
@@ -241,7 +249,8 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       }
     }
     if (detached.send() != null) {
-      // The message was handed to grpc-java before the call ended; the stream's outcome is what receive
+      // The message was handed to grpc-java before the call ended; the stream's outcome is what
+      // receive
       // reports, and the next send fails with it.
       detached.send().complete(null);
     }
@@ -258,8 +267,11 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   }
 
   private YarpcException cancelledError() {
-    return YarpcException.of(Code.CANCELLED, "stream for procedure \"%s\" of service \"%s\" was cancelled",
-        meta.procedure(), meta.service());
+    return YarpcException.of(
+        Code.CANCELLED,
+        "stream for procedure \"%s\" of service \"%s\" was cancelled",
+        meta.procedure(),
+        meta.service());
   }
 
   /** The flow's view of {@link #call}, used under this object's lock once the call started. */

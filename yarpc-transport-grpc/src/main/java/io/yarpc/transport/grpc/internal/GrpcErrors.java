@@ -40,7 +40,8 @@ final class GrpcErrors {
    * @param withNameTrailer whether to send the {@code rpc-error-name} trailer (unary calls)
    */
   public static Status toStatus(YarpcException e, Metadata trailers, boolean withNameTrailer) {
-    String name = e.name() == null ? null : Metadatas.fitText(e.name(), Metadatas.MAX_NAME_WIRE_BYTES);
+    String name =
+        e.name() == null ? null : Metadatas.fitText(e.name(), Metadatas.MAX_NAME_WIRE_BYTES);
     String message = e.getMessage();
     if (name != null) {
       if (withNameTrailer) {
@@ -54,7 +55,8 @@ final class GrpcErrors {
         com.google.rpc.Status proto = com.google.rpc.Status.parseFrom(details);
         if (proto.getCode() != 0) {
           trailers.put(Metadatas.STATUS_DETAILS_KEY, details);
-          return Status.fromCodeValue(proto.getCode()).withDescription(fitMessage(proto.getMessage()));
+          return Status.fromCodeValue(proto.getCode())
+              .withDescription(fitMessage(proto.getMessage()));
         }
       } catch (InvalidProtocolBufferException notAStatus) {
         // details that are not a google.rpc.Status cannot travel over gRPC: send code and message
@@ -82,9 +84,12 @@ final class GrpcErrors {
     }
     String message = status.getDescription() == null ? "" : status.getDescription();
     if (status.getCause() != null && status.getCause().getMessage() != null) {
-      // a local failure (e.g. "io exception"): keep what actually happened, e.g. "Connection refused"
-      message = message.isEmpty() ? status.getCause().getMessage()
-          : message + ": " + status.getCause().getMessage();
+      // a local failure (e.g. "io exception"): keep what actually happened, e.g. "Connection
+      // refused"
+      message =
+          message.isEmpty()
+              ? status.getCause().getMessage()
+              : message + ": " + status.getCause().getMessage();
     }
     String name = null;
     byte[] details = null;
@@ -115,9 +120,10 @@ final class GrpcErrors {
         message = message.substring(name.length() + 2);
       }
     }
-    YarpcException e = status.getCause() == null
-        ? YarpcException.of(code, message)
-        : YarpcException.withCause(code, message, status.getCause());
+    YarpcException e =
+        status.getCause() == null
+            ? YarpcException.of(code, message)
+            : YarpcException.withCause(code, message, status.getCause());
     if (name != null && !name.isEmpty()) {
       e = e.withName(name);
     }

@@ -2,8 +2,8 @@ package io.yarpc.transport.grpc.internal;
 
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
-import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.AbstractPeer;
+import io.yarpc.peer.ConnectionStatus;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -100,5 +100,4 @@ public final class GrpcPeer extends AbstractPeer {
       channel.awaitTermination(1, TimeUnit.SECONDS);
     }
   }
-
 }

@@ -7,10 +7,10 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
@@ -42,7 +42,8 @@ import java.util.concurrent.CompletableFuture;
 final class GrpcServerStream extends ServerCall.Listener<Body> implements ServerStream {
   private final ServerCall<Body, Body> call;
   private final RequestMeta meta;
-  private final StreamFlow flow; // cancelled: the client went away; closed: the handler ended the stream
+  private final StreamFlow
+      flow; // cancelled: the client went away; closed: the handler ended the stream
 
   private boolean headersSent; // guarded by this
   private Headers trailers = Headers.empty(); // guarded by this
@@ -52,7 +53,8 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   GrpcServerStream(ServerCall<Body, Body> call, RequestMeta meta, long maxSendMessageSize) {
     this.call = call;
     this.meta = meta;
-    this.flow = new StreamFlow(this, new Wire(), maxSendMessageSize, this::receiveEnd, this::sendRefusal);
+    this.flow =
+        new StreamFlow(this, new Wire(), maxSendMessageSize, this::receiveEnd, this::sendRefusal);
   }
 
   /** Runs {@code handler} on this stream; returns the listener grpc-java delivers the call's events to. */
@@ -205,8 +207,8 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
       if (!flow.cancelledLocked()) {
         Metadata md = new Metadata();
         Metadatas.putResponseHeaders(md, trailers);
-        Status status = error == null ? Status.OK
-            : GrpcErrors.toStatus(YarpcException.from(error), md, false);
+        Status status =
+            error == null ? Status.OK : GrpcErrors.toStatus(YarpcException.from(error), md, false);
         try {
           call.close(status, md);
         } catch (RuntimeException e) {
@@ -224,8 +226,12 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   }
 
   private YarpcException cancelledError() {
-    return YarpcException.of(Code.CANCELLED, "stream for procedure \"%s\" of service \"%s\" from caller "
-        + "\"%s\" was cancelled", meta.procedure(), meta.service(), meta.caller());
+    return YarpcException.of(
+        Code.CANCELLED,
+        "stream for procedure \"%s\" of service \"%s\" from caller " + "\"%s\" was cancelled",
+        meta.procedure(),
+        meta.service(),
+        meta.caller());
   }
 
   /**

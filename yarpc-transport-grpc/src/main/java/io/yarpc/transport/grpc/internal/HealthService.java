@@ -79,8 +79,10 @@ public final class HealthService extends HealthGrpc.HealthImplBase {
   public void check(HealthCheckRequest request, StreamObserver<HealthCheckResponse> response) {
     ServingStatus status = statusOf(request.getService());
     if (status == null) {
-      response.onError(Status.NOT_FOUND.withDescription("unknown service " + request.getService())
-          .asRuntimeException());
+      response.onError(
+          Status.NOT_FOUND
+              .withDescription("unknown service " + request.getService())
+              .asRuntimeException());
       return;
     }
     response.onNext(HealthCheckResponse.newBuilder().setStatus(status).build());
@@ -89,12 +91,14 @@ public final class HealthService extends HealthGrpc.HealthImplBase {
 
   @Override
   public void watch(HealthCheckRequest request, StreamObserver<HealthCheckResponse> response) {
-    ServerCallStreamObserver<HealthCheckResponse> call = (ServerCallStreamObserver<HealthCheckResponse>) response;
+    ServerCallStreamObserver<HealthCheckResponse> call =
+        (ServerCallStreamObserver<HealthCheckResponse>) response;
     Watcher w = new Watcher(request.getService(), call);
-    call.setOnCancelHandler(() -> {
-      w.cancelled();
-      watchers.remove(w);
-    });
+    call.setOnCancelHandler(
+        () -> {
+          w.cancelled();
+          watchers.remove(w);
+        });
     watchers.add(w);
     w.update();
     Status closing = closedWith;

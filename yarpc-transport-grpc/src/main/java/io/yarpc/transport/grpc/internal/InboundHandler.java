@@ -9,18 +9,17 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
-import java.util.List;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 public final class InboundHandler extends HandlerRegistry implements ServerCallHandler<Body, Body> {
   private static final int METHOD_CACHE_LIMIT = 1024;
   private static final ServerCall.Listener<Body> NOOP = new ServerCall.Listener<>() {};
+
   /** gRPC carries unary calls and streams; oneway is not part of it. */
   private static final Set<RpcType> HANDLED = EnumSet.of(RpcType.UNARY, RpcType.STREAMING);
 
@@ -57,7 +57,10 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
    * gives calls that name no service {@code defaultService} (null: the router's) and applies {@code
    * deadlinePolicy} to every call.
    */
-  public InboundHandler(BodyMarshaller marshaller, long maxSendMessageSize, String defaultService,
+  public InboundHandler(
+      BodyMarshaller marshaller,
+      long maxSendMessageSize,
+      String defaultService,
       DeadlinePolicy deadlinePolicy) {
     this.marshaller = marshaller;
     this.maxSendMessageSize = maxSendMessageSize;
@@ -90,12 +93,13 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
   public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
     ServerMethodDefinition<Body, Body> definition = methods.get(methodName);
     if (definition == null) {
-      MethodDescriptor<Body, Body> descriptor = MethodDescriptor.<Body, Body>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNKNOWN)
-          .setFullMethodName(methodName)
-          .setRequestMarshaller(marshaller)
-          .setResponseMarshaller(marshaller)
-          .build();
+      MethodDescriptor<Body, Body> descriptor =
+          MethodDescriptor.<Body, Body>newBuilder()
+              .setType(MethodDescriptor.MethodType.UNKNOWN)
+              .setFullMethodName(methodName)
+              .setRequestMarshaller(marshaller)
+              .setResponseMarshaller(marshaller)
+              .build();
       definition = ServerMethodDefinition.create(descriptor, this);
       if (methods.size() < METHOD_CACHE_LIMIT) {
         methods.put(methodName, definition);
@@ -116,10 +120,17 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
       String procedure = Procedures.toProcedure(call.getMethodDescriptor().getFullMethodName());
       // grpc-java runs startCall in the call's context, whose deadline comes from grpc-timeout.
       io.grpc.Deadline grpcDeadline = Context.current().getDeadline();
-      Deadline deadline = grpcDeadline == null ? null
-          : Deadline.after(grpcDeadline.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
-      RequestMeta meta = Metadatas.toRequestMeta(headers, procedure, deadline,
-          defaultService != null ? defaultService : r.defaultService());
+      Deadline deadline =
+          grpcDeadline == null
+              ? null
+              : Deadline.after(
+                  grpcDeadline.timeRemaining(TimeUnit.NANOSECONDS), TimeUnit.NANOSECONDS);
+      RequestMeta meta =
+          Metadatas.toRequestMeta(
+              headers,
+              procedure,
+              deadline,
+              defaultService != null ? defaultService : r.defaultService());
       routed = InboundCalls.route(r, meta, "grpc", HANDLED, deadlinePolicy);
     } catch (RuntimeException e) {
       call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());
@@ -127,8 +138,13 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
     }
     HandlerSpec spec = routed.spec();
     return spec.type() == RpcType.UNARY
-        ? new UnaryServerCall(call, routed.meta(), spec.unary(), maxSendMessageSize,
-            headers.containsKey(Metadatas.key(Metadatas.CALLER))).start()
+        ? new UnaryServerCall(
+                call,
+                routed.meta(),
+                spec.unary(),
+                maxSendMessageSize,
+                headers.containsKey(Metadatas.key(Metadatas.CALLER)))
+            .start()
         : new GrpcServerStream(call, routed.meta(), maxSendMessageSize).start(spec.streaming());
   }
 }

@@ -33,39 +33,53 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Metadatas {
   /** Request: calling service (required). */
   public static final String CALLER = "rpc-caller";
+
   /** Request: destination service (required); response: echo of the service that answered. */
   public static final String SERVICE = "rpc-service";
+
   /** Request: shard key. */
   public static final String SHARD_KEY = "rpc-shard-key";
+
   /** Request: routing key. */
   public static final String ROUTING_KEY = "rpc-routing-key";
+
   /** Request: routing delegate. */
   public static final String ROUTING_DELEGATE = "rpc-routing-delegate";
+
   /** Request: encoding (else from the content-type subtype). */
   public static final String ENCODING = "rpc-encoding";
+
   /** Request: the caller's own procedure. */
   public static final String CALLER_PROCEDURE = "rpc-caller-procedure";
+
   /** Response: the (deprecated) error name. */
   public static final String ERROR_NAME = "rpc-error-name";
+
   /** Response: non-empty when the body is an application error. */
   public static final String APPLICATION_ERROR = "rpc-application-error";
+
   /** Response: the application error's name. */
   public static final String APPLICATION_ERROR_NAME = "rpc-application-error-name";
+
   /** Response: the application error's details. */
   public static final String APPLICATION_ERROR_DETAILS = "rpc-application-error-details";
+
   /** The value yarpc-go sends in {@link #APPLICATION_ERROR}. */
   public static final String APPLICATION_ERROR_VALUE = "error";
+
   /** The binary trailer that carries a serialised {@code google.rpc.Status}. */
   public static final String STATUS_DETAILS = "grpc-status-details-bin";
 
   /** Cross-zone routing keys: sent as ordinary metadata, never reserved, dropped by the inbound. */
   static final String ROUTING_ZONE = "x-uber-rpc-routing-zone";
+
   static final String ROUTING_REGION = "x-uber-rpc-routing-region";
 
   private static final String CONTENT_TYPE = "content-type";
   private static final String USER_AGENT = "user-agent";
   private static final String PROTO_ENCODING = "proto";
   private static final String BASE_CONTENT_TYPE = "application/grpc";
+
   /**
    * The most bytes an error name or application-error name takes in trailers once percent-encoded. With
    * {@link GrpcErrors#MAX_MESSAGE_WIRE_BYTES} for {@code grpc-message} and 256 bytes of details (at most
@@ -73,6 +87,7 @@ final class Metadatas {
    * default ({@code maxInboundMetadataSize}), with room for application headers.
    */
   static final int MAX_NAME_WIRE_BYTES = 512;
+
   private static final int KEY_CACHE_LIMIT = 4096;
 
   private static final InternalMetadata.TrustedAsciiMarshaller<String> UTF8 =
@@ -92,24 +107,44 @@ final class Metadatas {
    * Binary ({@code -bin}) keys: the application header's value is the base64 of the bytes, as gRPC writes
    * them on the wire (and as HTTP and TChannel carry them); on gRPC metadata they are the bytes.
    */
-  private static final Metadata.BinaryMarshaller<String> BASE64_BINARY = new Metadata.BinaryMarshaller<>() {
-    @Override
-    public byte[] toBytes(String value) {
-      return Base64.getDecoder().decode(value);
-    }
+  private static final Metadata.BinaryMarshaller<String> BASE64_BINARY =
+      new Metadata.BinaryMarshaller<>() {
+        @Override
+        public byte[] toBytes(String value) {
+          return Base64.getDecoder().decode(value);
+        }
 
-    @Override
-    public String parseBytes(byte[] serialized) {
-      return base64(serialized);
-    }
-  };
+        @Override
+        public String parseBytes(byte[] serialized) {
+          return base64(serialized);
+        }
+      };
 
   /** Keys most requests or responses carry, matched by their bytes in {@link #name}. */
   private static final String[] KNOWN_NAMES = {
-      CONTENT_TYPE, "te", USER_AGENT, "grpc-accept-encoding", "grpc-timeout", "grpc-encoding", "grpc-status",
-      "grpc-message", CALLER, SERVICE, ENCODING, CALLER_PROCEDURE, SHARD_KEY, ROUTING_KEY, ROUTING_DELEGATE,
-      ROUTING_ZONE, ROUTING_REGION, APPLICATION_ERROR, APPLICATION_ERROR_NAME, APPLICATION_ERROR_DETAILS,
-      ERROR_NAME};
+    CONTENT_TYPE,
+    "te",
+    USER_AGENT,
+    "grpc-accept-encoding",
+    "grpc-timeout",
+    "grpc-encoding",
+    "grpc-status",
+    "grpc-message",
+    CALLER,
+    SERVICE,
+    ENCODING,
+    CALLER_PROCEDURE,
+    SHARD_KEY,
+    ROUTING_KEY,
+    ROUTING_DELEGATE,
+    ROUTING_ZONE,
+    ROUTING_REGION,
+    APPLICATION_ERROR,
+    APPLICATION_ERROR_NAME,
+    APPLICATION_ERROR_DETAILS,
+    ERROR_NAME
+  };
+
   private static final byte[][] KNOWN_NAME_BYTES = new byte[KNOWN_NAMES.length][];
 
   static {
@@ -134,9 +169,10 @@ final class Metadatas {
   public static Metadata.Key<String> key(String name) {
     Metadata.Key<String> key = KEYS.get(name);
     if (key == null) {
-      key = name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
-          ? Metadata.Key.of(name, BASE64_BINARY)
-          : InternalMetadata.keyOf(name, UTF8);
+      key =
+          name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
+              ? Metadata.Key.of(name, BASE64_BINARY)
+              : InternalMetadata.keyOf(name, UTF8);
       if (KEYS.size() < KEY_CACHE_LIMIT) {
         KEYS.put(name, key);
       }
@@ -161,15 +197,17 @@ final class Metadatas {
    */
   public static Metadata requestMetadata(RequestMeta meta) {
     Headers headers = meta.headers();
-    headers.forEach((k, v) -> {
-      for (int i = 0; i < v.length(); i++) {
-        char c = v.charAt(i);
-        if (c == '\r' || c == '\n' || c == 0) {
-          throw YarpcException.of(Code.INVALID_ARGUMENT,
-              "grpc request header value contains invalid characters including ASCII 0xd, 0xa, or 0x0");
-        }
-      }
-    });
+    headers.forEach(
+        (k, v) -> {
+          for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0) {
+              throw YarpcException.of(
+                  Code.INVALID_ARGUMENT,
+                  "grpc request header value contains invalid characters including ASCII 0xd, 0xa, or 0x0");
+            }
+          }
+        });
     Metadata md = new Metadata();
     put(md, CALLER, meta.caller());
     put(md, SERVICE, meta.service());
@@ -178,13 +216,14 @@ final class Metadatas {
     put(md, ROUTING_DELEGATE, meta.routingDelegate());
     put(md, ENCODING, meta.encoding());
     put(md, CALLER_PROCEDURE, meta.callerProcedure());
-    headers.forEach((k, v) -> {
-      if (isReserved(k)) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT,
-            "cannot use reserved header in application headers: %s", k);
-      }
-      putHeader(md, k, v);
-    });
+    headers.forEach(
+        (k, v) -> {
+          if (isReserved(k)) {
+            throw YarpcException.of(
+                Code.INVALID_ARGUMENT, "cannot use reserved header in application headers: %s", k);
+          }
+          putHeader(md, k, v);
+        });
     return md;
   }
 
@@ -208,8 +247,11 @@ final class Metadatas {
     try {
       key = key(canonicalKey);
     } catch (IllegalArgumentException e) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "invalid header name \"%s\" for grpc: %s",
-          canonicalKey, e.getMessage());
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "invalid header name \"%s\" for grpc: %s",
+          canonicalKey,
+          e.getMessage());
     }
     checkValue(canonicalKey, value);
     md.put(key, value);
@@ -225,16 +267,20 @@ final class Metadatas {
       try {
         Base64.getDecoder().decode(value);
       } catch (IllegalArgumentException e) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT,
-            "grpc binary header \"%s\" must hold base64, as gRPC writes binary values", key);
+        throw YarpcException.of(
+            Code.INVALID_ARGUMENT,
+            "grpc binary header \"%s\" must hold base64, as gRPC writes binary values",
+            key);
       }
       return;
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c < 0x20 || c > 0x7e) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT,
-            "grpc header value for key \"%s\" contains characters other than printable ASCII", key);
+        throw YarpcException.of(
+            Code.INVALID_ARGUMENT,
+            "grpc header value for key \"%s\" contains characters other than printable ASCII",
+            key);
       }
     }
   }
@@ -340,10 +386,10 @@ final class Metadatas {
    *
    * @throws YarpcException {@code invalid-argument} {@code header has more than one value: ...}
    */
-  public static RequestMeta toRequestMeta(Metadata md, String procedure, Deadline deadline,
-      String defaultService) {
-    RequestMeta.Builder b = RequestMeta.builder().procedure(procedure).transport("grpc")
-        .deadline(deadline);
+  public static RequestMeta toRequestMeta(
+      Metadata md, String procedure, Deadline deadline, String defaultService) {
+    RequestMeta.Builder b =
+        RequestMeta.builder().procedure(procedure).transport("grpc").deadline(deadline);
     Headers.Builder headers = null;
     String encoding = null;
     String contentType = null;
@@ -367,7 +413,7 @@ final class Metadatas {
         case CALLER_PROCEDURE -> b.callerProcedure(decode(name, value));
         case CONTENT_TYPE -> contentType = decode(name, value);
         case USER_AGENT -> userAgent = decode(name, value);
-        case ROUTING_ZONE, ROUTING_REGION, "te" -> { }
+        case ROUTING_ZONE, ROUTING_REGION, "te" -> {}
         default -> {
           if (!name.startsWith("grpc-")) {
             if (headers == null) {
@@ -426,16 +472,18 @@ final class Metadatas {
   }
 
   private static YarpcException moreThanOneValue(String name, byte[][] raw, int first, int second) {
-    return moreThanOneValue(name, decode(name, raw[2 * first + 1]), decode(name, raw[2 * second + 1]));
+    return moreThanOneValue(
+        name, decode(name, raw[2 * first + 1]), decode(name, raw[2 * second + 1]));
   }
 
   private static YarpcException moreThanOneValue(String name, String first, String second) {
-    return YarpcException.of(Code.INVALID_ARGUMENT, "header has more than one value: %s:[%s %s]", name,
-        first, second);
+    return YarpcException.of(
+        Code.INVALID_ARGUMENT, "header has more than one value: %s:[%s %s]", name, first, second);
   }
 
   private static String decode(String name, byte[] value) {
-    return name.endsWith(Metadata.BINARY_HEADER_SUFFIX) ? base64(value)
+    return name.endsWith(Metadata.BINARY_HEADER_SUFFIX)
+        ? base64(value)
         : new String(value, StandardCharsets.UTF_8);
   }
 
@@ -453,7 +501,9 @@ final class Metadatas {
       return UNKNOWN_CALLER;
     }
     int end = 0;
-    while (end < userAgent.length() && userAgent.charAt(end) != '/' && userAgent.charAt(end) > ' '
+    while (end < userAgent.length()
+        && userAgent.charAt(end) != '/'
+        && userAgent.charAt(end) > ' '
         && userAgent.charAt(end) < 0x7f) {
       end++;
     }
@@ -462,7 +512,8 @@ final class Metadatas {
 
   /** {@code X} of {@code application/grpc+X} or {@code application/grpc;X}; empty otherwise. */
   static String contentSubtype(String contentType) {
-    if (!contentType.startsWith(BASE_CONTENT_TYPE) || contentType.length() == BASE_CONTENT_TYPE.length()) {
+    if (!contentType.startsWith(BASE_CONTENT_TYPE)
+        || contentType.length() == BASE_CONTENT_TYPE.length()) {
       return "";
     }
     char c = contentType.charAt(BASE_CONTENT_TYPE.length());
@@ -484,17 +535,21 @@ final class Metadatas {
   public static void putResponse(Metadata trailers, Response response, boolean initialToo) {
     putResponseHeaders(trailers, response.trailers());
     if (initialToo && !response.initialHeaders().isEmpty()) {
-      response.initialHeaders().forEach((k, v) -> {
-        if (response.trailers().get(k) == null) {
-          putResponseHeaders(trailers, Headers.of(k, v));
-        }
-      });
+      response
+          .initialHeaders()
+          .forEach(
+              (k, v) -> {
+                if (response.trailers().get(k) == null) {
+                  putResponseHeaders(trailers, Headers.of(k, v));
+                }
+              });
     }
     if (response.isApplicationError()) {
       trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
       ApplicationErrorMeta meta = response.applicationErrorMeta();
       if (meta.name() != null && !meta.name().isEmpty()) {
-        trailers.put(key(APPLICATION_ERROR_NAME), encodeText(fitText(meta.name(), MAX_NAME_WIRE_BYTES)));
+        trailers.put(
+            key(APPLICATION_ERROR_NAME), encodeText(fitText(meta.name(), MAX_NAME_WIRE_BYTES)));
       }
       if (meta.details() != null && !meta.details().isEmpty()) {
         trailers.put(key(APPLICATION_ERROR_DETAILS), encodeText(WireText.details(meta.details())));
@@ -514,15 +569,16 @@ final class Metadatas {
 
   /** Adds response headers to {@code md}, skipping reserved ones and those gRPC cannot carry. */
   public static void putResponseHeaders(Metadata md, Headers headers) {
-    headers.forEach((k, v) -> {
-      if (!isReserved(k)) {
-        try {
-          putHeader(md, k, v);
-        } catch (YarpcException skipped) {
-          // a header gRPC cannot carry is dropped, as yarpc-go drops reserved response headers
-        }
-      }
-    });
+    headers.forEach(
+        (k, v) -> {
+          if (!isReserved(k)) {
+            try {
+              putHeader(md, k, v);
+            } catch (YarpcException skipped) {
+              // a header gRPC cannot carry is dropped, as yarpc-go drops reserved response headers
+            }
+          }
+        });
   }
 
   /**

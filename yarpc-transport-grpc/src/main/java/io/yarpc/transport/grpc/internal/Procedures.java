@@ -144,8 +144,13 @@ final class Procedures {
   }
 
   private static boolean unreserved(char c) {
-    return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-        || c == '-' || c == '_' || c == '.' || c == '~';
+    return c >= 'a' && c <= 'z'
+        || c >= 'A' && c <= 'Z'
+        || c >= '0' && c <= '9'
+        || c == '-'
+        || c == '_'
+        || c == '.'
+        || c == '~';
   }
 
   private static int hex(char c) {

@@ -63,7 +63,14 @@ public final class ReceiveStats {
 
   @Override
   public String toString() {
-    return "ReceiveStats{detached=" + detached() + ", released=" + released() + ", copied=" + copied()
-        + ", copiedBytes=" + copiedBytes() + "}";
+    return "ReceiveStats{detached="
+        + detached()
+        + ", released="
+        + released()
+        + ", copied="
+        + copied()
+        + ", copiedBytes="
+        + copiedBytes()
+        + "}";
   }
 }

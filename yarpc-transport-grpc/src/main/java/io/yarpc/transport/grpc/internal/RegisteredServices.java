@@ -43,8 +43,8 @@ final class RegisteredServices {
   private static final String SEPARATOR = "::";
 
   /** One router state and what was derived from it. */
-  private record Snapshot(List<Procedure> procedures, Set<String> names,
-      List<ServerServiceDefinition> definitions) {}
+  private record Snapshot(
+      List<Procedure> procedures, Set<String> names, List<ServerServiceDefinition> definitions) {}
 
   private static final Snapshot EMPTY = new Snapshot(List.of(), Set.of(), List.of());
 
@@ -53,7 +53,8 @@ final class RegisteredServices {
   private volatile Snapshot snapshot = EMPTY;
 
   /** Definitions whose methods marshal with {@code marshaller} and are served by {@code handler}. */
-  public RegisteredServices(MethodDescriptor.Marshaller<Body> marshaller, ServerCallHandler<Body, Body> handler) {
+  public RegisteredServices(
+      MethodDescriptor.Marshaller<Body> marshaller, ServerCallHandler<Body, Body> handler) {
     this.marshaller = marshaller;
     this.handler = handler;
   }
@@ -74,7 +75,8 @@ final class RegisteredServices {
     }
     List<Procedure> procedures = router.procedures();
     Snapshot s = snapshot;
-    if (s.procedures().equals(procedures)) { // procedures compare by identity: the same registrations
+    if (s.procedures()
+        .equals(procedures)) { // procedures compare by identity: the same registrations
       return s;
     }
     s = derive(procedures);
@@ -98,23 +100,26 @@ final class RegisteredServices {
       names.add(grpcService);
       if (p.schema() instanceof ProtoFileDescriptorSupplier) {
         schemas.putIfAbsent(grpcService, (ProtoFileDescriptorSupplier) p.schema());
-        methods.computeIfAbsent(grpcService, k -> new LinkedHashSet<>())
+        methods
+            .computeIfAbsent(grpcService, k -> new LinkedHashSet<>())
             .add(p.name().substring(sep + SEPARATOR.length()));
       }
     }
     List<ServerServiceDefinition> definitions = new ArrayList<>();
-    schemas.forEach((name, schema) -> {
-      ServerServiceDefinition d = definition(name, schema, methods.get(name));
-      if (d != null) {
-        definitions.add(d);
-      }
-    });
-    return new Snapshot(List.copyOf(procedures), Collections.unmodifiableSet(names), List.copyOf(definitions));
+    schemas.forEach(
+        (name, schema) -> {
+          ServerServiceDefinition d = definition(name, schema, methods.get(name));
+          if (d != null) {
+            definitions.add(d);
+          }
+        });
+    return new Snapshot(
+        List.copyOf(procedures), Collections.unmodifiableSet(names), List.copyOf(definitions));
   }
 
   /** The definition of service {@code name} as declared in {@code schema}'s file, or null if not there. */
-  private ServerServiceDefinition definition(String name, ProtoFileDescriptorSupplier schema,
-      Set<String> methodNames) {
+  private ServerServiceDefinition definition(
+      String name, ProtoFileDescriptorSupplier schema, Set<String> methodNames) {
     Descriptors.ServiceDescriptor declared = null;
     for (Descriptors.ServiceDescriptor s : schema.getFileDescriptor().getServices()) {
       if (s.getFullName().equals(name)) {
@@ -128,18 +133,20 @@ final class RegisteredServices {
     for (String method : methodNames) {
       Descriptors.MethodDescriptor m = declared.findMethodByName(method);
       if (m != null) {
-        descriptors.add(MethodDescriptor.<Body, Body>newBuilder()
-            .setType(typeOf(m))
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(name, method))
-            .setRequestMarshaller(marshaller)
-            .setResponseMarshaller(marshaller)
-            .build());
+        descriptors.add(
+            MethodDescriptor.<Body, Body>newBuilder()
+                .setType(typeOf(m))
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(name, method))
+                .setRequestMarshaller(marshaller)
+                .setResponseMarshaller(marshaller)
+                .build());
       }
     }
     if (descriptors.isEmpty()) {
       return null;
     }
-    ServiceDescriptor.Builder service = ServiceDescriptor.newBuilder(name).setSchemaDescriptor(schema);
+    ServiceDescriptor.Builder service =
+        ServiceDescriptor.newBuilder(name).setSchemaDescriptor(schema);
     descriptors.forEach(service::addMethod);
     ServerServiceDefinition.Builder definition = ServerServiceDefinition.builder(service.build());
     for (MethodDescriptor<Body, Body> md : descriptors) {
@@ -150,10 +157,12 @@ final class RegisteredServices {
 
   private static MethodDescriptor.MethodType typeOf(Descriptors.MethodDescriptor m) {
     if (m.isClientStreaming()) {
-      return m.isServerStreaming() ? MethodDescriptor.MethodType.BIDI_STREAMING
+      return m.isServerStreaming()
+          ? MethodDescriptor.MethodType.BIDI_STREAMING
           : MethodDescriptor.MethodType.CLIENT_STREAMING;
     }
-    return m.isServerStreaming() ? MethodDescriptor.MethodType.SERVER_STREAMING
+    return m.isServerStreaming()
+        ? MethodDescriptor.MethodType.SERVER_STREAMING
         : MethodDescriptor.MethodType.UNARY;
   }
 }

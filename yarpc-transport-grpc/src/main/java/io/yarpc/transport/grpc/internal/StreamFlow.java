@@ -59,8 +59,8 @@ final class StreamFlow {
    * What an ended flow let go of, for the owner to settle outside the lock: the pending receive and send
    * (either may be null) and the unclaimed messages, which are now the owner's to release.
    */
-  record Detached(CompletableFuture<StreamMessage> receive, CompletableFuture<Void> send,
-      List<Body> orphans) {
+  record Detached(
+      CompletableFuture<StreamMessage> receive, CompletableFuture<Void> send, List<Body> orphans) {
     /** Releases the orphans. */
     void releaseOrphans() {
       for (Body orphan : orphans) {
@@ -88,7 +88,8 @@ final class StreamFlow {
 
   private CompletableFuture<StreamMessage> pendingReceive; // guarded by lock
   private CompletableFuture<Void> pendingSend; // guarded by lock
-  private final ArrayDeque<Body> unclaimed = new ArrayDeque<>(1); // guarded by lock: arrived, not received
+  private final ArrayDeque<Body> unclaimed =
+      new ArrayDeque<>(1); // guarded by lock: arrived, not received
   private int requested; // guarded by lock: messages asked of grpc-java and not delivered yet
   private boolean cancelled; // guarded by lock
   private boolean closed; // guarded by lock
@@ -102,8 +103,12 @@ final class StreamFlow {
    * @param sendRefusal called under the lock by a send (before the size check): why {@code body} may not
    *     be sent, or {@code null}
    */
-  StreamFlow(Object lock, Wire wire, long maxSendMessageSize,
-      Supplier<CompletableFuture<StreamMessage>> receiveEnd, Function<Body, Throwable> sendRefusal) {
+  StreamFlow(
+      Object lock,
+      Wire wire,
+      long maxSendMessageSize,
+      Supplier<CompletableFuture<StreamMessage>> receiveEnd,
+      Function<Body, Throwable> sendRefusal) {
     this.lock = lock;
     this.wire = wire;
     this.maxSendMessageSize = maxSendMessageSize;
@@ -126,7 +131,8 @@ final class StreamFlow {
     CompletableFuture<StreamMessage> f;
     synchronized (lock) {
       if (pendingReceive != null && !pendingReceive.isDone()) {
-        return CompletableFuture.failedFuture(new IllegalStateException("a receive is already pending"));
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("a receive is already pending"));
       }
       pendingReceive = null;
       Body ready = unclaimed.poll();
@@ -163,9 +169,12 @@ final class StreamFlow {
           return CompletableFuture.failedFuture(refusal);
         }
         if (body.length() > maxSendMessageSize) {
-          return CompletableFuture.failedFuture(YarpcException.of(Code.RESOURCE_EXHAUSTED,
-              "stream message of %d bytes is larger than the maximum send size of %d bytes",
-              body.length(), maxSendMessageSize));
+          return CompletableFuture.failedFuture(
+              YarpcException.of(
+                  Code.RESOURCE_EXHAUSTED,
+                  "stream message of %d bytes is larger than the maximum send size of %d bytes",
+                  body.length(),
+                  maxSendMessageSize));
         }
         // From here grpc-java owns the body: it releases it once written, or when the call ends.
         wire.sendMessage(body); // on failure the finally block releases it (release is idempotent)
@@ -196,7 +205,8 @@ final class StreamFlow {
       pendingReceive = null;
       if (f == null || f.isDone()) {
         if (!cancelled && !closed) {
-          unclaimed.add(body); // the receive that asked for it was abandoned: keep it for the next one
+          unclaimed.add(
+              body); // the receive that asked for it was abandoned: keep it for the next one
           return;
         }
         f = null;
@@ -269,7 +279,10 @@ final class StreamFlow {
 
   /** The error for an operation on a stream that is closed. */
   static YarpcException closedError(RequestMeta meta) {
-    return YarpcException.of(Code.CANCELLED, "stream for procedure \"%s\" of service \"%s\" is closed",
-        meta.procedure(), meta.service());
+    return YarpcException.of(
+        Code.CANCELLED,
+        "stream for procedure \"%s\" of service \"%s\" is closed",
+        meta.procedure(),
+        meta.service());
   }
 }

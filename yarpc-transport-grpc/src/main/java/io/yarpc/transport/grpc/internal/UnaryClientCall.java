@@ -71,26 +71,30 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
       c.requestBody.release();
       return CompletableFuture.failedFuture(YarpcException.from(e));
     }
-    c.result.whenComplete((r, e) -> {
-      if (c.result.isCancelled()) {
-        choice.cancel(false);
-        c.cancelCall();
-      }
-    });
-    choice.whenComplete((lease, error) -> {
-      if (error != null) {
-        c.requestBody.release();
-        c.result.completeExceptionally(YarpcException.from(error));
-      } else {
-        c.send(lease, fullMethodName, headers);
-      }
-    });
+    c.result.whenComplete(
+        (r, e) -> {
+          if (c.result.isCancelled()) {
+            choice.cancel(false);
+            c.cancelCall();
+          }
+        });
+    choice.whenComplete(
+        (lease, error) -> {
+          if (error != null) {
+            c.requestBody.release();
+            c.result.completeExceptionally(YarpcException.from(error));
+          } else {
+            c.send(lease, fullMethodName, headers);
+          }
+        });
     return c.result;
   }
 
   private void send(PeerLease chosen, String fullMethodName, Metadata headers) {
-    // Until sendMessage hands it to grpc-java, the request body is ours to release. Afterwards grpc-java
-    // owns the message stream (it may hold it until the connection is up) and closes it, which releases
+    // Until sendMessage hands it to grpc-java, the request body is ours to release. Afterwards
+    // grpc-java
+    // owns the message stream (it may hold it until the connection is up) and closes it, which
+    // releases
     // the body, once written or when the call fails.
     boolean handedOver = false;
     try {
@@ -102,7 +106,9 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         lease = chosen;
         try {
           GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
-          call = peer.channel().newCall(calls.method(fullMethodName, false), calls.options(meta.deadline()));
+          call =
+              peer.channel()
+                  .newCall(calls.method(fullMethodName, false), calls.options(meta.deadline()));
           call.start(this, headers);
         } catch (RuntimeException e) { // nothing was sent: no onClose will follow
           YarpcException error = YarpcException.from(e);
@@ -156,7 +162,9 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
     YarpcException failure = null;
     try {
       if (tooManyMessages) {
-        throw YarpcException.of(Code.INTERNAL, "too many response messages for unary procedure \"%s\"",
+        throw YarpcException.of(
+            Code.INTERNAL,
+            "too many response messages for unary procedure \"%s\"",
             meta.procedure());
       }
       Headers initial = Metadatas.responseHeaders(responseHeaders, null);
@@ -164,8 +172,8 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
       Response response = body == null ? null : response(initial, trailing, body, trailers);
       if (status.isOk()) {
         if (response == null) {
-          throw YarpcException.of(Code.INTERNAL, "no response message for unary procedure \"%s\"",
-              meta.procedure());
+          throw YarpcException.of(
+              Code.INTERNAL, "no response message for unary procedure \"%s\"", meta.procedure());
         }
         Checks.responseService(meta, Metadatas.single(trailers, Metadatas.SERVICE));
         if (result.complete(response)) {
@@ -197,7 +205,8 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
     }
   }
 
-  private static Response response(Headers initial, Headers trailing, Body body, Metadata trailers) {
+  private static Response response(
+      Headers initial, Headers trailing, Body body, Metadata trailers) {
     Response.Builder b = Response.builder().initialHeaders(initial).headers(trailing).body(body);
     if (Metadatas.isApplicationError(trailers)) {
       io.yarpc.errors.ApplicationErrorMeta meta = Metadatas.applicationErrorMeta(trailers);

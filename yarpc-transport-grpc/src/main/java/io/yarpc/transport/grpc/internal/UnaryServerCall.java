@@ -4,9 +4,9 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
+import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
@@ -35,6 +35,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
   private final RequestMeta meta;
   private final Handler<Request, Response> handler;
   private final long maxSendMessageSize;
+
   /** The caller sent {@code rpc-caller}: a YARPC peer, which reads response headers from the trailers. */
   private final boolean yarpcPeer;
 
@@ -44,8 +45,12 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
   private boolean closed; // guarded by this: we closed the call
   private CompletableFuture<Response> result; // guarded by this
 
-  UnaryServerCall(ServerCall<Body, Body> call, RequestMeta meta, Handler<Request, Response> handler,
-      long maxSendMessageSize, boolean yarpcPeer) {
+  UnaryServerCall(
+      ServerCall<Body, Body> call,
+      RequestMeta meta,
+      Handler<Request, Response> handler,
+      long maxSendMessageSize,
+      boolean yarpcPeer) {
     this.yarpcPeer = yarpcPeer;
     this.call = call;
     this.meta = meta;
@@ -71,8 +76,10 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
       if (request != null && !closed && !cancelled) {
         extra = request;
         request = null;
-        closeLocked(Status.INTERNAL.withDescription("too many request messages for unary procedure \""
-            + meta.procedure() + "\""), new Metadata());
+        closeLocked(
+            Status.INTERNAL.withDescription(
+                "too many request messages for unary procedure \"" + meta.procedure() + "\""),
+            new Metadata());
       }
     }
     discard.release();
@@ -89,7 +96,8 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
         return;
       }
       if (request == null) {
-        closeLocked(Status.INTERNAL.withDescription("half-closed without a request message"),
+        closeLocked(
+            Status.INTERNAL.withDescription("half-closed without a request message"),
             new Metadata());
         return;
       }
@@ -97,7 +105,8 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
       request = null;
       invoked = true;
     }
-    CompletableFuture<Response> f = InboundCalls.handle(handler, Request.of(meta, body), body::release);
+    CompletableFuture<Response> f =
+        InboundCalls.handle(handler, Request.of(meta, body), body::release);
     boolean cancelNow;
     synchronized (this) {
       result = f;
@@ -151,9 +160,12 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
         }
         Status status = failure == null ? Status.OK : GrpcErrors.toStatus(failure, trailers, true);
         if (body != null && body.length() > maxSendMessageSize) {
-          closeLocked(Status.RESOURCE_EXHAUSTED.withDescription(String.format(
-              "response message of %d bytes is larger than the maximum send size of %d bytes",
-              body.length(), maxSendMessageSize)), trailers);
+          closeLocked(
+              Status.RESOURCE_EXHAUSTED.withDescription(
+                  String.format(
+                      "response message of %d bytes is larger than the maximum send size of %d bytes",
+                      body.length(), maxSendMessageSize)),
+              trailers);
           return;
         }
         if (sent != null && sent.compression() != null) {
@@ -174,8 +186,11 @@ final class UnaryServerCall extends ServerCall.Listener<Body> {
     } catch (RuntimeException e) {
       synchronized (this) {
         if (!closed) {
-          closeLocked(Status.INTERNAL.withDescription("failed to send response: " + e.getMessage())
-              .withCause(e), new Metadata());
+          closeLocked(
+              Status.INTERNAL
+                  .withDescription("failed to send response: " + e.getMessage())
+                  .withCause(e),
+              new Metadata());
         }
       }
     } finally {

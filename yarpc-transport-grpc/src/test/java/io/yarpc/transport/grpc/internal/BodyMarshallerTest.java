@@ -102,7 +102,8 @@ class BodyMarshallerTest {
    * A message as grpc-java hands it over: a direct piece, a heap piece grpc-java merged from tiny reads,
    * another direct piece; {@code a} and {@code c} are the direct buffers, {@code merged} the heap piece.
    */
-  private record ThreePieces(InputStream message, ByteBuf a, ByteBuf c, byte[] merged, byte[] expected) {}
+  private record ThreePieces(
+      InputStream message, ByteBuf a, ByteBuf c, byte[] merged, byte[] expected) {}
 
   private ThreePieces threePieces(long seed) {
     byte[] first = random(20_000, seed);
@@ -118,7 +119,8 @@ class BodyMarshallerTest {
     expected.writeBytes(first);
     expected.writeBytes(merged);
     expected.writeBytes(last);
-    return new ThreePieces(ReadableBuffers.openStream(composite, true), a, c, merged, expected.toByteArray());
+    return new ThreePieces(
+        ReadableBuffers.openStream(composite, true), a, c, merged, expected.toByteArray());
   }
 
   @Test
@@ -133,9 +135,16 @@ class BodyMarshallerTest {
     List<ByteBuffer> views = body.byteBuffers();
     assertThat(bytesOf(views)).isEqualTo(pieces.expected());
     assertThat(views.get(0).isDirect()).isTrue();
-    assertThat(views.get(views.size() - 1).isDirect()).as("the rest of the last frame is a view again").isTrue();
-    long heap = body.byteBuffers().stream().filter(v -> !v.isDirect()).mapToLong(ByteBuffer::remaining).sum();
-    assertThat(heap).as("copied: the merged piece and at most one chunk of what follows")
+    assertThat(views.get(views.size() - 1).isDirect())
+        .as("the rest of the last frame is a view again")
+        .isTrue();
+    long heap =
+        body.byteBuffers().stream()
+            .filter(v -> !v.isDirect())
+            .mapToLong(ByteBuffer::remaining)
+            .sum();
+    assertThat(heap)
+        .as("copied: the merged piece and at most one chunk of what follows")
         .isEqualTo(stats.copiedBytes())
         .isGreaterThanOrEqualTo(merged.length)
         .isLessThan(merged.length + 4096);
@@ -158,14 +167,16 @@ class BodyMarshallerTest {
     List<Thread> threads = new ArrayList<>();
     AtomicInteger failures = new AtomicInteger();
     for (int i = 0; i < 8; i++) {
-      Thread t = new Thread(() -> {
-        try {
-          go.await();
-          body.release();
-        } catch (Throwable e) {
-          failures.incrementAndGet();
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  body.release();
+                } catch (Throwable e) {
+                  failures.incrementAndGet();
+                }
+              });
       t.start();
       threads.add(t);
     }
@@ -241,10 +252,13 @@ class BodyMarshallerTest {
   @Test
   void lazyBodyIsWrittenOnlyWhenDrained() throws Exception {
     AtomicInteger writes = new AtomicInteger();
-    Body lazy = Body.lazy(3, out -> {
-      writes.incrementAndGet();
-      out.write(new byte[] {1, 2, 3});
-    });
+    Body lazy =
+        Body.lazy(
+            3,
+            out -> {
+              writes.incrementAndGet();
+              out.write(new byte[] {1, 2, 3});
+            });
     InputStream in = marshaller.stream(lazy);
     assertThat(writes).hasValue(0);
     assertThat(in.available()).isEqualTo(3);
@@ -260,7 +274,9 @@ class BodyMarshallerTest {
     byte[] bytes = random(300, 7);
     Body stream = Body.of(new ByteArrayInputStream(bytes), -1);
     InputStream in = marshaller.stream(stream);
-    assertThat(stream.isReleased()).as("the original stream body was consumed and released").isTrue();
+    assertThat(stream.isReleased())
+        .as("the original stream body was consumed and released")
+        .isTrue();
     assertThat(in.available()).isEqualTo(300);
     ByteArrayOutputStream framer = new ByteArrayOutputStream();
     ((Drainable) in).drainTo(framer);
@@ -300,7 +316,8 @@ class BodyMarshallerTest {
     }
     assertThat(stats.copiedBytes()).as("no views collected, so nothing merged was copied").isZero();
     assertThat(body.arrayView()).isNull();
-    assertThatThrownBy(() -> body.copyTo(new byte[length - 1], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> body.copyTo(new byte[length - 1], 0))
+        .isInstanceOf(IndexOutOfBoundsException.class);
 
     assertThat(bytesOf(body.byteBuffers())).as("views after copies").isEqualTo(expected);
     byte[] again = new byte[length];
@@ -312,6 +329,7 @@ class BodyMarshallerTest {
     assertThat(a.refCnt()).isZero();
     assertThat(c.refCnt()).isZero();
     assertThat(stats.released()).isEqualTo(1);
-    assertThatThrownBy(() -> body.copyTo(new byte[length], 0)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> body.copyTo(new byte[length], 0))
+        .isInstanceOf(IllegalStateException.class);
   }
 }

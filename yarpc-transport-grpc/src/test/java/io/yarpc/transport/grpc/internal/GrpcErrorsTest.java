@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** YARPC errors to gRPC statuses and back (docs/spec/wire-grpc.md §4.4). */
 class GrpcErrorsTest {
-  private static final Metadata.Key<String> NAME = Metadata.Key.of("rpc-error-name", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> NAME =
+      Metadata.Key.of("rpc-error-name", Metadata.ASCII_STRING_MARSHALLER);
 
   @Test
   void everyCodeMapsByNumberBothWays() {
@@ -28,7 +29,8 @@ class GrpcErrorsTest {
   @Test
   void nameIsPrefixedAndSentAsTrailer() {
     Metadata trailers = new Metadata();
-    Status status = GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "msg").withName("N"), trailers, true);
+    Status status =
+        GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "msg").withName("N"), trailers, true);
     assertThat(status.getDescription()).isEqualTo("N: msg");
     assertThat(trailers.get(NAME)).isEqualTo("N");
     YarpcException back = GrpcErrors.fromStatus(status, trailers);
@@ -39,7 +41,8 @@ class GrpcErrorsTest {
   @Test
   void nameAloneWhenMessageIsEmpty() {
     Metadata trailers = new Metadata();
-    Status status = GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "").withName("N"), trailers, true);
+    Status status =
+        GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "").withName("N"), trailers, true);
     assertThat(status.getDescription()).isEqualTo("N");
     YarpcException back = GrpcErrors.fromStatus(status, trailers);
     assertThat(back.getMessage()).isEmpty();
@@ -49,19 +52,27 @@ class GrpcErrorsTest {
   @Test
   void streamsSendNoNameTrailer() {
     Metadata trailers = new Metadata();
-    Status status = GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "msg").withName("N"), trailers, false);
+    Status status =
+        GrpcErrors.toStatus(YarpcException.of(Code.ABORTED, "msg").withName("N"), trailers, false);
     assertThat(status.getDescription()).isEqualTo("N: msg");
     assertThat(trailers.containsKey(NAME)).isFalse();
   }
 
   @Test
   void statusDetailsTravelVerbatimAndSetTheStatus() {
-    byte[] details = com.google.rpc.Status.newBuilder().setCode(5).setMessage("proto message")
-        .addDetails(com.google.protobuf.Any.pack(com.google.rpc.ErrorInfo.newBuilder().setReason("R").build()))
-        .build().toByteArray();
+    byte[] details =
+        com.google.rpc.Status.newBuilder()
+            .setCode(5)
+            .setMessage("proto message")
+            .addDetails(
+                com.google.protobuf.Any.pack(
+                    com.google.rpc.ErrorInfo.newBuilder().setReason("R").build()))
+            .build()
+            .toByteArray();
     Metadata trailers = new Metadata();
-    Status status = GrpcErrors.toStatus(YarpcException.of(Code.INTERNAL, "ignored").withDetails(details),
-        trailers, true);
+    Status status =
+        GrpcErrors.toStatus(
+            YarpcException.of(Code.INTERNAL, "ignored").withDetails(details), trailers, true);
     assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
     assertThat(status.getDescription()).isEqualTo("proto message");
     assertThat(trailers.get(Metadatas.STATUS_DETAILS_KEY)).isEqualTo(details);
@@ -73,8 +84,11 @@ class GrpcErrorsTest {
   @Test
   void detailsThatAreNotAStatusFallBackToCodeAndMessage() {
     Metadata trailers = new Metadata();
-    Status status = GrpcErrors.toStatus(
-        YarpcException.of(Code.DATA_LOSS, "m").withDetails(new byte[] {(byte) 0xff, 1, 2}), trailers, true);
+    Status status =
+        GrpcErrors.toStatus(
+            YarpcException.of(Code.DATA_LOSS, "m").withDetails(new byte[] {(byte) 0xff, 1, 2}),
+            trailers,
+            true);
     assertThat(status.getCode()).isEqualTo(Status.Code.DATA_LOSS);
     assertThat(trailers.containsKey(Metadatas.STATUS_DETAILS_KEY)).isFalse();
   }
@@ -82,14 +96,19 @@ class GrpcErrorsTest {
   @Test
   void statusDetailsWithoutDetailEntriesAreNotKept() {
     Metadata trailers = new Metadata();
-    trailers.put(Metadatas.STATUS_DETAILS_KEY,
+    trailers.put(
+        Metadatas.STATUS_DETAILS_KEY,
         com.google.rpc.Status.newBuilder().setCode(3).setMessage("m").build().toByteArray());
-    assertThat(GrpcErrors.fromStatus(Status.INVALID_ARGUMENT.withDescription("m"), trailers).details()).isNull();
+    assertThat(
+            GrpcErrors.fromStatus(Status.INVALID_ARGUMENT.withDescription("m"), trailers).details())
+        .isNull();
   }
 
   @Test
   void localFailuresKeepTheirCode() {
-    YarpcException e = GrpcErrors.fromStatus(Status.UNAVAILABLE.withDescription("io").withCause(new Exception()), null);
+    YarpcException e =
+        GrpcErrors.fromStatus(
+            Status.UNAVAILABLE.withDescription("io").withCause(new Exception()), null);
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
     assertThat(e.getMessage()).isEqualTo("io");
     assertThat(GrpcErrors.fromStatus(Status.CANCELLED, null).getMessage()).isEmpty();

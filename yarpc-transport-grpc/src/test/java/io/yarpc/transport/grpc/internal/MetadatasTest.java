@@ -21,9 +21,18 @@ class MetadatasTest {
 
   @Test
   void requestMetadataCarriesEveryFieldAndSkipsEmptyValues() {
-    RequestMeta meta = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("json")
-        .shardKey("sk").routingKey("rk").routingDelegate("rd").callerProcedure("cp")
-        .headers(Headers.of("X-App", "V", "empty", "", "x-uber-rpc-routing-zone", "z1")).build();
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("s")
+            .procedure("p")
+            .encoding("json")
+            .shardKey("sk")
+            .routingKey("rk")
+            .routingDelegate("rd")
+            .callerProcedure("cp")
+            .headers(Headers.of("X-App", "V", "empty", "", "x-uber-rpc-routing-zone", "z1"))
+            .build();
     Metadata md = Metadatas.requestMetadata(meta);
     assertThat(md.get(key("rpc-caller"))).isEqualTo("c");
     assertThat(md.get(key("rpc-service"))).isEqualTo("s");
@@ -34,7 +43,9 @@ class MetadatasTest {
     assertThat(md.get(key("rpc-caller-procedure"))).isEqualTo("cp");
     assertThat(md.get(key("x-app"))).isEqualTo("V");
     assertThat(md.containsKey(key("empty"))).isFalse();
-    assertThat(md.get(key("x-uber-rpc-routing-zone"))).as("cross-zone keys are not reserved").isEqualTo("z1");
+    assertThat(md.get(key("x-uber-rpc-routing-zone")))
+        .as("cross-zone keys are not reserved")
+        .isEqualTo("z1");
     assertThat(md.containsKey(key("rpc-procedure"))).isFalse();
   }
 
@@ -66,8 +77,14 @@ class MetadatasTest {
 
   @Test
   void encodingFromContentTypeWhenAbsent() {
-    for (String[] c : new String[][] {{"application/grpc+proto", "proto"}, {"application/grpc;json", "json"},
-        {"application/grpc", "proto"}, {"application/grpcx", ""}, {"text/plain", ""}}) {
+    for (String[] c :
+        new String[][] {
+          {"application/grpc+proto", "proto"},
+          {"application/grpc;json", "json"},
+          {"application/grpc", "proto"},
+          {"application/grpcx", ""},
+          {"text/plain", ""}
+        }) {
       Metadata md = new Metadata();
       md.put(key("content-type"), c[0]);
       assertThat(Metadatas.toRequestMeta(md, "p", null, "svc").encoding()).as(c[0]).isEqualTo(c[1]);
@@ -76,9 +93,14 @@ class MetadatasTest {
 
   @Test
   void plainClientGetsDefaultServiceAndCallerFromItsUserAgent() {
-    String[][] cases = {{"grpc-java-netty/1.85.1", "grpc-java-netty"},
-        {"grpc-python/1.51.1 grpc-c/29.0.0 (linux; chttp2)", "grpc-python"}, {"curl/8.5", "curl"},
-        {"/1.0", "unknown"}, {" x", "unknown"}, {null, "unknown"}};
+    String[][] cases = {
+      {"grpc-java-netty/1.85.1", "grpc-java-netty"},
+      {"grpc-python/1.51.1 grpc-c/29.0.0 (linux; chttp2)", "grpc-python"},
+      {"curl/8.5", "curl"},
+      {"/1.0", "unknown"},
+      {" x", "unknown"},
+      {null, "unknown"}
+    };
     for (String[] c : cases) {
       Metadata md = new Metadata();
       md.put(key("content-type"), "application/grpc");
@@ -105,7 +127,9 @@ class MetadatasTest {
     Metadata md = new Metadata();
     md.put(key("x-a"), "1");
     md.put(key("x-a"), "2");
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
+    YarpcException e =
+        catchThrowableOfType(
+            YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage()).isEqualTo("header has more than one value: x-a:[1 2]");
   }
@@ -115,22 +139,31 @@ class MetadatasTest {
     Metadata known = new Metadata();
     known.put(key("rpc-caller"), "a");
     known.put(key("rpc-caller"), "b");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(known, "p", null, "svc"))
-        .getMessage()).isEqualTo("header has more than one value: rpc-caller:[a b]");
+    assertThat(
+            catchThrowableOfType(
+                    YarpcException.class, () -> Metadatas.toRequestMeta(known, "p", null, "svc"))
+                .getMessage())
+        .isEqualTo("header has more than one value: rpc-caller:[a b]");
 
     Metadata ignored = new Metadata();
     ignored.put(key("te"), "trailers");
     ignored.put(key("te"), "gzip");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(ignored, "p", null, "svc"))
-        .getMessage()).isEqualTo("header has more than one value: te:[trailers gzip]");
+    assertThat(
+            catchThrowableOfType(
+                    YarpcException.class, () -> Metadatas.toRequestMeta(ignored, "p", null, "svc"))
+                .getMessage())
+        .isEqualTo("header has more than one value: te:[trailers gzip]");
 
     Metadata many = new Metadata();
     for (int i = 0; i < 12; i++) {
       many.put(key("x-h" + i), "v" + i);
     }
     many.put(key("x-h3"), "again");
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(many, "p", null, "svc"))
-        .getMessage()).isEqualTo("header has more than one value: x-h3:[v3 again]");
+    assertThat(
+            catchThrowableOfType(
+                    YarpcException.class, () -> Metadatas.toRequestMeta(many, "p", null, "svc"))
+                .getMessage())
+        .isEqualTo("header has more than one value: x-h3:[v3 again]");
   }
 
   @Test
@@ -140,7 +173,9 @@ class MetadatasTest {
       md.put(key("x-" + i), "v");
     }
     md.put(key("x-7"), "again");
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
+    YarpcException e =
+        catchThrowableOfType(
+            YarpcException.class, () -> Metadatas.toRequestMeta(md, "p", null, "svc"));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
   }
 
@@ -148,21 +183,28 @@ class MetadatasTest {
   void receivedUtf8AndBinaryValuesSurvive() {
     Metadata md = new Metadata();
     // a peer that sends UTF-8 bytes anyway (gRPC allows only printable ASCII) is read faithfully
-    md.put(io.grpc.InternalMetadata.keyOf("x-text", new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
-      @Override
-      public byte[] toAsciiString(String value) {
-        return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      }
+    md.put(
+        io.grpc.InternalMetadata.keyOf(
+            "x-text",
+            new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
+              @Override
+              public byte[] toAsciiString(String value) {
+                return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              }
 
-      @Override
-      public String parseAsciiString(byte[] serialized) {
-        return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
-      }
-    }), "héllo ✓");
-    md.put(Metadata.Key.of("x-raw-bin", Metadata.BINARY_BYTE_MARSHALLER), new byte[] {(byte) 0xff, 0, (byte) 0x80});
+              @Override
+              public String parseAsciiString(byte[] serialized) {
+                return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
+              }
+            }),
+        "héllo ✓");
+    md.put(
+        Metadata.Key.of("x-raw-bin", Metadata.BINARY_BYTE_MARSHALLER),
+        new byte[] {(byte) 0xff, 0, (byte) 0x80});
     RequestMeta meta = Metadatas.toRequestMeta(md, "p", null, "svc");
     assertThat(meta.headers().get("x-text")).isEqualTo("héllo ✓");
-    assertThat(meta.headers().get("x-raw-bin")).as("binary values are base64, unpadded, as on gRPC's wire")
+    assertThat(meta.headers().get("x-raw-bin"))
+        .as("binary values are base64, unpadded, as on gRPC's wire")
         .isEqualTo("/wCA");
   }
 
@@ -172,30 +214,45 @@ class MetadatasTest {
     Metadatas.putHeader(md, "x-padded-bin", "/wCAAQ==");
     Metadatas.putHeader(md, "x-unpadded-bin", "/wCAAQ");
     Metadata.Key<byte[]> padded = Metadata.Key.of("x-padded-bin", Metadata.BINARY_BYTE_MARSHALLER);
-    Metadata.Key<byte[]> unpadded = Metadata.Key.of("x-unpadded-bin", Metadata.BINARY_BYTE_MARSHALLER);
+    Metadata.Key<byte[]> unpadded =
+        Metadata.Key.of("x-unpadded-bin", Metadata.BINARY_BYTE_MARSHALLER);
     assertThat(md.get(padded)).containsExactly(0xff, 0, 0x80, 1);
     assertThat(md.get(unpadded)).containsExactly(0xff, 0, 0x80, 1);
-    YarpcException e = catchThrowableOfType(YarpcException.class,
-        () -> Metadatas.putHeader(new Metadata(), "x-text-bin", "not base64!"));
+    YarpcException e =
+        catchThrowableOfType(
+            YarpcException.class,
+            () -> Metadatas.putHeader(new Metadata(), "x-text-bin", "not base64!"));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo(
-        "grpc binary header \"x-text-bin\" must hold base64, as gRPC writes binary values");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "grpc binary header \"x-text-bin\" must hold base64, as gRPC writes binary values");
   }
 
   @Test
   void valuesSentMustBePrintableAscii() {
     RequestMeta meta = RequestMeta.builder().headers(Headers.of("x-text", "héllo")).build();
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
+    YarpcException e =
+        catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage())
-        .isEqualTo("grpc header value for key \"x-text\" contains characters other than printable ASCII");
+        .isEqualTo(
+            "grpc header value for key \"x-text\" contains characters other than printable ASCII");
     RequestMeta tab = RequestMeta.builder().caller("a\tb").build();
-    assertThat(catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(tab)).code())
+    assertThat(
+            catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(tab)).code())
         .isEqualTo(Code.INVALID_ARGUMENT);
     Metadata trailers = new Metadata();
-    Metadatas.putResponse(trailers, Response.builder().headers(Headers.of("x-text", "héllo", "x-ok", "ok"))
-        .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails")).body(Body.empty()).build(), false);
-    assertThat(trailers.containsKey(key("x-text"))).as("dropped: a response cannot report it").isFalse();
+    Metadatas.putResponse(
+        trailers,
+        Response.builder()
+            .headers(Headers.of("x-text", "héllo", "x-ok", "ok"))
+            .applicationError(new ApplicationErrorMeta(null, "Ünknown", "dëtails"))
+            .body(Body.empty())
+            .build(),
+        false);
+    assertThat(trailers.containsKey(key("x-text")))
+        .as("dropped: a response cannot report it")
+        .isFalse();
     assertThat(trailers.get(key("x-ok"))).isEqualTo("ok");
     // free text of our own keys is percent-encoded, as grpc-message is
     assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("%C3%9Cnknown");
@@ -209,25 +266,29 @@ class MetadatasTest {
     // yarpc-go writes the text's bytes as they are; a stray % that is not an escape stays
     Metadata trailers = new Metadata();
     Metadatas.putHeader(trailers, "rpc-application-error", "error");
-    trailers.put(io.grpc.InternalMetadata.keyOf("rpc-application-error-name",
-        new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
-          @Override
-          public byte[] toAsciiString(String value) {
-            return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          }
+    trailers.put(
+        io.grpc.InternalMetadata.keyOf(
+            "rpc-application-error-name",
+            new io.grpc.InternalMetadata.TrustedAsciiMarshaller<String>() {
+              @Override
+              public byte[] toAsciiString(String value) {
+                return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              }
 
-          @Override
-          public String parseAsciiString(byte[] serialized) {
-            return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
-          }
-        }), "Ünknown 100%");
+              @Override
+              public String parseAsciiString(byte[] serialized) {
+                return new String(serialized, java.nio.charset.StandardCharsets.UTF_8);
+              }
+            }),
+        "Ünknown 100%");
     assertThat(Metadatas.applicationErrorMeta(trailers).name()).isEqualTo("Ünknown 100%");
   }
 
   @Test
   void invalidHeaderNameIsInvalidArgument() {
     RequestMeta meta = RequestMeta.builder().headers(Headers.of("bad name", "v")).build();
-    YarpcException e = catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
+    YarpcException e =
+        catchThrowableOfType(YarpcException.class, () -> Metadatas.requestMetadata(meta));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(e.getMessage()).startsWith("invalid header name \"bad name\"");
   }
@@ -236,19 +297,26 @@ class MetadatasTest {
   void responseTrailersCarryHeadersAndApplicationError() {
     Metadata trailers = new Metadata();
     String longDetails = "d".repeat(300);
-    Metadatas.putResponse(trailers, Response.builder()
-        .headers(Headers.of("x-a", "1", "rpc-sneaky", "dropped"))
-        .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", longDetails))
-        .body(Body.empty())
-        .build(), false);
+    Metadatas.putResponse(
+        trailers,
+        Response.builder()
+            .headers(Headers.of("x-a", "1", "rpc-sneaky", "dropped"))
+            .applicationError(new ApplicationErrorMeta(Code.NOT_FOUND, "Missing", longDetails))
+            .body(Body.empty())
+            .build(),
+        false);
     assertThat(trailers.get(key("x-a"))).isEqualTo("1");
     assertThat(trailers.containsKey(key("rpc-sneaky"))).isFalse();
     assertThat(trailers.get(key("rpc-application-error"))).isEqualTo("error");
     assertThat(trailers.get(key("rpc-application-error-name"))).isEqualTo("Missing");
     assertThat(trailers.get(key("rpc-application-error-details"))).hasSize(256);
     assertThat(Metadatas.isApplicationError(trailers)).isTrue();
-    assertThat(Metadatas.applicationErrorMeta(trailers)).isEqualTo(new ApplicationErrorMeta(null, "Missing",
-        "d".repeat(244) + " (truncated)")); // core's rule: 256 bytes in all
+    assertThat(Metadatas.applicationErrorMeta(trailers))
+        .isEqualTo(
+            new ApplicationErrorMeta(
+                null,
+                "Missing",
+                "d".repeat(244) + " (truncated)")); // core's rule: 256 bytes in all
     assertThat(Metadatas.responseHeaders(null, trailers).asMap()).containsOnlyKeys("x-a");
   }
 
@@ -261,30 +329,42 @@ class MetadatasTest {
     Metadata trailers = new Metadata();
     trailers.put(key("x-both"), "trailers");
     trailers.put(key("rpc-service"), "s");
-    trailers.put(Metadata.Key.of("grpc-status-details-bin", Metadata.BINARY_BYTE_MARSHALLER), new byte[] {1});
+    trailers.put(
+        Metadata.Key.of("grpc-status-details-bin", Metadata.BINARY_BYTE_MARSHALLER),
+        new byte[] {1});
     Headers h = Metadatas.responseHeaders(headers, trailers);
     assertThat(h.asMap()).containsOnlyKeys("x-h", "x-both").containsEntry("x-both", "trailers");
   }
 
   @Test
   void aYarpcPeerGetsTheInitialHeadersInTheTrailersToo() {
-    Response r = Response.builder().initialHeaders(Headers.of("x-early", "1", "x-both", "initial"))
-        .headers(Headers.of("x-both", "trailing", "x-late", "2")).body(Body.empty()).build();
+    Response r =
+        Response.builder()
+            .initialHeaders(Headers.of("x-early", "1", "x-both", "initial"))
+            .headers(Headers.of("x-both", "trailing", "x-late", "2"))
+            .body(Body.empty())
+            .build();
     Metadata forYarpc = new Metadata();
     Metadatas.putResponse(forYarpc, r, true);
     assertThat(forYarpc.get(key("x-early"))).as("yarpc-go reads only the trailers").isEqualTo("1");
     assertThat(forYarpc.get(key("x-late"))).isEqualTo("2");
-    assertThat(forYarpc.getAll(key("x-both"))).as("the trailer's own value, once").containsExactly("trailing");
+    assertThat(forYarpc.getAll(key("x-both")))
+        .as("the trailer's own value, once")
+        .containsExactly("trailing");
     Metadata forPlain = new Metadata();
     Metadatas.putResponse(forPlain, r, false);
-    assertThat(forPlain.containsKey(key("x-early"))).as("a plain client reads the initial metadata").isFalse();
+    assertThat(forPlain.containsKey(key("x-early")))
+        .as("a plain client reads the initial metadata")
+        .isFalse();
   }
 
   @Test
   void printableAsciiTextGoesOutAsItIsAsYarpcGoWritesIt() {
     assertThat(Metadatas.encodeText("disk 95% full ~ok")).isEqualTo("disk 95% full ~ok");
     assertThat(Metadatas.decodeText("disk 95% full ~ok")).isEqualTo("disk 95% full ~ok");
-    assertThat(Metadatas.encodeText("100% é")).as("text that needs it is encoded, % too").isEqualTo("100%25 %C3%A9");
+    assertThat(Metadatas.encodeText("100% é"))
+        .as("text that needs it is encoded, % too")
+        .isEqualTo("100%25 %C3%A9");
     assertThat(Metadatas.decodeText("100%25 %C3%A9")).isEqualTo("100% é");
   }
 }

@@ -18,18 +18,26 @@ import org.junit.jupiter.api.Test;
 /** What the router's procedures look like to health checks (names) and to reflection (definitions). */
 class RegisteredServicesTest {
   private static final Object ECHO_SCHEMA = EchoGrpc.getServiceDescriptor().getSchemaDescriptor();
-  private static final HandlerSpec SPEC = HandlerSpec.unary(r -> CompletableFuture.failedFuture(new AssertionError()));
-  private static final ServerCallHandler<Body, Body> HANDLER = (call, headers) -> {
-    throw new AssertionError("not called");
-  };
+  private static final HandlerSpec SPEC =
+      HandlerSpec.unary(r -> CompletableFuture.failedFuture(new AssertionError()));
+  private static final ServerCallHandler<Body, Body> HANDLER =
+      (call, headers) -> {
+        throw new AssertionError("not called");
+      };
 
   private final BodyMarshaller marshaller = new BodyMarshaller(new ReceiveStats());
   private final RegisteredServices registered = new RegisteredServices(marshaller, HANDLER);
   private final MapRouter router = new MapRouter("svc");
 
   private void register(String name, String service, String encoding, Object schema) {
-    router.register(Procedure.builder(name).service(service).encoding(encoding).schema(schema).handler(SPEC)
-        .build(), SPEC);
+    router.register(
+        Procedure.builder(name)
+            .service(service)
+            .encoding(encoding)
+            .schema(schema)
+            .handler(SPEC)
+            .build(),
+        SPEC);
   }
 
   @Test
@@ -39,7 +47,8 @@ class RegisteredServicesTest {
     register("yarpc.test.echo.Echo::Unary", "other", "proto", null);
     register("a::b::c", "", "raw", null);
     register("empty::", "", "raw", null);
-    assertThat(registered.names(router)).containsExactly("a", "other", "svc", "yarpc.test.echo.Echo");
+    assertThat(registered.names(router))
+        .containsExactly("a", "other", "svc", "yarpc.test.echo.Echo");
   }
 
   @Test
@@ -52,21 +61,27 @@ class RegisteredServicesTest {
     }
     register("yarpc.test.echo.Echo::Bidi", "", "proto", ECHO_SCHEMA);
     register("yarpc.test.echo.Echo::NotInTheFile", "", "proto", ECHO_SCHEMA);
-    register("not.In.TheFile::Unary", "", "proto", ECHO_SCHEMA); // a schema that does not declare it
+    register(
+        "not.In.TheFile::Unary", "", "proto", ECHO_SCHEMA); // a schema that does not declare it
     register("no.Schema::M", "", "proto", null);
     register("other.Schema::M", "", "proto", "not a file descriptor supplier");
 
     assertThat(registered.definitions(router)).hasSize(1);
     ServerServiceDefinition d = registered.definitions(router).get(0);
     assertThat(d.getServiceDescriptor().getName()).isEqualTo("yarpc.test.echo.Echo");
-    assertThat(((ProtoFileDescriptorSupplier) d.getServiceDescriptor().getSchemaDescriptor()).getFileDescriptor())
+    assertThat(
+            ((ProtoFileDescriptorSupplier) d.getServiceDescriptor().getSchemaDescriptor())
+                .getFileDescriptor())
         .isSameAs(EchoProto.getDescriptor());
-    assertThat(d.getMethods()).extracting(m -> m.getMethodDescriptor().getFullMethodName())
+    assertThat(d.getMethods())
+        .extracting(m -> m.getMethodDescriptor().getFullMethodName())
         .containsExactlyInAnyOrder("yarpc.test.echo.Echo/Bidi", "yarpc.test.echo.Echo/Unary");
     assertThat(d.getMethod("yarpc.test.echo.Echo/Bidi").getMethodDescriptor().getType())
         .isEqualTo(MethodType.BIDI_STREAMING);
-    assertThat(d.getMethod("yarpc.test.echo.Echo/Unary").getMethodDescriptor().getType()).isEqualTo(MethodType.UNARY);
-    assertThat(d.getMethod("yarpc.test.echo.Echo/Unary").getMethodDescriptor().getRequestMarshaller())
+    assertThat(d.getMethod("yarpc.test.echo.Echo/Unary").getMethodDescriptor().getType())
+        .isEqualTo(MethodType.UNARY);
+    assertThat(
+            d.getMethod("yarpc.test.echo.Echo/Unary").getMethodDescriptor().getRequestMarshaller())
         .isSameAs(marshaller);
     assertThat(d.getMethod("yarpc.test.echo.Echo/Unary").getServerCallHandler()).isSameAs(HANDLER);
   }

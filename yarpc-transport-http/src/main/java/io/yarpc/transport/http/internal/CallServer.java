@@ -15,9 +15,9 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
-import java.util.concurrent.CancellationException;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -73,8 +73,13 @@ final class CallServer {
   private final Answers answers;
   private ChannelHandlerContext ctx;
 
-  CallServer(InboundState state, String healthPath, DeadlinePolicy deadlinePolicy,
-      ByteBufAllocator writeAllocator, boolean http2, Answers answers) {
+  CallServer(
+      InboundState state,
+      String healthPath,
+      DeadlinePolicy deadlinePolicy,
+      ByteBufAllocator writeAllocator,
+      boolean http2,
+      Answers answers) {
     this.state = state;
     this.healthPath = healthPath;
     this.deadlinePolicy = deadlinePolicy;
@@ -98,8 +103,13 @@ final class CallServer {
       serveInOrder(ex);
     } catch (RuntimeException e) {
       log.error("unexpected failure serving an HTTP request", e);
-      fail(ex, YarpcException.withCause(Code.INTERNAL,
-          "internal error serving the request: " + YarpcException.describe(e), e), 0);
+      fail(
+          ex,
+          YarpcException.withCause(
+              Code.INTERNAL,
+              "internal error serving the request: " + YarpcException.describe(e),
+              e),
+          0);
     }
   }
 
@@ -108,7 +118,8 @@ final class CallServer {
     HttpRequest req = ex.takeHead();
     if (HealthCheck.matches(req, healthPath)) {
       ex.releaseBody();
-      answers.write(ex, HealthCheck.response(ex.context().version(), req.method(), state.isServing()));
+      answers.write(
+          ex, HealthCheck.response(ex.context().version(), req.method(), state.isServing()));
       return;
     }
     YarpcException methodError = RequestDecoder.methodError(req);
@@ -141,8 +152,8 @@ final class CallServer {
    *
    * @throws YarpcException the error to answer with (a router's failure as {@link YarpcException#from})
    */
-  static InboundCalls.Routed route(Router router, RequestMeta meta, YarpcException ttlError,
-      DeadlinePolicy policy) {
+  static InboundCalls.Routed route(
+      Router router, RequestMeta meta, YarpcException ttlError, DeadlinePolicy policy) {
     if (router == null) {
       throw YarpcException.of(Code.UNAVAILABLE, "inbound has no router");
     }
@@ -154,24 +165,29 @@ final class CallServer {
   }
 
   private void serveUnary(Exchange ex, HandlerSpec spec, Request request) {
-    CompletableFuture<Response> future = InboundCalls.handle(spec.unary(), request, request.body()::release);
+    CompletableFuture<Response> future =
+        InboundCalls.handle(spec.unary(), request, request.body()::release);
     ex.future(future);
     future.whenComplete((response, error) -> completed(ex, response, error));
   }
 
   private void serveOneway(Exchange ex, HandlerSpec spec, Request request) {
-    CompletableFuture<Void> future = InboundCalls.handle(spec.oneway(), request, request.body()::release);
+    CompletableFuture<Void> future =
+        InboundCalls.handle(spec.oneway(), request, request.body()::release);
     YarpcException refused = refusal(future);
     if (refused != null) {
       fail(ex, refused, 0);
       return;
     }
-    future.whenComplete((v, e) -> {
-      if (e != null) {
-        log.debug("oneway handler for {} failed: {}", request.meta(), e.toString());
-      }
-    });
-    write(ex, InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
+    future.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            log.debug("oneway handler for {} failed: {}", request.meta(), e.toString());
+          }
+        });
+    write(
+        ex,
+        InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
   }
 
   /**
@@ -188,22 +204,29 @@ final class CallServer {
       return null;
     } catch (RuntimeException e) {
       YarpcException error = YarpcException.from(e);
-      // stopping (unavailable) or no deadline (invalid-argument, missing TTL): answered, not acknowledged
-      return error.code() == Code.UNAVAILABLE || error.code() == Code.INVALID_ARGUMENT ? error : null;
+      // stopping (unavailable) or no deadline (invalid-argument, missing TTL): answered, not
+      // acknowledged
+      return error.code() == Code.UNAVAILABLE || error.code() == Code.INVALID_ARGUMENT
+          ? error
+          : null;
     }
   }
 
   /** Called on whatever thread completed the handler: builds the answer there, then writes on the event loop. */
   void completed(Exchange ex, Response response, Throwable error) {
-    if (error != null && Futures.unwrap(error) instanceof CancellationException && !ctx.channel().isActive()) {
-      // the client went away and we cancelled the call; nothing is written (a handler that cancelled its
+    if (error != null
+        && Futures.unwrap(error) instanceof CancellationException
+        && !ctx.channel().isActive()) {
+      // the client went away and we cancelled the call; nothing is written (a handler that
+      // cancelled its
       // own future on a live connection is answered below with cancelled, so answers stay in order)
       onEventLoop(() -> answers.finish(ex), ex);
       return;
     }
-    FullHttpResponse res = error == null
-        ? InboundResponses.answerSuccess(ex.context(), response, writeAllocator)
-        : InboundResponses.answerError(ex.context(), error, 0, writeAllocator);
+    FullHttpResponse res =
+        error == null
+            ? InboundResponses.answerSuccess(ex.context(), response, writeAllocator)
+            : InboundResponses.answerError(ex.context(), error, 0, writeAllocator);
     if (res == null) {
       onEventLoop(() -> answers.abort(ex), ex);
       return;

@@ -19,7 +19,14 @@ import io.netty.channel.socket.SocketChannel;
  * @param backoffFirstNanos first retry delay of a failing probe (then doubling, with full jitter)
  * @param backoffMaxNanos longest retry delay of a failing probe
  */
-public record ClientContext(EventLoopGroup group, Class<? extends SocketChannel> channelClass,
-    ByteBufAllocator receiveAllocator, int connectTimeoutMillis,
-    int maxIdleConnectionsPerPeer, long idleConnectionTimeoutNanos, int maxResponseHeaderSize,
-    int probeTimeoutMillis, long backoffFirstNanos, long backoffMaxNanos) {}
+public record ClientContext(
+    EventLoopGroup group,
+    Class<? extends SocketChannel> channelClass,
+    ByteBufAllocator receiveAllocator,
+    int connectTimeoutMillis,
+    int maxIdleConnectionsPerPeer,
+    long idleConnectionTimeoutNanos,
+    int maxResponseHeaderSize,
+    int probeTimeoutMillis,
+    long backoffFirstNanos,
+    long backoffMaxNanos) {}

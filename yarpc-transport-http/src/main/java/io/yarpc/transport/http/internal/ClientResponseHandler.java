@@ -43,7 +43,8 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   private boolean reused; // the current attempt runs on a connection that served calls before
   private boolean writing; // the current attempt's request write has not completed yet
   private boolean received; // any response byte for the current attempt
-  private boolean notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
+  private boolean
+      notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
   private HttpResponse head;
   private ReceivedContent content;
   private boolean keepAlive;
@@ -82,20 +83,24 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     head = null;
     keepAlive = HttpUtil.isKeepAlive(request);
     call.attach(channel);
-    channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
-      writing = false;
-      if (current != call) {
-        return; // the attempt already ended (response, abort)
-      }
-      if (!f.isSuccess()) {
-        attemptEnded(f.cause());
-        if (!stream) {
-          channel.close(); // an HTTP/2 stream whose write failed is closed by the codec
-        }
-      } else if (!channel.isActive()) {
-        attemptEnded(null); // the channel closed while we were writing
-      }
-    });
+    channel
+        .writeAndFlush(request)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  writing = false;
+                  if (current != call) {
+                    return; // the attempt already ended (response, abort)
+                  }
+                  if (!f.isSuccess()) {
+                    attemptEnded(f.cause());
+                    if (!stream) {
+                      channel.close(); // an HTTP/2 stream whose write failed is closed by the codec
+                    }
+                  } else if (!channel.isActive()) {
+                    attemptEnded(null); // the channel closed while we were writing
+                  }
+                });
   }
 
   /** The current attempt ended without a response: retry it if that is safe, else fail the call. */
@@ -107,8 +112,14 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (!received && cause instanceof Http2Exception.HeaderListSizeException) {
-      call.fail(YarpcException.withCause(Code.INVALID_ARGUMENT, "request headers are larger than peer "
-          + peer.identifier() + " accepts: " + YarpcException.describe(cause), cause));
+      call.fail(
+          YarpcException.withCause(
+              Code.INVALID_ARGUMENT,
+              "request headers are larger than peer "
+                  + peer.identifier()
+                  + " accepts: "
+                  + YarpcException.describe(cause),
+              cause));
       return;
     }
     boolean safeToRetry = !received && (stream ? notProcessed : reused && cause != null);
@@ -123,8 +134,11 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     if (cause != null) {
       call.fail(peer.connectionFailure(cause));
     } else {
-      call.fail(YarpcException.of(Code.UNAVAILABLE, "connection to peer %s closed before the response was complete",
-          peer.identifier()));
+      call.fail(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "connection to peer %s closed before the response was complete",
+              peer.identifier()));
     }
     if (!stream) {
       peer.disconnected();
@@ -153,8 +167,12 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     if (result.isFailure()) {
       received = true;
       ReferenceCountUtil.release(msg);
-      abort(YarpcException.of(Code.UNKNOWN, "malformed HTTP response from peer %s: %s", peer.identifier(),
-          YarpcException.describe(result.cause())));
+      abort(
+          YarpcException.of(
+              Code.UNKNOWN,
+              "malformed HTTP response from peer %s: %s",
+              peer.identifier(),
+              YarpcException.describe(result.cause())));
       return;
     }
     if (msg instanceof HttpResponse) {
@@ -196,25 +214,32 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void complete(ClientCall call) {
-    ClientResponse response = new ClientResponse(head.status().code(), head.headers(), content.take());
+    ClientResponse response =
+        new ClientResponse(head.status().code(), head.headers(), content.take());
     content = null;
     head = null;
     current = null;
-    if (!call.settle()) { // cancelled meanwhile: nobody takes the response, the connection is not reused
+    if (!call
+        .settle()) { // cancelled meanwhile: nobody takes the response, the connection is not reused
       response.content().release();
       channel.close();
       return;
     }
     if (!stream) {
-      peer.releaseH1(channel, keepAlive && !writing); // back in the pool before the caller hears of it
+      peer.releaseH1(
+          channel, keepAlive && !writing); // back in the pool before the caller hears of it
     }
     peer.callSucceeded();
     call.deliver(response);
   }
 
   private void tooLarge(ClientCall call) {
-    abort(YarpcException.of(Code.RESOURCE_EXHAUSTED, "response body from peer %s is larger than the limit of %d bytes",
-        peer.identifier(), call.maxResponseBodySize()));
+    abort(
+        YarpcException.of(
+            Code.RESOURCE_EXHAUSTED,
+            "response body from peer %s is larger than the limit of %d bytes",
+            peer.identifier(),
+            call.maxResponseBodySize()));
   }
 
   /** Fails the current call and closes the connection or stream (it cannot be reused). */

@@ -29,8 +29,13 @@ final class Exchange {
   private ByteBuf body;
   private CompletableFuture<?> future;
 
-  private Exchange(InboundResponses.Context context, boolean keepAlive, HttpRequest head, ByteBuf body,
-      YarpcException rejection, int rejectionStatus) {
+  private Exchange(
+      InboundResponses.Context context,
+      boolean keepAlive,
+      HttpRequest head,
+      ByteBuf body,
+      YarpcException rejection,
+      int rejectionStatus) {
     this.context = context;
     this.keepAlive = keepAlive;
     this.head = head;
@@ -41,8 +46,13 @@ final class Exchange {
 
   /** A fully received request; the exchange takes over {@code body}. */
   static Exchange received(HttpRequest head, ByteBuf body, boolean http2) {
-    return new Exchange(RequestDecoder.responseContext(head, http2), RequestDecoder.keepAlive(head), head, body,
-        null, 0);
+    return new Exchange(
+        RequestDecoder.responseContext(head, http2),
+        RequestDecoder.keepAlive(head),
+        head,
+        body,
+        null,
+        0);
   }
 
   /**
@@ -50,8 +60,13 @@ final class Exchange {
    * {@code error} and HTTP {@code status}; the channel closes after its answer.
    */
   static Exchange rejected(HttpRequest head, YarpcException error, int status, boolean http2) {
-    return new Exchange(RequestDecoder.responseContext(head, http2), RequestDecoder.keepAlive(head), null, null,
-        error, status);
+    return new Exchange(
+        RequestDecoder.responseContext(head, http2),
+        RequestDecoder.keepAlive(head),
+        null,
+        null,
+        error,
+        status);
   }
 
   /** What the answer needs from the request. */

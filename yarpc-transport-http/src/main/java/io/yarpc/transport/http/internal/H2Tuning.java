@@ -50,17 +50,20 @@ final class H2Tuning {
    * {@code ctx} (a handler after the frame codec) so the codec records it.
    */
   static void widenConnectionWindow(ChannelHandlerContext ctx) {
-    ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(
-        CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
+    ctx.writeAndFlush(
+        new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
   }
 
   /** Netty's builder over a connection whose outbound flow controller uses {@link #ALLOCATION_QUANTUM}. */
   private static final class Builder extends Http2FrameCodecBuilder {
     Builder(boolean server) {
       DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
-      WeightedFairQueueByteDistributor distributor = new WeightedFairQueueByteDistributor(connection);
+      WeightedFairQueueByteDistributor distributor =
+          new WeightedFairQueueByteDistributor(connection);
       distributor.allocationQuantum(ALLOCATION_QUANTUM);
-      connection.remote().flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
+      connection
+          .remote()
+          .flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
       connection(connection);
     }
   }

@@ -26,7 +26,8 @@ final class HealthCheck {
    * {@code path} is null (the check is off).
    */
   static boolean matches(HttpRequest req, String path) {
-    if (path == null || !(HttpMethod.GET.equals(req.method()) || HttpMethod.HEAD.equals(req.method()))) {
+    if (path == null
+        || !(HttpMethod.GET.equals(req.method()) || HttpMethod.HEAD.equals(req.method()))) {
       return false;
     }
     String uri = req.uri();
@@ -41,9 +42,11 @@ final class HealthCheck {
   static FullHttpResponse response(HttpVersion version, HttpMethod method, boolean serving) {
     boolean head = HttpMethod.HEAD.equals(method);
     byte[] text = serving ? SERVING : NOT_SERVING;
-    FullHttpResponse res = new DefaultFullHttpResponse(version,
-        serving ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
-        head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(text));
+    FullHttpResponse res =
+        new DefaultFullHttpResponse(
+            version,
+            serving ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(text));
     res.headers()
         .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
         .set(HttpHeaderNames.CONTENT_LENGTH, text.length)

@@ -63,7 +63,8 @@ final class Http1Exchanges implements ChannelExchanges {
 
   @Override
   public boolean closeAfter(Exchange ex, FullHttpResponse res) {
-    boolean closeAfter = ex.rejection() != null || !ex.keepAlive() || closeAfterResponse || state.isDraining();
+    boolean closeAfter =
+        ex.rejection() != null || !ex.keepAlive() || closeAfterResponse || state.isDraining();
     if (closeAfter) {
       res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (res.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
@@ -92,15 +93,22 @@ final class Http1Exchanges implements ChannelExchanges {
       return;
     }
     ctx.channel().config().setAutoRead(true);
-    ((SocketChannel) ctx.channel()).shutdownOutput().addListener(f -> {
-      if (!f.isSuccess()) {
-        ctx.close();
-      } else {
-        ctx.executor().schedule(() -> {
-          ctx.close();
-        }, LINGER_NANOS, TimeUnit.NANOSECONDS);
-      }
-    });
+    ((SocketChannel) ctx.channel())
+        .shutdownOutput()
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                ctx.close();
+              } else {
+                ctx.executor()
+                    .schedule(
+                        () -> {
+                          ctx.close();
+                        },
+                        LINGER_NANOS,
+                        TimeUnit.NANOSECONDS);
+              }
+            });
   }
 
   @Override

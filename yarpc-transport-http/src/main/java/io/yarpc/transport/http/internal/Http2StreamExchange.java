@@ -28,7 +28,8 @@ final class Http2StreamExchange implements ChannelExchanges {
   @Override
   public boolean offer(Exchange ex) {
     if (current != null) {
-      // cannot happen: once a request's last frame is in, the HTTP/2 codec takes nothing more on its stream
+      // cannot happen: once a request's last frame is in, the HTTP/2 codec takes nothing more on
+      // its stream
       log.warn("a second request on one HTTP/2 stream; dropped");
       ex.drop();
       state.exchangeFinished();

@@ -10,9 +10,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -28,8 +28,8 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.AbstractPeer;
+import io.yarpc.peer.ConnectionStatus;
 import java.net.ConnectException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -77,7 +77,8 @@ public final class HttpPeer extends AbstractPeer {
     this.contexts = contexts;
     int colon = identifier.lastIndexOf(':');
     if (colon <= 0 || colon == identifier.length() - 1) {
-      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"");
+      throw new IllegalArgumentException(
+          "peer identifier must be host:port, got \"" + identifier + "\"");
     }
     String h = identifier.substring(0, colon);
     if (h.startsWith("[") && h.endsWith("]")) {
@@ -87,7 +88,8 @@ public final class HttpPeer extends AbstractPeer {
     try {
       this.port = Integer.parseInt(identifier.substring(colon + 1));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("peer identifier must be host:port, got \"" + identifier + "\"", e);
+      throw new IllegalArgumentException(
+          "peer identifier must be host:port, got \"" + identifier + "\"", e);
     }
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port out of range in \"" + identifier + "\"");
@@ -134,31 +136,34 @@ public final class HttpPeer extends AbstractPeer {
   private void probe() {
     ChannelFuture f;
     try {
-      f = new Bootstrap()
-          .group(context().group())
-          .channel(context().channelClass())
-          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
-          .handler(new ChannelInboundHandlerAdapter())
-          .connect(host, port);
+      f =
+          new Bootstrap()
+              .group(context().group())
+              .channel(context().channelClass())
+              .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
+              .handler(new ChannelInboundHandlerAdapter())
+              .connect(host, port);
     } catch (RuntimeException e) { // not running, or event loop shut down
       synchronized (lock) {
         probing = false;
       }
       return;
     }
-    f.addListener((ChannelFutureListener) done -> {
-      if (done.isSuccess()) {
-        done.channel().close();
-        synchronized (lock) {
-          probing = false;
-          probeAttempts = 0;
-        }
-        setStatus(ConnectionStatus.AVAILABLE);
-      } else {
-        setStatus(ConnectionStatus.UNAVAILABLE);
-        scheduleProbe();
-      }
-    });
+    f.addListener(
+        (ChannelFutureListener)
+            done -> {
+              if (done.isSuccess()) {
+                done.channel().close();
+                synchronized (lock) {
+                  probing = false;
+                  probeAttempts = 0;
+                }
+                setStatus(ConnectionStatus.AVAILABLE);
+              } else {
+                setStatus(ConnectionStatus.UNAVAILABLE);
+                scheduleProbe();
+              }
+            });
   }
 
   private void scheduleProbe() {
@@ -170,8 +175,10 @@ public final class HttpPeer extends AbstractPeer {
       int attempt = probeAttempts++;
       try {
         ClientContext c = context();
-        long cap = attempt >= 30 ? c.backoffMaxNanos()
-            : Math.min(c.backoffMaxNanos(), c.backoffFirstNanos() << attempt);
+        long cap =
+            attempt >= 30
+                ? c.backoffMaxNanos()
+                : Math.min(c.backoffMaxNanos(), c.backoffFirstNanos() << attempt);
         long delay = ThreadLocalRandom.current().nextLong(Math.max(1, cap) + 1);
         probeTimer = c.group().schedule(this::probe, delay, TimeUnit.NANOSECONDS);
       } catch (RuntimeException e) {
@@ -204,11 +211,15 @@ public final class HttpPeer extends AbstractPeer {
       return YarpcException.of(Code.UNAVAILABLE, "connection to peer %s was closed", identifier());
     }
     if (cause instanceof ConnectException) {
-      return YarpcException.withCause(Code.UNAVAILABLE,
-          "cannot connect to peer " + identifier() + ": " + YarpcException.describe(cause), cause);
+      return YarpcException.withCause(
+          Code.UNAVAILABLE,
+          "cannot connect to peer " + identifier() + ": " + YarpcException.describe(cause),
+          cause);
     }
-    return YarpcException.withCause(Code.UNAVAILABLE,
-        "connection to peer " + identifier() + " failed: " + YarpcException.describe(cause), cause);
+    return YarpcException.withCause(
+        Code.UNAVAILABLE,
+        "connection to peer " + identifier() + " failed: " + YarpcException.describe(cause),
+        cause);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -259,50 +270,67 @@ public final class HttpPeer extends AbstractPeer {
     }
     ChannelFuture f;
     try {
-      f = bootstrap().handler(new ChannelInitializer<SocketChannel>() {
-        @Override
-        protected void initChannel(SocketChannel ch) {
-          ChannelPipeline p = ch.pipeline();
-          p.addLast("idle", new IdleStateHandler(0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
-          p.addLast("http", new HttpClientCodec(new HttpDecoderConfig()
-              .setMaxHeaderSize(context().maxResponseHeaderSize())
-              .setMaxInitialLineLength(context().maxResponseHeaderSize())
-              .setMaxChunkSize(1 << 20), false, false));
-          p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
-        }
-      }).connect(host, port);
+      f =
+          bootstrap()
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ChannelPipeline p = ch.pipeline();
+                      p.addLast(
+                          "idle",
+                          new IdleStateHandler(
+                              0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+                      p.addLast(
+                          "http",
+                          new HttpClientCodec(
+                              new HttpDecoderConfig()
+                                  .setMaxHeaderSize(context().maxResponseHeaderSize())
+                                  .setMaxInitialLineLength(context().maxResponseHeaderSize())
+                                  .setMaxChunkSize(1 << 20),
+                              false,
+                              false));
+                      p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
+                    }
+                  })
+              .connect(host, port);
     } catch (RuntimeException e) {
       call.fail(Checks.notRunning("HTTP transport"));
       return;
     }
-    f.addListener((ChannelFutureListener) done -> {
-      if (!done.isSuccess()) {
-        call.fail(connectionFailure(done.cause()));
-        disconnected();
-        return;
-      }
-      Channel ch = done.channel();
-      boolean keep;
-      synchronized (lock) {
-        keep = !closed;
-        if (keep) {
-          open.add(ch);
-        }
-      }
-      if (!keep) {
-        ch.close();
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
-        return;
-      }
-      ch.closeFuture().addListener(c -> {
-        synchronized (lock) {
-          open.remove(ch);
-          idle.remove(ch);
-        }
-      });
-      callSucceeded();
-      h1Handler(ch).start(call, false);
-    });
+    f.addListener(
+        (ChannelFutureListener)
+            done -> {
+              if (!done.isSuccess()) {
+                call.fail(connectionFailure(done.cause()));
+                disconnected();
+                return;
+              }
+              Channel ch = done.channel();
+              boolean keep;
+              synchronized (lock) {
+                keep = !closed;
+                if (keep) {
+                  open.add(ch);
+                }
+              }
+              if (!keep) {
+                ch.close();
+                call.fail(
+                    YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+                return;
+              }
+              ch.closeFuture()
+                  .addListener(
+                      c -> {
+                        synchronized (lock) {
+                          open.remove(ch);
+                          idle.remove(ch);
+                        }
+                      });
+              callSucceeded();
+              h1Handler(ch).start(call, false);
+            });
   }
 
   private static ClientResponseHandler h1Handler(Channel ch) {
@@ -373,84 +401,103 @@ public final class HttpPeer extends AbstractPeer {
         }
       }
     }
-    conn.ready.whenComplete((parent, error) -> {
-      if (error != null) {
-        call.fail(connectionFailure(error));
-        disconnected();
-        return;
-      }
-      callSucceeded();
-      openStream(parent, call);
-    });
+    conn.ready.whenComplete(
+        (parent, error) -> {
+          if (error != null) {
+            call.fail(connectionFailure(error));
+            disconnected();
+            return;
+          }
+          callSucceeded();
+          openStream(parent, call);
+        });
   }
 
   private H2Connection connectH2() {
-    Http2FrameCodec codec = H2Tuning.codecBuilder(false)
-        .initialSettings(H2Tuning.initialSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
-        .encoderEnforceMaxConcurrentStreams(true) // streams over the server's limit wait for a free slot
-        .build();
+    Http2FrameCodec codec =
+        H2Tuning.codecBuilder(false)
+            .initialSettings(
+                H2Tuning.initialSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
+            .encoderEnforceMaxConcurrentStreams(
+                true) // streams over the server's limit wait for a free slot
+            .build();
     H2Connection conn = new H2Connection();
-    ChannelFuture f = bootstrap().handler(new ChannelInitializer<SocketChannel>() {
-      @Override
-      protected void initChannel(SocketChannel ch) {
-        ChannelPipeline p = ch.pipeline();
-        p.addLast("idle", new IdleStateHandler(0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
-        p.addLast("h2-events", new ChannelInboundHandlerAdapter() {
-          @Override
-          public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent) {
-              if (codec.connection().numActiveStreams() == 0) {
-                ctx.channel().close();
-              }
-              return;
-            }
-            ctx.fireUserEventTriggered(evt);
-          }
-        });
-        p.addLast("h2", codec);
-        p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
-        p.addLast("h2-connection", new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof Http2SettingsFrame) {
-              if (conn.ready.complete(ctx.channel())) {
-                H2Tuning.widenConnectionWindow(ctx);
-              }
-            } else if (msg instanceof Http2GoAwayFrame) {
-              conn.goingAway = true; // new calls open a new connection
-            }
-            ReferenceCountUtil.release(msg);
-          }
+    ChannelFuture f =
+        bootstrap()
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ChannelPipeline p = ch.pipeline();
+                    p.addLast(
+                        "idle",
+                        new IdleStateHandler(
+                            0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+                    p.addLast(
+                        "h2-events",
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                            if (evt instanceof IdleStateEvent) {
+                              if (codec.connection().numActiveStreams() == 0) {
+                                ctx.channel().close();
+                              }
+                              return;
+                            }
+                            ctx.fireUserEventTriggered(evt);
+                          }
+                        });
+                    p.addLast("h2", codec);
+                    p.addLast(
+                        "h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                    p.addLast(
+                        "h2-connection",
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            if (msg instanceof Http2SettingsFrame) {
+                              if (conn.ready.complete(ctx.channel())) {
+                                H2Tuning.widenConnectionWindow(ctx);
+                              }
+                            } else if (msg instanceof Http2GoAwayFrame) {
+                              conn.goingAway = true; // new calls open a new connection
+                            }
+                            ReferenceCountUtil.release(msg);
+                          }
 
-          @Override
-          public void channelInactive(ChannelHandlerContext ctx) {
-            conn.goingAway = true;
-            conn.ready.completeExceptionally(new java.nio.channels.ClosedChannelException());
-            ctx.fireChannelInactive();
-          }
+                          @Override
+                          public void channelInactive(ChannelHandlerContext ctx) {
+                            conn.goingAway = true;
+                            conn.ready.completeExceptionally(
+                                new java.nio.channels.ClosedChannelException());
+                            ctx.fireChannelInactive();
+                          }
 
-          @Override
-          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            conn.ready.completeExceptionally(cause);
-            ctx.close();
-          }
-        });
-      }
-    }).connect(host, port);
-    f.addListener((ChannelFutureListener) done -> {
-      if (!done.isSuccess()) {
-        conn.ready.completeExceptionally(done.cause());
-        return;
-      }
-      conn.channel = done.channel();
-      boolean keep;
-      synchronized (lock) {
-        keep = !closed;
-      }
-      if (!keep) {
-        done.channel().close();
-      }
-    });
+                          @Override
+                          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                            conn.ready.completeExceptionally(cause);
+                            ctx.close();
+                          }
+                        });
+                  }
+                })
+            .connect(host, port);
+    f.addListener(
+        (ChannelFutureListener)
+            done -> {
+              if (!done.isSuccess()) {
+                conn.ready.completeExceptionally(done.cause());
+                return;
+              }
+              conn.channel = done.channel();
+              boolean keep;
+              synchronized (lock) {
+                keep = !closed;
+              }
+              if (!keep) {
+                done.channel().close();
+              }
+            });
     return conn;
   }
 
@@ -458,23 +505,27 @@ public final class HttpPeer extends AbstractPeer {
     if (call.isSettled()) {
       return;
     }
-    Http2StreamChannelBootstrap sb = new Http2StreamChannelBootstrap(parent)
-        .handler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel ch) {
-            ch.config().setAllocator(parent.config().getAllocator());
-            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false));
-            ch.pipeline().addLast("yarpc", new ClientResponseHandler(HttpPeer.this, true));
-          }
-        });
-    sb.open().addListener((Future<Http2StreamChannel> opened) -> {
-      if (!opened.isSuccess()) {
-        call.fail(connectionFailure(opened.cause()));
-        return;
-      }
-      Http2StreamChannel ch = opened.getNow();
-      h1Handler(ch).start(call, false); // the listener runs on the stream's event loop
-    });
+    Http2StreamChannelBootstrap sb =
+        new Http2StreamChannelBootstrap(parent)
+            .handler(
+                new ChannelInitializer<Http2StreamChannel>() {
+                  @Override
+                  protected void initChannel(Http2StreamChannel ch) {
+                    ch.config().setAllocator(parent.config().getAllocator());
+                    ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false));
+                    ch.pipeline().addLast("yarpc", new ClientResponseHandler(HttpPeer.this, true));
+                  }
+                });
+    sb.open()
+        .addListener(
+            (Future<Http2StreamChannel> opened) -> {
+              if (!opened.isSuccess()) {
+                call.fail(connectionFailure(opened.cause()));
+                return;
+              }
+              Http2StreamChannel ch = opened.getNow();
+              h1Handler(ch).start(call, false); // the listener runs on the stream's event loop
+            });
   }
 
   // ---------------------------------------------------------------------------------------------------

@@ -48,12 +48,16 @@ final class InboundResponses {
    * @throws IOException when a lazy body fails to serialise; its body is released and nothing leaks (nor
    *     when anything else is thrown: the buffer written so far is released too)
    */
-  static FullHttpResponse success(Context ctx, Response response, ByteBufAllocator alloc) throws IOException {
+  static FullHttpResponse success(Context ctx, Response response, ByteBufAllocator alloc)
+      throws IOException {
     ByteBuf content = write(response.body(), alloc);
-    FullHttpResponse res = new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.OK, content);
+    FullHttpResponse res =
+        new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.OK, content);
     try {
       HttpHeaders h = res.headers();
-      h.set(WireHeaders.STATUS, response.isApplicationError() ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
+      h.set(
+          WireHeaders.STATUS,
+          response.isApplicationError() ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
       h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
       WireHeaders.writeApplicationHeaders(response.headers(), h);
       applicationErrorMeta(response, h);
@@ -74,7 +78,8 @@ final class InboundResponses {
    * headers, and either the both-response-error form or a {@code text/plain} message body. Releases the
    * body of a response carried by the error, and everything it allocated when it throws.
    */
-  static FullHttpResponse error(Context ctx, YarpcException e, int statusOverride, ByteBufAllocator alloc) {
+  static FullHttpResponse error(
+      Context ctx, YarpcException e, int statusOverride, ByteBufAllocator alloc) {
     Response carried = e.response();
     try {
       int status = statusOverride > 0 ? statusOverride : StatusCodes.toHttpStatus(e.code());
@@ -127,9 +132,14 @@ final class InboundResponses {
       try {
         return success(ctx, response, alloc);
       } catch (Exception e) {
-        YarpcException failure = e instanceof YarpcException ? (YarpcException) e
-            : YarpcException.withCause(Code.UNKNOWN, String.format("failed to write the response body: %s",
-                YarpcException.describe(e)), e);
+        YarpcException failure =
+            e instanceof YarpcException
+                ? (YarpcException) e
+                : YarpcException.withCause(
+                    Code.UNKNOWN,
+                    String.format(
+                        "failed to write the response body: %s", YarpcException.describe(e)),
+                    e);
         return error(ctx, failure, 0, alloc);
       }
     } catch (Throwable t) {
@@ -145,7 +155,8 @@ final class InboundResponses {
    * never throwing: when that fails the answer is {@code internal} {@value #BUILD_FAILED}. The body of a
    * response the error carries is released in every case. Null only when not even that could be built.
    */
-  static FullHttpResponse answerError(Context ctx, Throwable error, int statusOverride, ByteBufAllocator alloc) {
+  static FullHttpResponse answerError(
+      Context ctx, Throwable error, int statusOverride, ByteBufAllocator alloc) {
     try {
       return error(ctx, YarpcException.from(error), statusOverride, alloc);
     } catch (Throwable t) {
@@ -155,7 +166,8 @@ final class InboundResponses {
   }
 
   /** {@code internal} {@value #BUILD_FAILED}, for an answer that could not be built; null if not even that. */
-  private static FullHttpResponse buildFailed(Context ctx, Throwable cause, ByteBufAllocator alloc) {
+  private static FullHttpResponse buildFailed(
+      Context ctx, Throwable cause, ByteBufAllocator alloc) {
     log.error("failed to build the answer to an HTTP request; answering internal", cause);
     try {
       return error(ctx, YarpcException.of(Code.INTERNAL, BUILD_FAILED), 0, alloc);
@@ -175,8 +187,14 @@ final class InboundResponses {
     }
   }
 
-  private static void errorHeaders(Context ctx, YarpcException e, HttpHeaders h, Response carried,
-      boolean both, byte[] details, String message) {
+  private static void errorHeaders(
+      Context ctx,
+      YarpcException e,
+      HttpHeaders h,
+      Response carried,
+      boolean both,
+      byte[] details,
+      String message) {
     boolean appError = carried != null && carried.isApplicationError();
     h.set(WireHeaders.STATUS, appError ? WireHeaders.STATUS_ERROR : WireHeaders.STATUS_SUCCESS);
     h.set(WireHeaders.SERVICE, WireHeaders.sanitizeValue(ctx.service()));
@@ -192,8 +210,11 @@ final class InboundResponses {
       h.set(WireHeaders.BOTH_RESPONSE_ERROR, WireHeaders.TRUE);
       h.set(WireHeaders.ERROR_MESSAGE, WireHeaders.sanitizeValue(message));
       if (details != null) {
-        // the body carries the raw details; the header (base64, as gRPC sends -bin values) flags them
-        h.set(WireHeaders.ERROR_DETAILS, Base64.getEncoder().withoutPadding().encodeToString(details));
+        // the body carries the raw details; the header (base64, as gRPC sends -bin values) flags
+        // them
+        h.set(
+            WireHeaders.ERROR_DETAILS,
+            Base64.getEncoder().withoutPadding().encodeToString(details));
       }
     } else {
       h.set(HttpHeaderNames.CONTENT_TYPE, WireHeaders.TEXT_PLAIN);
@@ -208,13 +229,16 @@ final class InboundResponses {
     if (meta.code() != null) {
       h.set(WireHeaders.APPLICATION_ERROR_CODE, Integer.toString(meta.code().value()));
     } else if (response.isApplicationError()) {
-      h.set(WireHeaders.APPLICATION_ERROR_CODE, "2"); // unknown: relays classify failures by this header
+      h.set(
+          WireHeaders.APPLICATION_ERROR_CODE,
+          "2"); // unknown: relays classify failures by this header
     }
     if (meta.name() != null && !meta.name().isEmpty()) {
       h.set(WireHeaders.APPLICATION_ERROR_NAME, WireHeaders.sanitizeValue(meta.name()));
     }
     if (meta.details() != null && !meta.details().isEmpty()) {
-      h.set(WireHeaders.APPLICATION_ERROR_DETAILS,
+      h.set(
+          WireHeaders.APPLICATION_ERROR_DETAILS,
           WireHeaders.sanitizeValue(WireText.details(meta.details())));
     }
   }
@@ -234,7 +258,8 @@ final class InboundResponses {
       try {
         if (body.hasByteAccess()) {
           for (ByteBuffer view : body.byteBuffers()) {
-            buf.writeBytes(view); // straight from the views, heap or direct, with no array in between
+            buf.writeBytes(
+                view); // straight from the views, heap or direct, with no array in between
           }
         } else {
           body.writeTo(new ByteBufOutputStream(buf));

@@ -16,6 +16,13 @@ import io.yarpc.transport.DeadlinePolicy;
  *     when the health check is off
  * @param deadlinePolicy what calls without a deadline, or with a distant one, are handled with
  */
-public record InboundSettings(int maxBodySize, int maxHeaderSize, long idleTimeoutNanos, long readTimeoutNanos,
-    boolean http2, long maxConcurrentStreams, long shutdownTimeoutNanos, String healthPath,
+public record InboundSettings(
+    int maxBodySize,
+    int maxHeaderSize,
+    long idleTimeoutNanos,
+    long readTimeoutNanos,
+    boolean http2,
+    long maxConcurrentStreams,
+    long shutdownTimeoutNanos,
+    String healthPath,
     DeadlinePolicy deadlinePolicy) {}

@@ -16,14 +16,16 @@ import java.util.concurrent.TimeUnit;
  */
 public final class InboundState {
   /** Fired on every connection's pipeline when the inbound starts draining. */
-  public static final Object DRAIN = new Object() {
-    @Override
-    public String toString() {
-      return "DRAIN";
-    }
-  };
+  public static final Object DRAIN =
+      new Object() {
+        @Override
+        public String toString() {
+          return "DRAIN";
+        }
+      };
 
-  private final ChannelGroup channels = new DefaultChannelGroup("yarpc-http-inbound", GlobalEventExecutor.INSTANCE);
+  private final ChannelGroup channels =
+      new DefaultChannelGroup("yarpc-http-inbound", GlobalEventExecutor.INSTANCE);
   private final Object lock = new Object();
   private volatile Router router;
   private volatile boolean draining;
@@ -110,6 +112,8 @@ public final class InboundState {
         }
       }
     }
-    channels.close().awaitUninterruptibly(timeoutNanos + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+    channels
+        .close()
+        .awaitUninterruptibly(timeoutNanos + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
   }
 }

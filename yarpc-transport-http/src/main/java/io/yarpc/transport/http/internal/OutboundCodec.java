@@ -11,7 +11,6 @@ import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -33,7 +32,8 @@ public final class OutboundCodec {
    * headers yet ({@link #writeHeaders} adds them once the peer is known). The body is released here in any
    * case.
    */
-  public static FullHttpRequest request(Body body, String path, ByteBufAllocator alloc) throws IOException {
+  public static FullHttpRequest request(Body body, String path, ByteBufAllocator alloc)
+      throws IOException {
     ByteBuf content = InboundResponses.write(body, alloc);
     return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, path, content);
   }
@@ -43,7 +43,10 @@ public final class OutboundCodec {
    * the {@code Rpc-*} metadata, {@code Context-TTL-MS} (the deadline's remaining milliseconds, truncated),
    * the application headers and {@code Content-Length}.
    */
-  public static void writeHeaders(FullHttpRequest req, RequestMeta meta, String authority,
+  public static void writeHeaders(
+      FullHttpRequest req,
+      RequestMeta meta,
+      String authority,
       List<Map.Entry<String, String>> extraHeaders) {
     HttpHeaders h = req.headers();
     h.set(HOST, authority);
@@ -108,7 +111,8 @@ public final class OutboundCodec {
       String detailsHeader = h.get(WireHeaders.ERROR_DETAILS);
       Body body;
       if (detailsHeader != null && !detailsHeader.isEmpty()) {
-        details = copy(content); // the body holds the raw details (the header may not have kept them)
+        details =
+            copy(content); // the body holds the raw details (the header may not have kept them)
         content.release();
         body = Body.empty();
       } else {
@@ -163,7 +167,8 @@ public final class OutboundCodec {
       }
     }
     String name = emptyToNull(WireHeaders.fromWire(h.get(WireHeaders.APPLICATION_ERROR_NAME)));
-    String details = emptyToNull(WireHeaders.fromWire(h.get(WireHeaders.APPLICATION_ERROR_DETAILS)));
+    String details =
+        emptyToNull(WireHeaders.fromWire(h.get(WireHeaders.APPLICATION_ERROR_DETAILS)));
     if (code == null && name == null && details == null) {
       return ApplicationErrorMeta.EMPTY;
     }

@@ -48,7 +48,8 @@ final class ReceivedContent {
 
   /** The bytes received so far. */
   long size() {
-    return (received == null ? 0 : received.readableBytes()) + (piece == null ? 0 : piece.readableBytes());
+    return (received == null ? 0 : received.readableBytes())
+        + (piece == null ? 0 : piece.readableBytes());
   }
 
   /** Adds {@code chunk}'s bytes and takes over the chunk. */
@@ -66,7 +67,8 @@ final class ReceivedContent {
       while (data.isReadable()) {
         if (piece == null || !piece.isWritable()) {
           addPiece();
-          long expected = remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
+          long expected =
+              remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
           piece = alloc.buffer((int) Math.min(PIECE, expected));
         }
         int n = Math.min(piece.writableBytes(), data.readableBytes());

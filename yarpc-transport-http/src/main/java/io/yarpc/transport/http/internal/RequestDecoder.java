@@ -39,7 +39,8 @@ final class RequestDecoder {
     HttpHeaders h = req == null ? null : req.headers();
     String service = h == null ? "" : WireHeaders.get(h, WireHeaders.SERVICE);
     String encoding = h == null ? "" : WireHeaders.get(h, WireHeaders.ENCODING);
-    boolean both = h != null && WireHeaders.TRUE.equals(h.get(WireHeaders.ACCEPTS_BOTH_RESPONSE_ERROR));
+    boolean both =
+        h != null && WireHeaders.TRUE.equals(h.get(WireHeaders.ACCEPTS_BOTH_RESPONSE_ERROR));
     HttpVersion version = http2 || req == null ? HttpVersion.HTTP_1_1 : req.protocolVersion();
     return new InboundResponses.Context(version, service, encoding, both);
   }
@@ -54,7 +55,8 @@ final class RequestDecoder {
     if (HttpMethod.POST.equals(req.method())) {
       return null;
     }
-    return YarpcException.of(Code.NOT_FOUND, "request method was %s but only POST is allowed", req.method().name());
+    return YarpcException.of(
+        Code.NOT_FOUND, "request method was %s but only POST is allowed", req.method().name());
   }
 
   /**
@@ -66,17 +68,18 @@ final class RequestDecoder {
     HttpHeaders h = req.headers();
     String service = WireHeaders.get(h, WireHeaders.SERVICE);
     String procedure = WireHeaders.get(h, WireHeaders.PROCEDURE);
-    RequestMeta.Builder mb = RequestMeta.builder()
-        .caller(WireHeaders.get(h, WireHeaders.CALLER))
-        .service(service)
-        .procedure(procedure)
-        .encoding(WireHeaders.get(h, WireHeaders.ENCODING))
-        .transport(http2 ? TRANSPORT_HTTP2 : TRANSPORT_HTTP)
-        .shardKey(WireHeaders.get(h, WireHeaders.SHARD_KEY))
-        .routingKey(WireHeaders.get(h, WireHeaders.ROUTING_KEY))
-        .routingDelegate(WireHeaders.get(h, WireHeaders.ROUTING_DELEGATE))
-        .callerProcedure(WireHeaders.get(h, WireHeaders.CALLER_PROCEDURE))
-        .headers(WireHeaders.applicationHeaders(h));
+    RequestMeta.Builder mb =
+        RequestMeta.builder()
+            .caller(WireHeaders.get(h, WireHeaders.CALLER))
+            .service(service)
+            .procedure(procedure)
+            .encoding(WireHeaders.get(h, WireHeaders.ENCODING))
+            .transport(http2 ? TRANSPORT_HTTP2 : TRANSPORT_HTTP)
+            .shardKey(WireHeaders.get(h, WireHeaders.SHARD_KEY))
+            .routingKey(WireHeaders.get(h, WireHeaders.ROUTING_KEY))
+            .routingDelegate(WireHeaders.get(h, WireHeaders.ROUTING_DELEGATE))
+            .callerProcedure(WireHeaders.get(h, WireHeaders.CALLER_PROCEDURE))
+            .headers(WireHeaders.applicationHeaders(h));
     String ttl = WireHeaders.get(h, WireHeaders.TTL_MS);
     YarpcException ttlError = null;
     if (!ttl.isEmpty()) {
@@ -88,8 +91,13 @@ final class RequestDecoder {
       }
       if (ms < 0) {
         String shown = isInteger(ttl) ? Long.toString(ms) : ttl;
-        ttlError = YarpcException.of(Code.INVALID_ARGUMENT, "invalid TTL %s for service %s and procedure %s",
-            GoStrings.quote(shown), GoStrings.quote(service), GoStrings.quote(procedure));
+        ttlError =
+            YarpcException.of(
+                Code.INVALID_ARGUMENT,
+                "invalid TTL %s for service %s and procedure %s",
+                GoStrings.quote(shown),
+                GoStrings.quote(service),
+                GoStrings.quote(procedure));
       } else {
         mb.deadline(Deadline.after(Duration.ofMillis(ms)));
       }

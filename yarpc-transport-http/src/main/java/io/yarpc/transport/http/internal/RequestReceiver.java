@@ -80,7 +80,9 @@ final class RequestReceiver {
   /** Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler}). */
   void requestBytesArrived() {
     if (readTimer == null && !stopped) {
-      readTimer = ctx.executor().schedule(this::readTimedOut, settings.readTimeoutNanos(), TimeUnit.NANOSECONDS);
+      readTimer =
+          ctx.executor()
+              .schedule(this::readTimedOut, settings.readTimeoutNanos(), TimeUnit.NANOSECONDS);
     }
   }
 
@@ -133,7 +135,8 @@ final class RequestReceiver {
       return;
     }
     if (!http2 && HttpUtil.is100ContinueExpected(req)) {
-      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+      ctx.writeAndFlush(
+          new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
     req.headers().remove(HttpHeaderNames.EXPECT);
     content = new ReceivedContent(ctx.alloc(), http2, declared);
@@ -179,17 +182,27 @@ final class RequestReceiver {
   }
 
   private void tooLarge() {
-    reject(YarpcException.of(Code.RESOURCE_EXHAUSTED,
-        "request body is larger than the limit of %d bytes", settings.maxBodySize()), 413);
+    reject(
+        YarpcException.of(
+            Code.RESOURCE_EXHAUSTED,
+            "request body is larger than the limit of %d bytes",
+            settings.maxBodySize()),
+        413);
   }
 
   private void malformed(Throwable cause) {
     if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException) {
-      reject(YarpcException.of(Code.INVALID_ARGUMENT,
-          "request header fields are larger than the limit of %d bytes", settings.maxHeaderSize()), 431);
+      reject(
+          YarpcException.of(
+              Code.INVALID_ARGUMENT,
+              "request header fields are larger than the limit of %d bytes",
+              settings.maxHeaderSize()),
+          431);
     } else {
-      reject(YarpcException.of(Code.INVALID_ARGUMENT, "malformed HTTP request: %s",
-          YarpcException.describe(cause)), 400);
+      reject(
+          YarpcException.of(
+              Code.INVALID_ARGUMENT, "malformed HTTP request: %s", YarpcException.describe(cause)),
+          400);
     }
   }
 
@@ -203,8 +216,12 @@ final class RequestReceiver {
       requestBytesArrived();
       return;
     }
-    reject(YarpcException.of(Code.DEADLINE_EXCEEDED, "timed out reading the request after %s",
-        GoDurations.format(Duration.ofNanos(settings.readTimeoutNanos()))), 408);
+    reject(
+        YarpcException.of(
+            Code.DEADLINE_EXCEEDED,
+            "timed out reading the request after %s",
+            GoDurations.format(Duration.ofNanos(settings.readTimeoutNanos()))),
+        408);
   }
 
   private void stopReadTimer() {

@@ -28,14 +28,17 @@ import java.util.concurrent.TimeUnit;
  * with one {@link ServerRequestHandler} per stream).
  */
 public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerInitializer.class);
-  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(ServerInitializer.class);
+  private static final byte[] PREFACE =
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
   private final InboundState state;
   private final InboundSettings settings;
   private final ByteBufAllocator writeAllocator;
 
-  public ServerInitializer(InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
+  public ServerInitializer(
+      InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
     this.state = state;
     this.settings = settings;
     this.writeAllocator = writeAllocator;
@@ -44,37 +47,48 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   @Override
   protected void initChannel(SocketChannel ch) {
     state.addChannel(ch);
-    ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, settings.idleTimeoutNanos(), TimeUnit.NANOSECONDS));
+    ch.pipeline()
+        .addLast(
+            "idle", new IdleStateHandler(0, 0, settings.idleTimeoutNanos(), TimeUnit.NANOSECONDS));
     ch.pipeline().addLast("detect", new ProtocolDetector());
   }
 
   private void configureHttp1(ChannelPipeline p) {
     ServerRequestHandler handler = new ServerRequestHandler(state, settings, writeAllocator, false);
-    HttpDecoderConfig decoder = new HttpDecoderConfig()
-        .setMaxInitialLineLength(settings.maxHeaderSize())
-        .setMaxHeaderSize(settings.maxHeaderSize())
-        .setMaxChunkSize(1 << 20);
+    HttpDecoderConfig decoder =
+        new HttpDecoderConfig()
+            .setMaxInitialLineLength(settings.maxHeaderSize())
+            .setMaxHeaderSize(settings.maxHeaderSize())
+            .setMaxChunkSize(1 << 20);
     p.addAfter("detect", "read-start", new ReadStartHandler(handler));
     p.addAfter("read-start", "http", new HttpServerCodec(decoder));
     p.addAfter("http", "yarpc", handler);
   }
 
   private void configureHttp2(ChannelPipeline p) {
-    Http2Settings initial = H2Tuning.initialSettings()
-        .maxHeaderListSize(settings.maxHeaderSize())
-        .maxConcurrentStreams(settings.maxConcurrentStreams());
-    Http2FrameCodec codec = H2Tuning.codecBuilder(true)
-        .initialSettings(initial)
-        .gracefulShutdownTimeoutMillis(TimeUnit.NANOSECONDS.toMillis(settings.shutdownTimeoutNanos()))
-        .build();
-    Http2MultiplexHandler mux = new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-      @Override
-      protected void initChannel(Http2StreamChannel stream) {
-        stream.config().setAllocator(stream.parent().config().getAllocator());
-        stream.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true),
-            new ServerRequestHandler(state, settings, writeAllocator, true));
-      }
-    });
+    Http2Settings initial =
+        H2Tuning.initialSettings()
+            .maxHeaderListSize(settings.maxHeaderSize())
+            .maxConcurrentStreams(settings.maxConcurrentStreams());
+    Http2FrameCodec codec =
+        H2Tuning.codecBuilder(true)
+            .initialSettings(initial)
+            .gracefulShutdownTimeoutMillis(
+                TimeUnit.NANOSECONDS.toMillis(settings.shutdownTimeoutNanos()))
+            .build();
+    Http2MultiplexHandler mux =
+        new Http2MultiplexHandler(
+            new ChannelInitializer<Http2StreamChannel>() {
+              @Override
+              protected void initChannel(Http2StreamChannel stream) {
+                stream.config().setAllocator(stream.parent().config().getAllocator());
+                stream
+                    .pipeline()
+                    .addLast(
+                        new Http2StreamFrameToHttpObjectCodec(true),
+                        new ServerRequestHandler(state, settings, writeAllocator, true));
+              }
+            });
     p.addAfter("detect", "h2-connection", new Http2ConnectionEvents(codec));
     p.addAfter("h2-connection", "h2", codec);
     p.addAfter("h2", "h2-mux", mux);
@@ -143,11 +157,11 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
         return;
       }
       if (evt == InboundState.DRAIN) {
-        ctx.channel().close(); // GOAWAY, then close once the open streams are done (bounded by the grace)
+        ctx.channel()
+            .close(); // GOAWAY, then close once the open streams are done (bounded by the grace)
         return;
       }
       ctx.fireUserEventTriggered(evt);
     }
   }
-
 }

@@ -46,35 +46,46 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
    * A handler for one HTTP/1.1 connection ({@code http2} false) or one HTTP/2 stream ({@code http2} true);
    * response bodies are allocated from {@code writeAllocator}.
    */
-  public ServerRequestHandler(InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator,
+  public ServerRequestHandler(
+      InboundState state,
+      InboundSettings settings,
+      ByteBufAllocator writeAllocator,
       boolean http2) {
     this.state = state;
     this.http2 = http2;
     this.receiver = new RequestReceiver(settings, http2, this::received);
-    this.calls = new CallServer(state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, http2, new CallServer.Answers() {
-      @Override
-      public void write(Exchange ex, FullHttpResponse res) {
-        ServerRequestHandler.this.write(ex, res);
-      }
+    this.calls =
+        new CallServer(
+            state,
+            settings.healthPath(),
+            settings.deadlinePolicy(),
+            writeAllocator,
+            http2,
+            new CallServer.Answers() {
+              @Override
+              public void write(Exchange ex, FullHttpResponse res) {
+                ServerRequestHandler.this.write(ex, res);
+              }
 
-      @Override
-      public void finish(Exchange ex) {
-        ServerRequestHandler.this.finish(ex);
-      }
+              @Override
+              public void finish(Exchange ex) {
+                ServerRequestHandler.this.finish(ex);
+              }
 
-      @Override
-      public void abort(Exchange ex) {
-        receiver.stop();
-        ctx.close();
-        ServerRequestHandler.this.finish(ex);
-      }
-    });
+              @Override
+              public void abort(Exchange ex) {
+                receiver.stop();
+                ctx.close();
+                ServerRequestHandler.this.finish(ex);
+              }
+            });
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    this.exchanges = http2 ? new Http2StreamExchange(state) : new Http1Exchanges(state, ctx.channel());
+    this.exchanges =
+        http2 ? new Http2StreamExchange(state) : new Http1Exchanges(state, ctx.channel());
     receiver.attach(ctx);
     calls.attach(ctx);
   }
@@ -109,17 +120,20 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     if (closeAfter) {
       receiver.stop();
     }
-    ctx.writeAndFlush(res).addListener((ChannelFutureListener) f -> {
-      if (closeAfter || !f.isSuccess()) {
-        receiver.stop();
-        if (f.isSuccess()) {
-          exchanges.close(ctx, rejected);
-        } else {
-          ctx.close();
-        }
-      }
-      finish(ex);
-    });
+    ctx.writeAndFlush(res)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (closeAfter || !f.isSuccess()) {
+                    receiver.stop();
+                    if (f.isSuccess()) {
+                      exchanges.close(ctx, rejected);
+                    } else {
+                      ctx.close();
+                    }
+                  }
+                  finish(ex);
+                });
   }
 
   /** The exchange is over (answered, or abandoned): count it out and start the next one. */
@@ -159,7 +173,9 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     Exchange ex = exchanges.current();
     if (ex != null) {
       if (ex.future() != null && !ex.future().isDone()) {
-        ex.future().cancel(false); // the handler's call is cancelled; a late response is released by the core
+        ex.future()
+            .cancel(
+                false); // the handler's call is cancelled; a late response is released by the core
       } else if (ex.future() == null) {
         finish(ex);
       }

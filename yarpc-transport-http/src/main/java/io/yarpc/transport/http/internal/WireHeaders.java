@@ -131,14 +131,18 @@ public final class WireHeaders {
    * sends them. HTTP/2 pseudo-headers ({@code :authority}...) are dropped.
    */
   public static void writeApplicationHeaders(Headers headers, HttpHeaders to) {
-    headers.forEach((key, value) -> {
-      if (key.startsWith(":") || !isToken(key)) {
-        return; // requests were checked up front (checkApplicationHeaders); a response cannot report it
-      }
-      String name = isTracingHeader(key) || isRoutingHeader(key) || isProxyHeader(key)
-          ? key : APPLICATION_HEADER_PREFIX + key;
-      to.add(canonicalMimeKey(name), sanitizeValue(value));
-    });
+    headers.forEach(
+        (key, value) -> {
+          if (key.startsWith(":") || !isToken(key)) {
+            return; // requests were checked up front (checkApplicationHeaders); a response cannot
+            // report it
+          }
+          String name =
+              isTracingHeader(key) || isRoutingHeader(key) || isProxyHeader(key)
+                  ? key
+                  : APPLICATION_HEADER_PREFIX + key;
+          to.add(canonicalMimeKey(name), sanitizeValue(value));
+        });
   }
 
   /**
@@ -176,20 +180,24 @@ public final class WireHeaders {
    *     HTTP header field value for "...": it holds a control character}
    */
   public static void checkApplicationHeaders(Headers headers) {
-    headers.forEach((key, value) -> {
-      if (key.startsWith(":")) {
-        return;
-      }
-      if (!isToken(key)) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT, "invalid HTTP header name %s", GoStrings.quote(key));
-      }
-      for (int i = 0; i < value.length(); i++) {
-        if (isControl(value.charAt(i))) {
-          throw YarpcException.of(Code.INVALID_ARGUMENT,
-              "invalid HTTP header field value for %s: it holds a control character", GoStrings.quote(key));
-        }
-      }
-    });
+    headers.forEach(
+        (key, value) -> {
+          if (key.startsWith(":")) {
+            return;
+          }
+          if (!isToken(key)) {
+            throw YarpcException.of(
+                Code.INVALID_ARGUMENT, "invalid HTTP header name %s", GoStrings.quote(key));
+          }
+          for (int i = 0; i < value.length(); i++) {
+            if (isControl(value.charAt(i))) {
+              throw YarpcException.of(
+                  Code.INVALID_ARGUMENT,
+                  "invalid HTTP header field value for %s: it holds a control character",
+                  GoStrings.quote(key));
+            }
+          }
+        });
   }
 
   private static boolean isToken(String name) {

@@ -41,7 +41,8 @@ class HealthCheckAnswerTest {
 
     FullHttpResponse down = HealthCheck.response(HttpVersion.HTTP_1_1, HttpMethod.GET, false);
     assertThat(down.status().code()).isEqualTo(503);
-    assertThat(ByteBufUtil.getBytes(down.content())).isEqualTo("NOT_SERVING\n".getBytes(StandardCharsets.US_ASCII));
+    assertThat(ByteBufUtil.getBytes(down.content()))
+        .isEqualTo("NOT_SERVING\n".getBytes(StandardCharsets.US_ASCII));
     down.release();
   }
 

@@ -117,7 +117,8 @@ class Http1ExchangesTest {
     assertThat(res.headers().contains("connection")).isFalse();
 
     res = response(HttpVersion.HTTP_1_1);
-    assertThat(exchanges.closeAfter(received(HttpVersion.HTTP_1_1, "Connection", "close"), res)).isTrue();
+    assertThat(exchanges.closeAfter(received(HttpVersion.HTTP_1_1, "Connection", "close"), res))
+        .isTrue();
     assertThat(res.headers().get("connection")).isEqualTo("close");
 
     res = response(HttpVersion.HTTP_1_0);
@@ -125,11 +126,14 @@ class Http1ExchangesTest {
     assertThat(res.headers().get("connection")).isEqualTo("close");
 
     res = response(HttpVersion.HTTP_1_0);
-    assertThat(exchanges.closeAfter(received(HttpVersion.HTTP_1_0, "Connection", "keep-alive"), res)).isFalse();
+    assertThat(
+            exchanges.closeAfter(received(HttpVersion.HTTP_1_0, "Connection", "keep-alive"), res))
+        .isFalse();
     assertThat(res.headers().get("connection")).as("told it is kept").isEqualTo("keep-alive");
 
     res = response(HttpVersion.HTTP_1_1);
-    Exchange rejected = Exchange.rejected(null, YarpcException.of(Code.INVALID_ARGUMENT, "x"), 400, false);
+    Exchange rejected =
+        Exchange.rejected(null, YarpcException.of(Code.INVALID_ARGUMENT, "x"), 400, false);
     assertThat(exchanges.closeAfter(rejected, res)).isTrue();
     assertThat(res.headers().get("connection")).isEqualTo("close");
   }
@@ -137,13 +141,17 @@ class Http1ExchangesTest {
   @Test
   void drainingClosesAnIdleConnectionNowAndABusyOneAfterItsAnswer() {
     assertThat(exchanges.drain(false)).as("idle").isTrue();
-    assertThat(new Http1Exchanges(state, channel).drain(true)).as("a request is arriving").isFalse();
+    assertThat(new Http1Exchanges(state, channel).drain(true))
+        .as("a request is arriving")
+        .isFalse();
 
     Http1Exchanges busy = new Http1Exchanges(state, channel);
     Exchange ex = received();
     busy.offer(ex);
     assertThat(busy.drain(false)).isFalse();
-    assertThat(busy.closeAfter(ex, response(HttpVersion.HTTP_1_1))).as("closes after the answer").isTrue();
+    assertThat(busy.closeAfter(ex, response(HttpVersion.HTTP_1_1)))
+        .as("closes after the answer")
+        .isTrue();
     assertThat(ex.finish()).isTrue();
     state.exchangeFinished();
     busy.finished(ex, true);

@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Test;
 class InboundResponsesAnswerTest {
   private static final String SECRET = "handler-secret-text";
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
-  private final InboundResponses.Context both = new InboundResponses.Context(HttpVersion.HTTP_1_1, "svc", "raw", true);
-  private final InboundResponses.Context text = new InboundResponses.Context(HttpVersion.HTTP_1_1, "svc", "raw", false);
+  private final InboundResponses.Context both =
+      new InboundResponses.Context(HttpVersion.HTTP_1_1, "svc", "raw", true);
+  private final InboundResponses.Context text =
+      new InboundResponses.Context(HttpVersion.HTTP_1_1, "svc", "raw", false);
 
   /** Throws {@code failure} when asked its length, or (with a length) after writing half its bytes. */
   private static final class FailingBody extends Body {
@@ -72,13 +74,18 @@ class InboundResponsesAnswerTest {
       assertThat(res.headers().get(WireHeaders.SERVICE)).isEqualTo("svc");
       StringBuilder values = new StringBuilder(res.content().toString(StandardCharsets.UTF_8));
       res.headers().forEach(h -> values.append('\n').append(h.getValue()));
-      assertThat(values.toString()).as("no handler text, no class names")
-          .doesNotContain(SECRET).doesNotContain("Error").doesNotContain("Exception");
+      assertThat(values.toString())
+          .as("no handler text, no class names")
+          .doesNotContain(SECRET)
+          .doesNotContain("Error")
+          .doesNotContain("Exception");
       if (ctx.bothResponseError()) {
-        assertThat(res.headers().get(WireHeaders.ERROR_MESSAGE)).isEqualTo(InboundResponses.BUILD_FAILED);
+        assertThat(res.headers().get(WireHeaders.ERROR_MESSAGE))
+            .isEqualTo(InboundResponses.BUILD_FAILED);
         assertThat(res.content().readableBytes()).isZero();
       } else {
-        assertThat(res.content().toString(StandardCharsets.UTF_8)).isEqualTo(InboundResponses.BUILD_FAILED + "\n");
+        assertThat(res.content().toString(StandardCharsets.UTF_8))
+            .isEqualTo(InboundResponses.BUILD_FAILED + "\n");
       }
     } finally {
       res.release();
@@ -116,14 +123,20 @@ class InboundResponsesAnswerTest {
   @Test
   void anErrorCarryingABodyThatThrowsIsAnsweredInternalWhenTheBodyIsWanted() {
     Body carried = new FailingBody(new IllegalStateException(SECRET), -1);
-    YarpcException error = YarpcException.of(Code.FAILED_PRECONDITION, SECRET).withResponse(Response.of(carried));
+    YarpcException error =
+        YarpcException.of(Code.FAILED_PRECONDITION, SECRET).withResponse(Response.of(carried));
     assertInternal(InboundResponses.answerError(both, error, 0, alloc), both);
     assertThat(carried.isReleased()).isTrue();
 
     // a client that takes only the message never needs the body: its error is answered as it is
     Body unread = new FailingBody(new IllegalStateException(SECRET), -1);
-    FullHttpResponse res = InboundResponses.answerError(text,
-        YarpcException.of(Code.FAILED_PRECONDITION, "precondition").withResponse(Response.of(unread)), 0, alloc);
+    FullHttpResponse res =
+        InboundResponses.answerError(
+            text,
+            YarpcException.of(Code.FAILED_PRECONDITION, "precondition")
+                .withResponse(Response.of(unread)),
+            0,
+            alloc);
     try {
       assertThat(res.status().code()).isEqualTo(400);
       assertThat(res.content().toString(StandardCharsets.UTF_8)).isEqualTo("precondition\n");
@@ -135,7 +148,11 @@ class InboundResponsesAnswerTest {
 
   @Test
   void healthyAnswersAreUnchanged() {
-    Response response = Response.builder().body(Body.of(new byte[] {1, 2, 3})).headers(Headers.of("k", "v")).build();
+    Response response =
+        Response.builder()
+            .body(Body.of(new byte[] {1, 2, 3}))
+            .headers(Headers.of("k", "v"))
+            .build();
     FullHttpResponse res = InboundResponses.answerSuccess(both, response, alloc);
     try {
       assertThat(res.status().code()).isEqualTo(200);
@@ -148,7 +165,8 @@ class InboundResponsesAnswerTest {
     }
     assertThat(response.body().isReleased()).isTrue();
 
-    FullHttpResponse err = InboundResponses.answerError(both, YarpcException.of(Code.NOT_FOUND, "nope"), 413, alloc);
+    FullHttpResponse err =
+        InboundResponses.answerError(both, YarpcException.of(Code.NOT_FOUND, "nope"), 413, alloc);
     try {
       assertThat(err.status().code()).as("the status override").isEqualTo(413);
       assertThat(err.headers().get(WireHeaders.ERROR_CODE)).isEqualTo("not-found");

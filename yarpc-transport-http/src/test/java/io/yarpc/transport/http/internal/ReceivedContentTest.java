@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /** How a message's content chunks are kept: as received on HTTP/1.1, copied into pieces on HTTP/2. */
 class ReceivedContentTest {
-  private final ByteBufAllocator alloc = new PreferHeapByteBufAllocator(PooledByteBufAllocator.DEFAULT);
+  private final ByteBufAllocator alloc =
+      new PreferHeapByteBufAllocator(PooledByteBufAllocator.DEFAULT);
   private final Random random = new Random(7);
 
   @Test
@@ -52,7 +53,9 @@ class ReceivedContentTest {
     assertThat(b.refCnt()).isZero();
 
     ByteBuf all = content.take();
-    assertThat(all).as("a message that fits one piece stays contiguous").isNotInstanceOf(CompositeByteBuf.class);
+    assertThat(all)
+        .as("a message that fits one piece stays contiguous")
+        .isNotInstanceOf(CompositeByteBuf.class);
     assertThat(all.nioBufferCount()).isEqualTo(1);
     assertThat(all.hasArray()).as("heap, as the allocator prefers").isTrue();
     assertThat(ByteBufUtil.getBytes(all)).isEqualTo(expected);
@@ -87,7 +90,9 @@ class ReceivedContentTest {
     CompositeByteBuf all = (CompositeByteBuf) content.take();
     assertThat(all.numComponents()).isEqualTo(3);
     assertThat(all.internalComponent(0).capacity()).isEqualTo(ReceivedContent.PIECE);
-    assertThat(all.internalComponent(2).capacity()).as("the last piece is what was left").isEqualTo(5000);
+    assertThat(all.internalComponent(2).capacity())
+        .as("the last piece is what was left")
+        .isEqualTo(5000);
     assertThat(ByteBufUtil.getBytes(all)).isEqualTo(expected);
     all.release();
   }

@@ -28,9 +28,26 @@ class RequestDecoderTest {
 
   @Test
   void everyRpcHeaderBecomesMetadata() {
-    HttpRequest req = post("rpc-caller", "client", "RPC-SERVICE", "svc", "Rpc-Procedure", "proc",
-        "Rpc-Encoding", "json", "Rpc-Shard-Key", "shard", "Rpc-Routing-Key", "rk", "Rpc-Routing-Delegate", "rd",
-        "Rpc-Caller-Procedure", "cp", "Context-TTL-MS", "1500");
+    HttpRequest req =
+        post(
+            "rpc-caller",
+            "client",
+            "RPC-SERVICE",
+            "svc",
+            "Rpc-Procedure",
+            "proc",
+            "Rpc-Encoding",
+            "json",
+            "Rpc-Shard-Key",
+            "shard",
+            "Rpc-Routing-Key",
+            "rk",
+            "Rpc-Routing-Delegate",
+            "rd",
+            "Rpc-Caller-Procedure",
+            "cp",
+            "Context-TTL-MS",
+            "1500");
     RequestDecoder.Decoded d = RequestDecoder.decode(req, false);
     RequestMeta m = d.meta();
     assertThat(d.ttlError()).isNull();
@@ -43,15 +60,30 @@ class RequestDecoderTest {
     assertThat(m.routingKey()).isEqualTo("rk");
     assertThat(m.routingDelegate()).isEqualTo("rd");
     assertThat(m.callerProcedure()).isEqualTo("cp");
-    assertThat(m.deadline().timeRemaining()).as("counted from now")
+    assertThat(m.deadline().timeRemaining())
+        .as("counted from now")
         .isBetween(Duration.ofMillis(500), Duration.ofMillis(1500));
     assertThat(RequestDecoder.decode(req, true).meta().transport()).isEqualTo("http2");
   }
 
   @Test
   void applicationHeadersPrefixedWinOverUnprefixedTracingAndProxyHeaders() {
-    HttpRequest req = post("Context-TTL-MS", "10", "uber-trace-id", "plain", "Rpc-Header-Uber-Trace-Id", "prefixed",
-        "User-Agent", "curl", "rpc-header-foo-bar", "baz", "Rpc-Header-", "no key", "X-Other", "ignored");
+    HttpRequest req =
+        post(
+            "Context-TTL-MS",
+            "10",
+            "uber-trace-id",
+            "plain",
+            "Rpc-Header-Uber-Trace-Id",
+            "prefixed",
+            "User-Agent",
+            "curl",
+            "rpc-header-foo-bar",
+            "baz",
+            "Rpc-Header-",
+            "no key",
+            "X-Other",
+            "ignored");
     RequestMeta m = RequestDecoder.decode(req, false).meta();
     assertThat(m.headers().get("uber-trace-id")).isEqualTo("prefixed");
     assertThat(m.headers().get("user-agent")).isEqualTo("curl");
@@ -81,11 +113,15 @@ class RequestDecoderTest {
       {"-5", "invalid TTL \"-5\" for service \"S\" and procedure \"P\""},
       {"-05", "invalid TTL \"-5\" for service \"S\" and procedure \"P\""},
       {"1.5", "invalid TTL \"1.5\" for service \"S\" and procedure \"P\""},
-      {"99999999999999999999", "invalid TTL \"99999999999999999999\" for service \"S\" and procedure \"P\""},
+      {
+        "99999999999999999999",
+        "invalid TTL \"99999999999999999999\" for service \"S\" and procedure \"P\""
+      },
     };
     for (String[] c : cases) {
-      RequestDecoder.Decoded d = RequestDecoder.decode(
-          post("Rpc-Service", "S", "Rpc-Procedure", "P", "Context-TTL-MS", c[0]), false);
+      RequestDecoder.Decoded d =
+          RequestDecoder.decode(
+              post("Rpc-Service", "S", "Rpc-Procedure", "P", "Context-TTL-MS", c[0]), false);
       assertThat(d.meta().deadline()).as(c[0]).isNull();
       assertThat(d.ttlError().code()).isEqualTo(Code.INVALID_ARGUMENT);
       assertThat(d.ttlError().getMessage()).as(c[0]).isEqualTo(c[1]);
@@ -98,20 +134,34 @@ class RequestDecoderTest {
     YarpcException e = RequestDecoder.methodError(request(HttpVersion.HTTP_1_1, HttpMethod.GET));
     assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
     assertThat(e.getMessage()).isEqualTo("request method was GET but only POST is allowed");
-    assertThat(RequestDecoder.methodError(request(HttpVersion.HTTP_1_1, HttpMethod.valueOf("BREW"))).getMessage())
+    assertThat(
+            RequestDecoder.methodError(request(HttpVersion.HTTP_1_1, HttpMethod.valueOf("BREW")))
+                .getMessage())
         .isEqualTo("request method was BREW but only POST is allowed");
   }
 
   @Test
   void responseContextFromTheHead() {
-    HttpRequest req = request(HttpVersion.HTTP_1_0, HttpMethod.POST, "Rpc-Service", "svc", "Rpc-Encoding", "raw",
-        "Rpc-Accepts-Both-Response-Error", "true");
+    HttpRequest req =
+        request(
+            HttpVersion.HTTP_1_0,
+            HttpMethod.POST,
+            "Rpc-Service",
+            "svc",
+            "Rpc-Encoding",
+            "raw",
+            "Rpc-Accepts-Both-Response-Error",
+            "true");
     assertThat(RequestDecoder.responseContext(req, false))
         .isEqualTo(new InboundResponses.Context(HttpVersion.HTTP_1_0, "svc", "raw", true));
-    assertThat(RequestDecoder.responseContext(req, true).version()).as("HTTP/2 answers as 1.1")
+    assertThat(RequestDecoder.responseContext(req, true).version())
+        .as("HTTP/2 answers as 1.1")
         .isEqualTo(HttpVersion.HTTP_1_1);
-    assertThat(RequestDecoder.responseContext(post("Rpc-Accepts-Both-Response-Error", "TRUE"), false)
-        .bothResponseError()).as("only the literal true").isFalse();
+    assertThat(
+            RequestDecoder.responseContext(post("Rpc-Accepts-Both-Response-Error", "TRUE"), false)
+                .bothResponseError())
+        .as("only the literal true")
+        .isFalse();
     assertThat(RequestDecoder.responseContext(null, false))
         .isEqualTo(new InboundResponses.Context(HttpVersion.HTTP_1_1, "", "", false));
   }
@@ -122,15 +172,20 @@ class RequestDecoderTest {
     assertThat(RequestDecoder.keepAlive(post())).isTrue();
     assertThat(RequestDecoder.keepAlive(post("Connection", "close"))).isFalse();
     assertThat(RequestDecoder.keepAlive(request(HttpVersion.HTTP_1_0, HttpMethod.POST))).isFalse();
-    assertThat(RequestDecoder.keepAlive(request(HttpVersion.HTTP_1_0, HttpMethod.POST, "Connection", "keep-alive")))
+    assertThat(
+            RequestDecoder.keepAlive(
+                request(HttpVersion.HTTP_1_0, HttpMethod.POST, "Connection", "keep-alive")))
         .isTrue();
   }
 
   @Test
   void nonAsciiValuesAreReadAsUtf8() {
-    String wire = new String("café".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-        java.nio.charset.StandardCharsets.ISO_8859_1);
-    RequestMeta m = RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false).meta();
+    String wire =
+        new String(
+            "café".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            java.nio.charset.StandardCharsets.ISO_8859_1);
+    RequestMeta m =
+        RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false).meta();
     assertThat(m.caller()).isEqualTo("café");
     assertThat(m.headers().get("name")).isEqualTo("café");
   }

@@ -34,20 +34,31 @@ class RequestReceiverTest {
   private EmbeddedChannel channel;
 
   private void open(int maxBodySize, boolean http2) {
-    InboundSettings settings = new InboundSettings(maxBodySize, 8192, TimeUnit.SECONDS.toNanos(60),
-        TimeUnit.MILLISECONDS.toNanos(300), true, 100, 0, "/health", io.yarpc.transport.DeadlinePolicy.strict());
+    InboundSettings settings =
+        new InboundSettings(
+            maxBodySize,
+            8192,
+            TimeUnit.SECONDS.toNanos(60),
+            TimeUnit.MILLISECONDS.toNanos(300),
+            true,
+            100,
+            0,
+            "/health",
+            io.yarpc.transport.DeadlinePolicy.strict());
     receiver = new RequestReceiver(settings, http2, received::add);
-    channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter() {
-      @Override
-      public void handlerAdded(ChannelHandlerContext ctx) {
-        receiver.attach(ctx);
-      }
+    channel =
+        new EmbeddedChannel(
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void handlerAdded(ChannelHandlerContext ctx) {
+                receiver.attach(ctx);
+              }
 
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        receiver.read(msg);
-      }
-    });
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                receiver.read(msg);
+              }
+            });
     channel.freezeTime();
   }
 
@@ -110,7 +121,8 @@ class RequestReceiverTest {
     channel.writeInbound(head(5, "Expect", "100-continue"), late);
     Exchange ex = only();
     assertThat(ex.rejection().code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
-    assertThat(ex.rejection().getMessage()).isEqualTo("request body is larger than the limit of 4 bytes");
+    assertThat(ex.rejection().getMessage())
+        .isEqualTo("request body is larger than the limit of 4 bytes");
     assertThat(ex.rejectionStatus()).isEqualTo(413);
     assertThat(ex.context().service()).as("answered for the request's service").isEqualTo("svc");
     assertThat((Object) channel.readOutbound()).as("no 100 Continue").isNull();
@@ -151,7 +163,8 @@ class RequestReceiverTest {
     channel.writeInbound(tooLong);
     Exchange ex = only();
     assertThat(ex.rejectionStatus()).isEqualTo(431);
-    assertThat(ex.rejection().getMessage()).isEqualTo("request header fields are larger than the limit of 8192 bytes");
+    assertThat(ex.rejection().getMessage())
+        .isEqualTo("request header fields are larger than the limit of 8192 bytes");
     assertThat(ex.context().service()).as("no head was decoded").isEmpty();
     close();
     received.clear();

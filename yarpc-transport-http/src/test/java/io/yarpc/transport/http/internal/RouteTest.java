@@ -23,11 +23,15 @@ import org.junit.jupiter.api.Test;
  * deadline, then the call type, each error as yarpc-go words it.
  */
 class RouteTest {
-  private static final HandlerSpec UNARY = HandlerSpec.unary(r -> CompletableFuture.completedFuture(Response.of(
-      io.yarpc.transport.Body.empty())));
-  private static final HandlerSpec ONEWAY = HandlerSpec.oneway(r -> CompletableFuture.completedFuture(null));
-  private static final HandlerSpec STREAMING = HandlerSpec.streaming(s -> CompletableFuture.completedFuture(null));
-  private static final YarpcException TTL_ERROR = YarpcException.of(Code.INVALID_ARGUMENT, "invalid TTL \"x\"");
+  private static final HandlerSpec UNARY =
+      HandlerSpec.unary(
+          r -> CompletableFuture.completedFuture(Response.of(io.yarpc.transport.Body.empty())));
+  private static final HandlerSpec ONEWAY =
+      HandlerSpec.oneway(r -> CompletableFuture.completedFuture(null));
+  private static final HandlerSpec STREAMING =
+      HandlerSpec.streaming(s -> CompletableFuture.completedFuture(null));
+  private static final YarpcException TTL_ERROR =
+      YarpcException.of(Code.INVALID_ARGUMENT, "invalid TTL \"x\"");
 
   /** A router that answers every request with what {@code choose} gives. */
   private static Router router(Function<RequestMeta, HandlerSpec> choose) {
@@ -45,20 +49,24 @@ class RouteTest {
   }
 
   private static RequestMeta meta(boolean deadline) {
-    RequestMeta.Builder b = RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw");
+    RequestMeta.Builder b =
+        RequestMeta.builder().caller("c").service("s").procedure("p").encoding("raw");
     return (deadline ? b.deadline(Deadline.after(Duration.ofSeconds(10))) : b).build();
   }
 
   private static YarpcException failure(Router router, RequestMeta meta, YarpcException ttlError) {
-    return catchThrowableOfType(YarpcException.class,
+    return catchThrowableOfType(
+        YarpcException.class,
         () -> CallServer.route(router, meta, ttlError, DeadlinePolicy.strict()));
   }
 
   @Test
   void unaryAndOnewayWithADeadlineAreRouted() {
-    assertThat(CallServer.route(router(m -> UNARY), meta(true), null, DeadlinePolicy.strict()).spec())
+    assertThat(
+            CallServer.route(router(m -> UNARY), meta(true), null, DeadlinePolicy.strict()).spec())
         .isSameAs(UNARY);
-    assertThat(CallServer.route(router(m -> ONEWAY), meta(true), null, DeadlinePolicy.strict()).spec())
+    assertThat(
+            CallServer.route(router(m -> ONEWAY), meta(true), null, DeadlinePolicy.strict()).spec())
         .isSameAs(ONEWAY);
   }
 
@@ -72,12 +80,23 @@ class RouteTest {
   @Test
   void aRoutingErrorWinsOverTheTtlError() {
     YarpcException notFound = YarpcException.of(Code.UNIMPLEMENTED, "unrecognized procedure");
-    assertThat(failure(router(m -> {
-      throw notFound;
-    }), meta(false), TTL_ERROR)).isSameAs(notFound);
-    YarpcException unknown = failure(router(m -> {
-      throw new IllegalStateException("router broke");
-    }), meta(false), TTL_ERROR);
+    assertThat(
+            failure(
+                router(
+                    m -> {
+                      throw notFound;
+                    }),
+                meta(false),
+                TTL_ERROR))
+        .isSameAs(notFound);
+    YarpcException unknown =
+        failure(
+            router(
+                m -> {
+                  throw new IllegalStateException("router broke");
+                }),
+            meta(false),
+            TTL_ERROR);
     assertThat(unknown.code()).isEqualTo(Code.UNKNOWN);
     assertThat(unknown.getMessage()).isEqualTo("router broke");
   }
@@ -91,11 +110,19 @@ class RouteTest {
   @Test
   void aMissingDeadlineIsLeftToTheDispatcherOrFilledByThePolicy() {
     // strict (the default): routed with no deadline; the dispatcher's handler answers missing TTL
-    assertThat(CallServer.route(router(m -> UNARY), meta(false), null, DeadlinePolicy.strict()).meta().deadline())
+    assertThat(
+            CallServer.route(router(m -> UNARY), meta(false), null, DeadlinePolicy.strict())
+                .meta()
+                .deadline())
         .isNull();
     // a default timeout serves plain HTTP clients that send no Context-TTL-MS
-    RequestMeta given = CallServer.route(router(m -> UNARY), meta(false), null,
-        DeadlinePolicy.withDefaultTimeout(Duration.ofSeconds(3))).meta();
+    RequestMeta given =
+        CallServer.route(
+                router(m -> UNARY),
+                meta(false),
+                null,
+                DeadlinePolicy.withDefaultTimeout(Duration.ofSeconds(3)))
+            .meta();
     assertThat(given.deadline()).isNotNull();
     assertThat(given.deadline().remainingNanos()).isPositive().isLessThanOrEqualTo(3_000_000_000L);
   }

@@ -30,25 +30,40 @@ class ServerRequestHandlerTest {
   private final EmbeddedChannel channel;
 
   ServerRequestHandlerTest() {
-    state.router(new Router() {
-      @Override
-      public List<Procedure> procedures() {
-        return List.of();
-      }
+    state.router(
+        new Router() {
+          @Override
+          public List<Procedure> procedures() {
+            return List.of();
+          }
 
-      @Override
-      public HandlerSpec choose(RequestMeta meta) {
-        return HandlerSpec.unary(r -> {
-          r.body().release(); // no dispatcher here to do it
-          return meta.procedure().equals("slow") ? slow
-              : CompletableFuture.completedFuture(Response.of(Body.of("fast".getBytes(US_ASCII))));
+          @Override
+          public HandlerSpec choose(RequestMeta meta) {
+            return HandlerSpec.unary(
+                r -> {
+                  r.body().release(); // no dispatcher here to do it
+                  return meta.procedure().equals("slow")
+                      ? slow
+                      : CompletableFuture.completedFuture(
+                          Response.of(Body.of("fast".getBytes(US_ASCII))));
+                });
+          }
         });
-      }
-    });
-    InboundSettings settings = new InboundSettings(1024, 8192, TimeUnit.SECONDS.toNanos(60),
-        TimeUnit.SECONDS.toNanos(60), true, 100, 0, null, io.yarpc.transport.DeadlinePolicy.strict());
-    channel = new EmbeddedChannel(new HttpServerCodec(),
-        new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT, false));
+    InboundSettings settings =
+        new InboundSettings(
+            1024,
+            8192,
+            TimeUnit.SECONDS.toNanos(60),
+            TimeUnit.SECONDS.toNanos(60),
+            true,
+            100,
+            0,
+            null,
+            io.yarpc.transport.DeadlinePolicy.strict());
+    channel =
+        new EmbeddedChannel(
+            new HttpServerCodec(),
+            new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT, false));
   }
 
   @AfterEach
@@ -57,8 +72,12 @@ class ServerRequestHandlerTest {
   }
 
   private static String request(String procedure, String... headers) {
-    StringBuilder sb = new StringBuilder("POST / HTTP/1.1\r\nHost: t\r\nRpc-Caller: c\r\nRpc-Service: s\r\n"
-        + "Rpc-Procedure: " + procedure + "\r\nRpc-Encoding: raw\r\nContext-TTL-MS: 10000\r\nContent-Length: 1\r\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "POST / HTTP/1.1\r\nHost: t\r\nRpc-Caller: c\r\nRpc-Service: s\r\n"
+                + "Rpc-Procedure: "
+                + procedure
+                + "\r\nRpc-Encoding: raw\r\nContext-TTL-MS: 10000\r\nContent-Length: 1\r\n");
     for (String h : headers) {
       sb.append(h).append("\r\n");
     }
@@ -111,8 +130,11 @@ class ServerRequestHandlerTest {
   void aRejectionIsAnsweredAndEndsTheConnection() {
     send("GARBAGE\r\n\r\n" + request("fast"));
     String out = written();
-    assertThat(out).startsWith("HTTP/1.1 400 Bad Request").contains("connection: close")
-        .contains("\r\n\r\nmalformed HTTP request: ").doesNotContain("fast");
+    assertThat(out)
+        .startsWith("HTTP/1.1 400 Bad Request")
+        .contains("connection: close")
+        .contains("\r\n\r\nmalformed HTTP request: ")
+        .doesNotContain("fast");
     assertThat(channel.isOpen()).isFalse();
     assertThat(state.activeExchanges()).isZero();
   }

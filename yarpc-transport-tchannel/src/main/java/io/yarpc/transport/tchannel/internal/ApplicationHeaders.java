@@ -57,7 +57,8 @@ public final class ApplicationHeaders {
       for (String s : new String[] {e.getKey(), e.getValue()}) {
         byte[] b = s.getBytes(UTF_8);
         if (b.length > 0xFFFF) {
-          throw new IllegalArgumentException("header " + e.getKey() + " is longer than 65535 bytes");
+          throw new IllegalArgumentException(
+              "header " + e.getKey() + " is longer than 65535 bytes");
         }
         parts[i++] = b;
         size += 2 + b.length;
@@ -91,12 +92,14 @@ public final class ApplicationHeaders {
       String[] kv = new String[2];
       for (int j = 0; j < 2; j++) {
         if (bytes.length - pos < 2) {
-          throw new IllegalArgumentException("header map truncated in header " + (i + 1) + " of " + count);
+          throw new IllegalArgumentException(
+              "header map truncated in header " + (i + 1) + " of " + count);
         }
         int length = (bytes[pos] & 0xFF) << 8 | bytes[pos + 1] & 0xFF;
         pos += 2;
         if (bytes.length - pos < length) {
-          throw new IllegalArgumentException("header map truncated in header " + (i + 1) + " of " + count);
+          throw new IllegalArgumentException(
+              "header map truncated in header " + (i + 1) + " of " + count);
         }
         kv[j] = new String(bytes, pos, length, UTF_8);
         pos += length;
@@ -141,7 +144,8 @@ public final class ApplicationHeaders {
     for (Map.Entry<String, JsonElement> e : root.getAsJsonObject().entrySet()) {
       JsonElement v = e.getValue();
       if (!v.isJsonPrimitive()) {
-        throw new IllegalArgumentException("header " + e.getKey() + " must be a string, got " + kind(v));
+        throw new IllegalArgumentException(
+            "header " + e.getKey() + " must be a string, got " + kind(v));
       }
       JsonPrimitive p = v.getAsJsonPrimitive();
       headers.put(e.getKey(), p.getAsString());
@@ -150,6 +154,8 @@ public final class ApplicationHeaders {
   }
 
   private static String kind(JsonElement e) {
-    return e.isJsonArray() ? "an array" : e.isJsonObject() ? "an object" : e.isJsonNull() ? "null" : "a value";
+    return e.isJsonArray()
+        ? "an array"
+        : e.isJsonObject() ? "an object" : e.isJsonNull() ? "null" : "a value";
   }
 }

@@ -39,22 +39,31 @@ public final class CallCodec {
 
   /** Reserved arg2 keys start with this. */
   public static final String RESERVED_PREFIX = "$rpc$-";
+
   /** Echo of the service the server accepted. */
   public static final String SERVICE = "$rpc$-service";
+
   /** The caller's procedure (requests). */
   public static final String CALLER_PROCEDURE = "$rpc$-caller-procedure";
+
   /** YARPC code name of an error sent as an application error. */
   public static final String ERROR_CODE = "$rpc$-error-code";
+
   /** Error name. */
   public static final String ERROR_NAME = "$rpc$-error-name";
+
   /** Error message. */
   public static final String ERROR_MESSAGE = "$rpc$-error-message";
+
   /** Decimal YARPC code of the application error meta. */
   public static final String APPLICATION_ERROR_CODE = "$rpc$-application-error-code";
+
   /** Name of the application error meta. */
   public static final String APPLICATION_ERROR_NAME = "$rpc$-application-error-name";
+
   /** Details of the application error meta, cut to 256 bytes (core's {@link WireText#details}). */
   public static final String APPLICATION_ERROR_DETAILS = "$rpc$-application-error-details";
+
   /** Tracing baggage keys start with this; the server drops them from the application headers. */
   public static final String TRACING_PREFIX = "$tracing$";
 
@@ -84,8 +93,10 @@ public final class CallCodec {
       return Unpooled.wrappedBuffer(views.toArray(new ByteBuffer[0]));
     }
     long length = body.length();
-    ByteBuf buf = length >= 0 ? alloc.directBuffer((int) Math.min(length, Integer.MAX_VALUE - 8))
-        : alloc.directBuffer();
+    ByteBuf buf =
+        length >= 0
+            ? alloc.directBuffer((int) Math.min(length, Integer.MAX_VALUE - 8))
+            : alloc.directBuffer();
     try (ByteBufOutputStream out = new ByteBufOutputStream(buf)) {
       body.writeTo(out);
       return buf;
@@ -105,8 +116,16 @@ public final class CallCodec {
    *     routing value over 255 bytes, a procedure over 16 KiB, headers too long)
    * @throws IOException when the body fails to write itself
    */
-  public static List<ByteBuf> encodeRequest(ByteBufAllocator alloc, int id, RequestMeta meta, Body body,
-      long ttlMillis, byte[] tracing, ChecksumType checksumType, int maxFrameSize) throws IOException {
+  public static List<ByteBuf> encodeRequest(
+      ByteBufAllocator alloc,
+      int id,
+      RequestMeta meta,
+      Body body,
+      long ttlMillis,
+      byte[] tracing,
+      ChecksumType checksumType,
+      int maxFrameSize)
+      throws IOException {
     Map<String, String> transportHeaders = new LinkedHashMap<>();
     transportHeaders.put(TransportHeaders.ARG_SCHEME, meta.encoding());
     transportHeaders.put(TransportHeaders.CALLER, meta.caller());
@@ -116,15 +135,21 @@ public final class CallCodec {
     byte[] headerBytes = TransportHeaders.encode(transportHeaders);
     byte[] service = meta.service().getBytes(UTF_8);
     if (service.length > 0xFF) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "service name is %d bytes long, longer than the 255 "
-          + "bytes tchannel allows", service.length);
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "service name is %d bytes long, longer than the 255 " + "bytes tchannel allows",
+          service.length);
     }
     byte[] procedure = meta.procedure().getBytes(UTF_8);
     if (procedure.length > Frames.MAX_ARG1_SIZE) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "procedure name is %d bytes long, longer than the %d "
-          + "bytes tchannel allows", procedure.length, Frames.MAX_ARG1_SIZE);
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "procedure name is %d bytes long, longer than the %d " + "bytes tchannel allows",
+          procedure.length,
+          Frames.MAX_ARG1_SIZE);
     }
-    ByteBuf fields = Unpooled.buffer(4 + Frames.TRACING_SIZE + 1 + service.length + headerBytes.length);
+    ByteBuf fields =
+        Unpooled.buffer(4 + Frames.TRACING_SIZE + 1 + service.length + headerBytes.length);
     fields.writeInt((int) Math.max(1, Math.min(ttlMillis, Integer.MAX_VALUE)));
     fields.writeBytes(tracing);
     fields.writeByte(service.length);
@@ -140,12 +165,21 @@ public final class CallCodec {
     try {
       arg2 = ApplicationHeaders.encode(appHeaders, meta.encoding());
     } catch (IllegalArgumentException e) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "cannot encode the request headers: %s", e.getMessage());
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT, "cannot encode the request headers: %s", e.getMessage());
     }
     ByteBuf arg3 = bodyBuffer(body, alloc);
     try {
-      return MessageWriter.write(alloc, Frames.CALL_REQ, id, fields.array(), checksumType,
-          Unpooled.wrappedBuffer(procedure), Unpooled.wrappedBuffer(arg2), arg3, maxFrameSize);
+      return MessageWriter.write(
+          alloc,
+          Frames.CALL_REQ,
+          id,
+          fields.array(),
+          checksumType,
+          Unpooled.wrappedBuffer(procedure),
+          Unpooled.wrappedBuffer(arg2),
+          arg3,
+          maxFrameSize);
     } finally {
       arg3.release();
     }
@@ -165,8 +199,12 @@ public final class CallCodec {
    *
    * @throws YarpcException {@code invalid-argument} when arg2 cannot be decoded, with yarpc-go's message
    */
-  public static RequestMeta decodeRequestMeta(String service, Map<String, String> transportHeaders,
-      long ttlMillis, byte[] arg1, byte[] arg2) {
+  public static RequestMeta decodeRequestMeta(
+      String service,
+      Map<String, String> transportHeaders,
+      long ttlMillis,
+      byte[] arg1,
+      byte[] arg2) {
     String encoding = orEmpty(transportHeaders.get(TransportHeaders.ARG_SCHEME));
     String caller = orEmpty(transportHeaders.get(TransportHeaders.CALLER));
     String procedure = new String(arg1, UTF_8);
@@ -174,8 +212,15 @@ public final class CallCodec {
     try {
       raw = ApplicationHeaders.decode(arg2, encoding);
     } catch (IllegalArgumentException e) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "failed to decode \"%s\" request headers for procedure "
-          + "\"%s\" of service \"%s\" from caller \"%s\": %s", encoding, procedure, service, caller, e.getMessage());
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "failed to decode \"%s\" request headers for procedure "
+              + "\"%s\" of service \"%s\" from caller \"%s\": %s",
+          encoding,
+          procedure,
+          service,
+          caller,
+          e.getMessage());
     }
     Headers.Builder headers = Headers.builder();
     String callerProcedure = "";
@@ -215,8 +260,16 @@ public final class CallCodec {
    * @param code 0x00 OK or 0x01 application error
    * @param arg2Headers the application headers including the reserved keys
    */
-  public static List<ByteBuf> encodeResponse(ByteBufAllocator alloc, int id, byte[] tracing, String argScheme,
-      ChecksumType checksumType, int code, Map<String, String> arg2Headers, Body body, int maxFrameSize)
+  public static List<ByteBuf> encodeResponse(
+      ByteBufAllocator alloc,
+      int id,
+      byte[] tracing,
+      String argScheme,
+      ChecksumType checksumType,
+      int code,
+      Map<String, String> arg2Headers,
+      Body body,
+      int maxFrameSize)
       throws IOException {
     byte[] headerBytes = TransportHeaders.encode(Map.of(TransportHeaders.ARG_SCHEME, argScheme));
     ByteBuf fields = Unpooled.buffer(1 + Frames.TRACING_SIZE + headerBytes.length);
@@ -227,12 +280,21 @@ public final class CallCodec {
     try {
       arg2 = ApplicationHeaders.encode(arg2Headers, argScheme);
     } catch (IllegalArgumentException e) {
-      throw YarpcException.of(Code.INTERNAL, "cannot encode the response headers: %s", e.getMessage());
+      throw YarpcException.of(
+          Code.INTERNAL, "cannot encode the response headers: %s", e.getMessage());
     }
     ByteBuf arg3 = bodyBuffer(body, alloc);
     try {
-      return MessageWriter.write(alloc, Frames.CALL_RES, id, fields.array(), checksumType, Unpooled.EMPTY_BUFFER,
-          Unpooled.wrappedBuffer(arg2), arg3, maxFrameSize);
+      return MessageWriter.write(
+          alloc,
+          Frames.CALL_RES,
+          id,
+          fields.array(),
+          checksumType,
+          Unpooled.EMPTY_BUFFER,
+          Unpooled.wrappedBuffer(arg2),
+          arg3,
+          maxFrameSize);
     } finally {
       arg3.release();
     }
@@ -245,14 +307,18 @@ public final class CallCodec {
    *
    * @throws YarpcException {@code internal} when the handler set a reserved key itself
    */
-  public static Map<String, String> responseHeaders(String service, Response response, YarpcException error) {
+  public static Map<String, String> responseHeaders(
+      String service, Response response, YarpcException error) {
     Map<String, String> out = new LinkedHashMap<>();
-    response.headers().forEach((k, v) -> {
-      if (k.startsWith(RESERVED_PREFIX)) {
-        throw YarpcException.of(Code.INTERNAL, "cannot use reserved header key: %s", k);
-      }
-      out.put(k, v);
-    });
+    response
+        .headers()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(RESERVED_PREFIX)) {
+                throw YarpcException.of(Code.INTERNAL, "cannot use reserved header key: %s", k);
+              }
+              out.put(k, v);
+            });
     out.put(SERVICE, service);
     if (error != null) {
       out.put(ERROR_CODE, error.code().wireName());
@@ -301,8 +367,14 @@ public final class CallCodec {
       raw = ApplicationHeaders.decode(arg2, meta.encoding());
     } catch (IllegalArgumentException e) {
       body.release();
-      throw YarpcException.of(Code.INTERNAL, "failed to decode \"%s\" response headers for procedure \"%s\" "
-          + "of service \"%s\": %s", meta.encoding(), meta.procedure(), meta.service(), e.getMessage());
+      throw YarpcException.of(
+          Code.INTERNAL,
+          "failed to decode \"%s\" response headers for procedure \"%s\" "
+              + "of service \"%s\": %s",
+          meta.encoding(),
+          meta.procedure(),
+          meta.service(),
+          e.getMessage());
     }
     Headers.Builder headers = Headers.builder();
     Map<String, String> reserved = new LinkedHashMap<>();
@@ -351,7 +423,9 @@ public final class CallCodec {
     if (c == Code.OK) {
       e = YarpcException.of(Code.INTERNAL, "got CodeOK from error header");
     } else if (c == null) {
-      e = YarpcException.of(Code.INTERNAL, "unknown error code \"%s\" in the response: %s", errorCode, message);
+      e =
+          YarpcException.of(
+              Code.INTERNAL, "unknown error code \"%s\" in the response: %s", errorCode, message);
     } else {
       e = YarpcException.of(c, message).withName(reserved.get(ERROR_NAME));
     }

@@ -32,8 +32,18 @@ public final class CallFrame {
   private final int[] chunkLength = new int[MAX_CHUNKS];
   private int chunkCount;
 
-  private CallFrame(ByteBuf frame, int type, int id, int flags, long ttl, int code, byte[] tracing,
-      String service, Map<String, String> headers, ChecksumType checksumType, int checksum) {
+  private CallFrame(
+      ByteBuf frame,
+      int type,
+      int id,
+      int flags,
+      long ttl,
+      int code,
+      byte[] tracing,
+      String service,
+      Map<String, String> headers,
+      ChecksumType checksumType,
+      int checksum) {
     this.frame = frame;
     this.type = type;
     this.id = id;
@@ -96,16 +106,17 @@ public final class CallFrame {
       need(in, checksumType.size(), what, "checksum");
       checksum = in.readInt();
     }
-    CallFrame f = new CallFrame(frame, type, id, flags, ttl, code, tracing, service, headers, checksumType,
-        checksum);
+    CallFrame f =
+        new CallFrame(
+            frame, type, id, flags, ttl, code, tracing, service, headers, checksumType, checksum);
     while (in.isReadable()) {
       if (in.readableBytes() < 2) {
         throw ProtocolException.fatal("frame too short: truncated arg chunk length in " + what);
       }
       int length = in.readUnsignedShort();
       if (in.readableBytes() < length) {
-        throw ProtocolException.fatal("frame too short: arg chunk of " + length + " bytes overruns the "
-            + what + " frame");
+        throw ProtocolException.fatal(
+            "frame too short: arg chunk of " + length + " bytes overruns the " + what + " frame");
       }
       if (f.chunkCount == MAX_CHUNKS) {
         throw ProtocolException.badRequest("more than three arg chunks in one " + what + " frame");
@@ -118,9 +129,11 @@ public final class CallFrame {
     return f;
   }
 
-  private static void need(ByteBuf in, int bytes, String what, String field) throws ProtocolException {
+  private static void need(ByteBuf in, int bytes, String what, String field)
+      throws ProtocolException {
     if (in.readableBytes() < bytes) {
-      throw ProtocolException.fatal("frame too short: " + what + " frame truncated in its " + field);
+      throw ProtocolException.fatal(
+          "frame too short: " + what + " frame truncated in its " + field);
     }
   }
 

@@ -136,15 +136,18 @@ public final class Connection extends ChannelDuplexHandler {
   @Override
   public String toString() {
     Channel ch = channel;
-    return "tchannel connection " + (ch == null ? "" : ch.localAddress() + (initiator ? " -> " : " <- ")
-        + ch.remoteAddress());
+    return "tchannel connection "
+        + (ch == null
+            ? ""
+            : ch.localAddress() + (initiator ? " -> " : " <- ") + ch.remoteAddress());
   }
 
   private String peerName() {
     String hp = handshake.remoteHostPort();
     Channel ch = channel;
     return hp.isEmpty() || hp.equals(InitFrames.EPHEMERAL_HOST_PORT)
-        ? String.valueOf(ch == null ? "peer" : ch.remoteAddress()) : hp;
+        ? String.valueOf(ch == null ? "peer" : ch.remoteAddress())
+        : hp;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -160,8 +163,8 @@ public final class Connection extends ChannelDuplexHandler {
   public CompletableFuture<Response> call(RequestMeta meta, Body body, ChecksumType checksumType) {
     if (!isActive()) {
       body.release();
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "tchannel connection to %s is closed", peerName()));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s is closed", peerName()));
     }
     return outbound.call(meta, body, checksumType);
   }
@@ -184,8 +187,11 @@ public final class Connection extends ChannelDuplexHandler {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
-    handshake.fail(YarpcException.of(Code.UNAVAILABLE,
-        "tchannel connection to %s closed before its handshake completed", ctx.channel().remoteAddress()));
+    handshake.fail(
+        YarpcException.of(
+            Code.UNAVAILABLE,
+            "tchannel connection to %s closed before its handshake completed",
+            ctx.channel().remoteAddress()));
     outbound.failAll("tchannel connection to " + peerName() + " closed");
     inbound.closeAll();
     if (!closeNotified) {
@@ -226,8 +232,11 @@ public final class Connection extends ChannelDuplexHandler {
       onProtocolError(frame, e);
     } catch (RuntimeException | Error e) {
       UNEXPECTED_FAILURES.incrementAndGet();
-      log.warn("{}: unexpected failure handling a {} frame; closing the connection", this,
-          Frames.typeName(Frames.type(frame)), e);
+      log.warn(
+          "{}: unexpected failure handling a {} frame; closing the connection",
+          this,
+          Frames.typeName(Frames.type(frame)),
+          e);
       fatal(Frames.NULL_ID, "internal error: " + YarpcException.describe(e));
     } finally {
       frame.release();
@@ -260,7 +269,8 @@ public final class Connection extends ChannelDuplexHandler {
         break;
       case Frames.CLAIM:
       case Frames.PING_RES:
-        break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing waits for it
+        break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing
+      // waits for it
       case Frames.PING_REQ:
         out.writeAndFlush(Frames.empty(out.alloc(), Frames.PING_RES, id));
         break;
@@ -269,15 +279,18 @@ public final class Connection extends ChannelDuplexHandler {
         break;
       case Frames.INIT_REQ:
       case Frames.INIT_RES:
-        throw ProtocolException.fatal("unexpected " + Frames.typeName(type) + " after the handshake");
+        throw ProtocolException.fatal(
+            "unexpected " + Frames.typeName(type) + " after the handshake");
       default:
         throw ProtocolException.fatal("invalid frame type " + type);
     }
   }
 
   private void onError(ChannelHandlerContext ctx, ByteBuf frame, int id) {
-    int code = frame.readableBytes() > Frames.HEADER_SIZE
-        ? frame.getUnsignedByte(frame.readerIndex() + Frames.HEADER_SIZE) : ErrorCodes.UNEXPECTED;
+    int code =
+        frame.readableBytes() > Frames.HEADER_SIZE
+            ? frame.getUnsignedByte(frame.readerIndex() + Frames.HEADER_SIZE)
+            : ErrorCodes.UNEXPECTED;
     String message = Frames.errorMessage(frame);
     if (code == ErrorCodes.FATAL) {
       closed = true; // before failing the call: a retry must not pick this connection again
@@ -285,7 +298,8 @@ public final class Connection extends ChannelDuplexHandler {
     if (id != Frames.NULL_ID) {
       outbound.onError(id, code, message);
     } else {
-      log.debug("{}: peer reported a connection error {}: {}", this, ErrorCodes.name(code), message);
+      log.debug(
+          "{}: peer reported a connection error {}: {}", this, ErrorCodes.name(code), message);
     }
     if (code == ErrorCodes.FATAL) {
       ctx.close();
@@ -295,13 +309,19 @@ public final class Connection extends ChannelDuplexHandler {
   private void onProtocolError(ByteBuf frame, ProtocolException e) {
     int type = Frames.type(frame);
     int id = Frames.id(frame);
-    boolean attributable = !closed && handshake.isDone()
-        && (type == Frames.CALL_REQ || type == Frames.CALL_REQ_CONTINUE || type == Frames.CALL_RES
-            || type == Frames.CALL_RES_CONTINUE);
+    boolean attributable =
+        !closed
+            && handshake.isDone()
+            && (type == Frames.CALL_REQ
+                || type == Frames.CALL_REQ_CONTINUE
+                || type == Frames.CALL_RES
+                || type == Frames.CALL_RES_CONTINUE);
     if (e.isFatal()) {
       fatal(attributable ? id : Frames.NULL_ID, e.getMessage());
       if (attributable && (type == Frames.CALL_RES || type == Frames.CALL_RES_CONTINUE)) {
-        outbound.fail(id, YarpcException.of(Code.INTERNAL, "malformed tchannel response: %s", e.getMessage()));
+        outbound.fail(
+            id,
+            YarpcException.of(Code.INTERNAL, "malformed tchannel response: %s", e.getMessage()));
       }
       return;
     }
@@ -309,8 +329,12 @@ public final class Connection extends ChannelDuplexHandler {
     if (type == Frames.CALL_REQ || type == Frames.CALL_REQ_CONTINUE) {
       inbound.endMessage(id, more, e.errorCode(), e.getMessage());
     } else {
-      outbound.fail(id, YarpcException.of(e.isTooLarge() ? Code.RESOURCE_EXHAUSTED : Code.INTERNAL,
-          "tchannel response: %s", e.getMessage()));
+      outbound.fail(
+          id,
+          YarpcException.of(
+              e.isTooLarge() ? Code.RESOURCE_EXHAUSTED : Code.INTERNAL,
+              "tchannel response: %s",
+              e.getMessage()));
     }
   }
 

@@ -9,20 +9,28 @@ import io.yarpc.errors.Code;
 final class ErrorCodes {
   /** 0x01 timeout: the ttl expired. */
   public static final int TIMEOUT = 0x01;
+
   /** 0x02 cancelled: a cancel frame ended the call. */
   public static final int CANCELLED = 0x02;
+
   /** 0x03 busy: overloaded, retry elsewhere. */
   public static final int BUSY = 0x03;
+
   /** 0x04 declined: refused for a reason other than load. */
   public static final int DECLINED = 0x04;
+
   /** 0x05 unexpected error: the handler failed. */
   public static final int UNEXPECTED = 0x05;
+
   /** 0x06 bad request: malformed or unroutable. */
   public static final int BAD_REQUEST = 0x06;
+
   /** 0x07 network error. */
   public static final int NETWORK = 0x07;
+
   /** 0x08 unhealthy (tchannel-go has no constant for it; yarpc-go maps it to internal). */
   public static final int UNHEALTHY = 0x08;
+
   /** 0xFF fatal protocol error: the connection closes after this frame. */
   public static final int FATAL = 0xFF;
 

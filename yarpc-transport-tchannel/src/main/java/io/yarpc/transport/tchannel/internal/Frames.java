@@ -14,31 +14,43 @@ import io.yarpc.internal.WireText;
 public final class Frames {
   /** Bytes in every frame's header. */
   public static final int HEADER_SIZE = 16;
+
   /** The largest frame: {@code size} is a 16-bit field. */
   public static final int MAX_FRAME_SIZE = 0xFFFF;
+
   /** The message id for errors that belong to no message. */
   public static final int NULL_ID = 0xFFFFFFFF;
 
   /** init req. */
   public static final int INIT_REQ = 0x01;
+
   /** init res. */
   public static final int INIT_RES = 0x02;
+
   /** call req. */
   public static final int CALL_REQ = 0x03;
+
   /** call res. */
   public static final int CALL_RES = 0x04;
+
   /** call req continue. */
   public static final int CALL_REQ_CONTINUE = 0x13;
+
   /** call res continue. */
   public static final int CALL_RES_CONTINUE = 0x14;
+
   /** cancel. */
   public static final int CANCEL = 0xC0;
+
   /** claim. */
   public static final int CLAIM = 0xC1;
+
   /** ping req. */
   public static final int PING_REQ = 0xD0;
+
   /** ping res. */
   public static final int PING_RES = 0xD1;
+
   /** error. */
   public static final int ERROR = 0xFF;
 
@@ -47,8 +59,10 @@ public final class Frames {
 
   /** Bytes of the tracing field. */
   public static final int TRACING_SIZE = 25;
+
   /** The largest arg1 (procedure name) the spec allows. */
   public static final int MAX_ARG1_SIZE = 0x4000;
+
   /** The protocol version. */
   public static final int VERSION = 2;
 
@@ -114,9 +128,12 @@ public final class Frames {
    *
    * @param tracing 25 bytes, or {@code null} for zeros
    */
-  public static ByteBuf error(ByteBufAllocator alloc, int id, int code, byte[] tracing, String message) {
+  public static ByteBuf error(
+      ByteBufAllocator alloc, int id, int code, byte[] tracing, String message) {
     int max = MAX_FRAME_SIZE - HEADER_SIZE - 1 - TRACING_SIZE - 2;
-    byte[] text = WireText.truncate(message == null ? "" : message, max, WireText::utf8Length).getBytes(UTF_8);
+    byte[] text =
+        WireText.truncate(message == null ? "" : message, max, WireText::utf8Length)
+            .getBytes(UTF_8);
     int length = text.length;
     int size = HEADER_SIZE + 1 + TRACING_SIZE + 2 + length;
     ByteBuf out = alloc.buffer(size);
@@ -136,7 +153,8 @@ public final class Frames {
   }
 
   /** A cancel frame: {@code ttl:4 tracing:25 why~2}. */
-  public static ByteBuf cancel(ByteBufAllocator alloc, int id, long ttlMillis, byte[] tracing, String why) {
+  public static ByteBuf cancel(
+      ByteBufAllocator alloc, int id, long ttlMillis, byte[] tracing, String why) {
     byte[] text = (why == null ? "" : why).getBytes(UTF_8);
     int length = Math.min(text.length, 1024);
     int size = HEADER_SIZE + 4 + TRACING_SIZE + 2 + length;

@@ -31,9 +31,14 @@ import org.slf4j.LoggerFactory;
  * releases it (the caller owns it); the init frames this side writes are handed to the channel.
  */
 final class Handshake {
-  private static final Logger log = LoggerFactory.getLogger(Connection.class); // the connection's log
+  private static final Logger log =
+      LoggerFactory.getLogger(Connection.class); // the connection's log
 
-  private enum Phase { WAITING, DONE, FAILED }
+  private enum Phase {
+    WAITING,
+    DONE,
+    FAILED
+  }
 
   private final boolean initiator;
   private final ConnectionHost host;
@@ -81,16 +86,25 @@ final class Handshake {
    */
   void start(ChannelHandlerContext ctx, IntSupplier ids) {
     this.ctx = ctx;
-    timer = ctx.executor().schedule(() -> {
-      if (phase == Phase.WAITING) {
-        future.completeExceptionally(YarpcException.of(Code.UNAVAILABLE,
-            "tchannel handshake with %s timed out", ctx.channel().remoteAddress()));
-        ctx.close();
-      }
-    }, settings.handshakeTimeoutNanos(), TimeUnit.NANOSECONDS);
+    timer =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  if (phase == Phase.WAITING) {
+                    future.completeExceptionally(
+                        YarpcException.of(
+                            Code.UNAVAILABLE,
+                            "tchannel handshake with %s timed out",
+                            ctx.channel().remoteAddress()));
+                    ctx.close();
+                  }
+                },
+                settings.handshakeTimeoutNanos(),
+                TimeUnit.NANOSECONDS);
     if (initiator) {
-      ctx.writeAndFlush(InitFrames.encode(settings.writeAllocator(), Frames.INIT_REQ, ids.getAsInt(),
-          initHeaders()));
+      ctx.writeAndFlush(
+          InitFrames.encode(
+              settings.writeAllocator(), Frames.INIT_REQ, ids.getAsInt(), initHeaders()));
     }
   }
 
@@ -110,8 +124,12 @@ final class Handshake {
     }
     if (type == Frames.ERROR) {
       String message = Frames.errorMessage(frame);
-      future.completeExceptionally(YarpcException.of(Code.UNAVAILABLE,
-          "tchannel peer %s refused the handshake: %s", ctx.channel().remoteAddress(), message));
+      future.completeExceptionally(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "tchannel peer %s refused the handshake: %s",
+              ctx.channel().remoteAddress(),
+              message));
       ctx.close();
       return;
     }
@@ -156,7 +174,8 @@ final class Handshake {
       }
     }
     remoteHostPort = init.headers().get(InitFrames.HOST_PORT);
-    ctx.writeAndFlush(InitFrames.encode(settings.writeAllocator(), Frames.INIT_RES, id, initHeaders()));
+    ctx.writeAndFlush(
+        InitFrames.encode(settings.writeAllocator(), Frames.INIT_RES, id, initHeaders()));
     activate();
   }
 

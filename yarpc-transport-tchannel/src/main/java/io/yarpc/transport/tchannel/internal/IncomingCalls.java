@@ -6,7 +6,6 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.InboundCalls;
-import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
@@ -15,13 +14,13 @@ import io.yarpc.transport.RpcType;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +48,8 @@ final class IncomingCalls {
   /** TChannel carries unary calls only, as in yarpc-go. */
   private static final Set<RpcType> HANDLED = EnumSet.of(RpcType.UNARY);
 
-  private static final Logger log = LoggerFactory.getLogger(Connection.class); // the connection's log
+  private static final Logger log =
+      LoggerFactory.getLogger(Connection.class); // the connection's log
   private static final int MAX_DISCARDED_IDS = 4096;
 
   private final FrameOutput out;
@@ -123,8 +123,10 @@ final class IncomingCalls {
     if (existing != null) {
       String message = "message id " + Frames.idString(id) + " is already in use";
       if (existing.future == null) {
-        // the first message is still arriving: its fragments and the duplicate's can no longer be told
-        // apart, so it ends too (one error frame answers both) and later fragments of the id are ignored
+        // the first message is still arriving: its fragments and the duplicate's can no longer be
+        // told
+        // apart, so it ends too (one error frame answers both) and later fragments of the id are
+        // ignored
         endMessage(id, Frames.moreFragments(frame), ErrorCodes.BAD_REQUEST, message);
       } else {
         sendError(id, ErrorCodes.BAD_REQUEST, null, message);
@@ -133,8 +135,11 @@ final class IncomingCalls {
     }
     CallFrame f = CallFrame.parse(frame);
     if (calls.size() >= settings.maxInFlightCalls()) {
-      throw ProtocolException.of(ErrorCodes.BUSY, "too many in-flight calls on this connection (the limit is "
-          + settings.maxInFlightCalls() + ")");
+      throw ProtocolException.of(
+          ErrorCodes.BUSY,
+          "too many in-flight calls on this connection (the limit is "
+              + settings.maxInFlightCalls()
+              + ")");
     }
     if (f.ttl() == 0) {
       throw ProtocolException.badRequest("timeout required");
@@ -156,7 +161,9 @@ final class IncomingCalls {
     }
     ServerCall call = calls.get(id);
     if (call == null || call.future != null) {
-      log.debug("{}: ignoring a call req continue frame for message {}, which is not being received", owner,
+      log.debug(
+          "{}: ignoring a call req continue frame for message {}, which is not being received",
+          owner,
           Frames.idString(id));
       return;
     }
@@ -234,8 +241,9 @@ final class IncomingCalls {
     RequestMeta meta;
     Body body;
     try {
-      meta = CallCodec.decodeRequestMeta(call.service, call.transportHeaders, call.ttl, a.argBytes(0),
-          a.argBytes(1));
+      meta =
+          CallCodec.decodeRequestMeta(
+              call.service, call.transportHeaders, call.ttl, a.argBytes(0), a.argBytes(1));
     } catch (YarpcException e) {
       calls.remove(call.id);
       a.release();
@@ -248,11 +256,16 @@ final class IncomingCalls {
     try {
       Router router = host.router();
       if (router == null) {
-        throw YarpcException.of(Code.UNAVAILABLE, "no tchannel inbound serves calls on this connection");
+        throw YarpcException.of(
+            Code.UNAVAILABLE, "no tchannel inbound serves calls on this connection");
       }
-      // every call req carries a TTL (0 is refused above), so yarpc-go's strict rule is the policy here
-      InboundCalls.Routed routed = InboundCalls.route(router, meta, "tchannel", HANDLED, DeadlinePolicy.strict());
-      future = InboundCalls.handle(routed.spec().unary(), Request.of(routed.meta(), body), body::release);
+      // every call req carries a TTL (0 is refused above), so yarpc-go's strict rule is the policy
+      // here
+      InboundCalls.Routed routed =
+          InboundCalls.route(router, meta, "tchannel", HANDLED, DeadlinePolicy.strict());
+      future =
+          InboundCalls.handle(
+              routed.spec().unary(), Request.of(routed.meta(), body), body::release);
     } catch (Throwable t) {
       body.release();
       future = CompletableFuture.failedFuture(t);
@@ -287,8 +300,14 @@ final class IncomingCalls {
           if (attached != null) {
             attached.body().release();
           }
-          frames = List.of(Frames.error(out.alloc(), call.id, ErrorCodes.fromCode(e.code()), call.tracing,
-              e.getMessage()));
+          frames =
+              List.of(
+                  Frames.error(
+                      out.alloc(),
+                      call.id,
+                      ErrorCodes.fromCode(e.code()),
+                      call.tracing,
+                      e.getMessage()));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -296,28 +315,47 @@ final class IncomingCalls {
         toRelease.release();
         toRelease = null;
       }
-      YarpcException y = e instanceof YarpcException ? (YarpcException) e
-          : YarpcException.of(Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
-      frames = List.of(Frames.error(out.alloc(), call.id, ErrorCodes.fromCode(y.code()), call.tracing,
-          y.getMessage()));
+      YarpcException y =
+          e instanceof YarpcException
+              ? (YarpcException) e
+              : YarpcException.of(
+                  Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
+      frames =
+          List.of(
+              Frames.error(
+                  out.alloc(),
+                  call.id,
+                  ErrorCodes.fromCode(y.code()),
+                  call.tracing,
+                  y.getMessage()));
     }
     List<ByteBuf> toWrite = frames;
     Body body = toRelease;
-    out.runOnLoop(() -> {
-      if (calls.get(call.id) != call || call.cancelled || !out.isOpen()) {
-        FrameOutput.releaseAll(toWrite, body);
-        return;
-      }
-      calls.remove(call.id);
-      out.writeMessage(toWrite, body);
-    }, () -> FrameOutput.releaseAll(toWrite, body));
+    out.runOnLoop(
+        () -> {
+          if (calls.get(call.id) != call || call.cancelled || !out.isOpen()) {
+            FrameOutput.releaseAll(toWrite, body);
+            return;
+          }
+          calls.remove(call.id);
+          out.writeMessage(toWrite, body);
+        },
+        () -> FrameOutput.releaseAll(toWrite, body));
   }
 
   private List<ByteBuf> encodeResponse(ServerCall call, Response response, YarpcException error)
       throws IOException {
     Map<String, String> headers = CallCodec.responseHeaders(call.service, response, error);
     int code = response.isApplicationError() || error != null ? 1 : 0;
-    return CallCodec.encodeResponse(out.alloc(), call.id, call.tracing, call.argScheme(), call.responseChecksum(),
-        code, headers, response.body(), settings.maxFrameSize());
+    return CallCodec.encodeResponse(
+        out.alloc(),
+        call.id,
+        call.tracing,
+        call.argScheme(),
+        call.responseChecksum(),
+        code,
+        headers,
+        response.body(),
+        settings.maxFrameSize());
   }
 }

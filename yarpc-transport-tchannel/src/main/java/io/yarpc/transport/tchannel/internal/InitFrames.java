@@ -14,14 +14,19 @@ import java.util.Map;
 public final class InitFrames {
   /** Where this process can be reached: {@code a.b.c.d:port}, or {@code 0.0.0.0:0} when it does not listen. */
   public static final String HOST_PORT = "host_port";
+
   /** Free text naming the process, e.g. {@code java[1234]}. */
   public static final String PROCESS_NAME = "process_name";
+
   /** {@code java}. */
   public static final String LANGUAGE = "tchannel_language";
+
   /** The Java version. */
   public static final String LANGUAGE_VERSION = "tchannel_language_version";
+
   /** This library's version. */
   public static final String TCHANNEL_VERSION = "tchannel_version";
+
   /** The host_port of a process that does not listen. */
   public static final String EPHEMERAL_HOST_PORT = "0.0.0.0:0";
 
@@ -31,7 +36,8 @@ public final class InitFrames {
   public record Init(int version, Map<String, String> headers) {}
 
   /** Encodes an init req or res. */
-  public static ByteBuf encode(ByteBufAllocator alloc, int type, int id, Map<String, String> headers) {
+  public static ByteBuf encode(
+      ByteBufAllocator alloc, int type, int id, Map<String, String> headers) {
     int size = Frames.HEADER_SIZE + 4;
     byte[][] parts = new byte[headers.size() * 2][];
     int i = 0;

@@ -34,8 +34,11 @@ public final class MessageAssembler {
   private final long maxBytes;
   private final ChecksumType checksumType;
   private final RunningChecksum checksum;
+
   @SuppressWarnings("unchecked")
-  private final List<ByteBuf>[] args = new List[] {new ArrayList<>(1), new ArrayList<>(1), new ArrayList<>(1)};
+  private final List<ByteBuf>[] args =
+      new List[] {new ArrayList<>(1), new ArrayList<>(1), new ArrayList<>(1)};
+
   private int current;
   private long total;
   private boolean complete;
@@ -69,7 +72,8 @@ public final class MessageAssembler {
    */
   public boolean add(CallFrame f) throws ProtocolException {
     if (complete) {
-      throw ProtocolException.badRequest("frame after the last frame of message " + Frames.idString(f.id()));
+      throw ProtocolException.badRequest(
+          "frame after the last frame of message " + Frames.idString(f.id()));
     }
     boolean first = frames++ == 0;
     int count = f.chunkCount();
@@ -78,25 +82,31 @@ public final class MessageAssembler {
         throw ProtocolException.badRequest("arg1 must not be fragmented");
       }
       if (request && count > 0 && f.chunkLength(0) > Frames.MAX_ARG1_SIZE) {
-        throw ProtocolException.badRequest("arg1 is " + f.chunkLength(0) + " bytes long, longer than "
-            + Frames.MAX_ARG1_SIZE);
+        throw ProtocolException.badRequest(
+            "arg1 is " + f.chunkLength(0) + " bytes long, longer than " + Frames.MAX_ARG1_SIZE);
       }
     } else if (f.checksumType() != checksumType) {
-      throw ProtocolException.badRequest("checksum type changed from " + checksumType.code() + " to "
-          + f.checksumType().code() + " within message " + Frames.idString(f.id()));
+      throw ProtocolException.badRequest(
+          "checksum type changed from "
+              + checksumType.code()
+              + " to "
+              + f.checksumType().code()
+              + " within message "
+              + Frames.idString(f.id()));
     }
     for (int i = 0; i < count; i++) {
       if (i > 0) {
         current++;
       }
       if (current > 2) {
-        throw ProtocolException.badRequest("message " + Frames.idString(f.id()) + " has more than three args");
+        throw ProtocolException.badRequest(
+            "message " + Frames.idString(f.id()) + " has more than three args");
       }
       int length = f.chunkLength(i);
       total += length;
       if (total > maxBytes) {
-        throw ProtocolException.tooLarge("message " + Frames.idString(f.id()) + " exceeds the limit of "
-            + maxBytes + " bytes");
+        throw ProtocolException.tooLarge(
+            "message " + Frames.idString(f.id()) + " exceeds the limit of " + maxBytes + " bytes");
       }
       if (length > 0) {
         checksum.update(f.frame(), f.chunkIndex(i), length);
@@ -104,13 +114,22 @@ public final class MessageAssembler {
       }
     }
     if (checksum.isVerifiable() && checksum.value() != f.checksum()) {
-      throw ProtocolException.badRequest("invalid checksum (type " + checksumType.code() + ") expected: "
-          + Integer.toUnsignedString(f.checksum()) + " actual: " + Integer.toUnsignedString(checksum.value()));
+      throw ProtocolException.badRequest(
+          "invalid checksum (type "
+              + checksumType.code()
+              + ") expected: "
+              + Integer.toUnsignedString(f.checksum())
+              + " actual: "
+              + Integer.toUnsignedString(checksum.value()));
     }
     if (!f.moreFragments()) {
       if (current < 2) {
-        throw ProtocolException.badRequest("message " + Frames.idString(f.id()) + " ended after "
-            + (first && count == 0 ? 0 : current + 1) + " of its 3 args");
+        throw ProtocolException.badRequest(
+            "message "
+                + Frames.idString(f.id())
+                + " ended after "
+                + (first && count == 0 ? 0 : current + 1)
+                + " of its 3 args");
       }
       complete = true;
     }
@@ -133,7 +152,6 @@ public final class MessageAssembler {
     }
     return out;
   }
-
 
   /**
    * arg3 as a body with byte access over the received buffers (no copy); the body owns them from now on

@@ -62,8 +62,16 @@ final class MessageWriter {
    * @throws YarpcException {@code invalid-argument} when arg1 and the fields do not fit in the first frame
    *     with room for arg2's chunk header
    */
-  public static List<ByteBuf> write(ByteBufAllocator alloc, int firstType, int id, byte[] fields,
-      ChecksumType checksumType, ByteBuf arg1, ByteBuf arg2, ByteBuf arg3, int maxFrameSize) {
+  public static List<ByteBuf> write(
+      ByteBufAllocator alloc,
+      int firstType,
+      int id,
+      byte[] fields,
+      ChecksumType checksumType,
+      ByteBuf arg1,
+      ByteBuf arg2,
+      ByteBuf arg3,
+      int maxFrameSize) {
     if (checksumType == ChecksumType.FARMHASH) {
       checksumType = ChecksumType.NONE;
     }
@@ -71,8 +79,10 @@ final class MessageWriter {
     int firstOverhead = Frames.HEADER_SIZE + 1 + fields.length + 1 + checksumSize;
     int continueOverhead = Frames.HEADER_SIZE + 1 + 1 + checksumSize;
     if (maxFrameSize - firstOverhead - 2 - arg1.readableBytes() <= 2) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "the procedure name (%d bytes) and the tchannel "
-          + "headers do not fit in one frame", arg1.readableBytes());
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "the procedure name (%d bytes) and the tchannel " + "headers do not fit in one frame",
+          arg1.readableBytes());
     }
 
     ByteBuf[] args = {arg1, arg2, arg3};
@@ -112,17 +122,32 @@ final class MessageWriter {
    * plans by the rules, tests may split by hand. Frames after the first are continuations; all but the
    * last carry the more-fragments flag.
    */
-  static List<ByteBuf> writePlanned(ByteBufAllocator alloc, int firstType, int id, byte[] fields,
-      ChecksumType checksumType, ByteBuf[] args, List<List<Chunk>> plan) {
-    int continueType = firstType == Frames.CALL_REQ ? Frames.CALL_REQ_CONTINUE : Frames.CALL_RES_CONTINUE;
+  static List<ByteBuf> writePlanned(
+      ByteBufAllocator alloc,
+      int firstType,
+      int id,
+      byte[] fields,
+      ChecksumType checksumType,
+      ByteBuf[] args,
+      List<List<Chunk>> plan) {
+    int continueType =
+        firstType == Frames.CALL_REQ ? Frames.CALL_REQ_CONTINUE : Frames.CALL_RES_CONTINUE;
     RunningChecksum checksum = new RunningChecksum(checksumType);
     List<ByteBuf> out = new ArrayList<>(plan.size());
     try {
       for (int f = 0; f < plan.size(); f++) {
         boolean first = f == 0;
         boolean more = f < plan.size() - 1;
-        out.add(buildFrame(alloc, first ? firstType : continueType, id, more,
-            first ? fields : null, checksum, plan.get(f), args));
+        out.add(
+            buildFrame(
+                alloc,
+                first ? firstType : continueType,
+                id,
+                more,
+                first ? fields : null,
+                checksum,
+                plan.get(f),
+                args));
       }
     } catch (RuntimeException | Error e) {
       for (ByteBuf b : out) {
@@ -133,10 +158,17 @@ final class MessageWriter {
     return out;
   }
 
-  private static ByteBuf buildFrame(ByteBufAllocator alloc, int type, int id, boolean more, byte[] fields,
-      RunningChecksum checksum, List<Chunk> chunks, ByteBuf[] args) {
-    int overhead = Frames.HEADER_SIZE + 1 + (fields == null ? 0 : fields.length) + 1
-        + checksum.type().size();
+  private static ByteBuf buildFrame(
+      ByteBufAllocator alloc,
+      int type,
+      int id,
+      boolean more,
+      byte[] fields,
+      RunningChecksum checksum,
+      List<Chunk> chunks,
+      ByteBuf[] args) {
+    int overhead =
+        Frames.HEADER_SIZE + 1 + (fields == null ? 0 : fields.length) + 1 + checksum.type().size();
     int size = overhead;
     int copied = overhead;
     for (Chunk c : chunks) {

@@ -53,7 +53,11 @@ final class OutgoingCalls {
    * @param usable whether the connection may carry calls (handshake done, not closed)
    * @param peerName names the peer in error messages
    */
-  OutgoingCalls(FrameOutput out, Settings settings, int firstId, BooleanSupplier usable,
+  OutgoingCalls(
+      FrameOutput out,
+      Settings settings,
+      int firstId,
+      BooleanSupplier usable,
       Supplier<String> peerName) {
     this.out = out;
     this.settings = settings;
@@ -117,42 +121,58 @@ final class OutgoingCalls {
    *
    * @param ttlMillis the TTL field of the call req
    */
-  private CompletableFuture<Response> send(RequestMeta meta, Body body, ChecksumType checksumType,
-      long ttlMillis) {
+  private CompletableFuture<Response> send(
+      RequestMeta meta, Body body, ChecksumType checksumType, long ttlMillis) {
     int id = allocateId();
     ClientCall call = new ClientCall(id, meta, Tracing.newRoot());
     List<ByteBuf> frames;
     try {
-      frames = CallCodec.encodeRequest(out.alloc(), id, meta, body, ttlMillis, call.tracing, checksumType,
-          settings.maxFrameSize());
+      frames =
+          CallCodec.encodeRequest(
+              out.alloc(),
+              id,
+              meta,
+              body,
+              ttlMillis,
+              call.tracing,
+              checksumType,
+              settings.maxFrameSize());
     } catch (YarpcException e) {
       body.release();
       return CompletableFuture.failedFuture(e);
     } catch (IOException | RuntimeException e) {
       body.release();
-      return CompletableFuture.failedFuture(YarpcException.withCause(Code.INTERNAL,
-          "failed to write the request body: " + YarpcException.describe(e), e));
+      return CompletableFuture.failedFuture(
+          YarpcException.withCause(
+              Code.INTERNAL, "failed to write the request body: " + YarpcException.describe(e), e));
     }
     calls.put(id, call);
-    call.result.whenComplete((r, e) -> {
-      if (call.result.isCancelled()) {
-        Deadline d = call.meta.deadline();
-        String why = d != null && d.isExpired() ? "timeout" : "cancelled by the caller";
-        out.runOnLoop(() -> cancelCall(call, why), () -> {});
-      }
-    });
-    out.runOnLoop(() -> {
-      if (calls.get(id) != call || !usable.getAsBoolean()) {
-        FrameOutput.releaseAll(frames, body);
-        failCall(call, YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get()));
-        return;
-      }
-      out.writeMessage(frames, body);
-    }, () -> {
-      FrameOutput.releaseAll(frames, body);
-      calls.remove(id);
-      call.result.completeExceptionally(YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping"));
-    });
+    call.result.whenComplete(
+        (r, e) -> {
+          if (call.result.isCancelled()) {
+            Deadline d = call.meta.deadline();
+            String why = d != null && d.isExpired() ? "timeout" : "cancelled by the caller";
+            out.runOnLoop(() -> cancelCall(call, why), () -> {});
+          }
+        });
+    out.runOnLoop(
+        () -> {
+          if (calls.get(id) != call || !usable.getAsBoolean()) {
+            FrameOutput.releaseAll(frames, body);
+            failCall(
+                call,
+                YarpcException.of(
+                    Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get()));
+            return;
+          }
+          out.writeMessage(frames, body);
+        },
+        () -> {
+          FrameOutput.releaseAll(frames, body);
+          calls.remove(id);
+          call.result.completeExceptionally(
+              YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping"));
+        });
     return call.result;
   }
 
@@ -221,7 +241,8 @@ final class OutgoingCalls {
       call.assembler = new MessageAssembler(false, f.checksumType(), settings.maxMessageBytes());
       call.code = f.code();
     } else if (call.assembler == null) {
-      throw ProtocolException.badRequest("call res continue before call res for message " + Frames.idString(id));
+      throw ProtocolException.badRequest(
+          "call res continue before call res for message " + Frames.idString(id));
     }
     if (!call.assembler.add(f)) {
       return;
@@ -251,8 +272,13 @@ final class OutgoingCalls {
     ClientCall call = calls.get(id);
     if (call != null) {
       Code yarpcCode = ErrorCodes.toCode(code);
-      String text = ErrorCodes.isMapped(code) ? message : "got tchannel error " + ErrorCodes.name(code)
-          + " which did not have a matching YARPC code: " + message;
+      String text =
+          ErrorCodes.isMapped(code)
+              ? message
+              : "got tchannel error "
+                  + ErrorCodes.name(code)
+                  + " which did not have a matching YARPC code: "
+                  + message;
       failCall(call, YarpcException.of(yarpcCode, "%s", text));
     }
   }

@@ -12,5 +12,10 @@ import io.netty.buffer.ByteBufAllocator;
  * @param handshakeTimeoutNanos how long a connection may take to complete the init handshake
  * @param maxFrameSize the largest frame written (65535; smaller only in tests)
  */
-public record Settings(String processName, ByteBufAllocator writeAllocator, long maxMessageBytes,
-    int maxInFlightCalls, long handshakeTimeoutNanos, int maxFrameSize) {}
+public record Settings(
+    String processName,
+    ByteBufAllocator writeAllocator,
+    long maxMessageBytes,
+    int maxInFlightCalls,
+    long handshakeTimeoutNanos,
+    int maxFrameSize) {}

@@ -2,8 +2,8 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
-import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.AbstractPeer;
+import io.yarpc.peer.ConnectionStatus;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -86,8 +86,8 @@ public final class TChannelPeer extends AbstractPeer {
     boolean dialled;
     synchronized (this) {
       if (closed) {
-        return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-            "tchannel peer %s was released", identifier()));
+        return CompletableFuture.failedFuture(
+            YarpcException.of(Code.UNAVAILABLE, "tchannel peer %s was released", identifier()));
       }
       if (connection != null && connection.isActive()) {
         return CompletableFuture.completedFuture(connection);
@@ -107,8 +107,11 @@ public final class TChannelPeer extends AbstractPeer {
       return connecting;
     }
     if (!host.isRunning()) {
-      return CompletableFuture.failedFuture(YarpcException.of(Code.UNAVAILABLE,
-          "cannot connect to tchannel peer %s: the transport is not running", identifier()));
+      return CompletableFuture.failedFuture(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "cannot connect to tchannel peer %s: the transport is not running",
+              identifier()));
     }
     if (reconnect != null) {
       reconnect.cancel(false);
@@ -195,12 +198,15 @@ public final class TChannelPeer extends AbstractPeer {
     long cap = Math.min(BACKOFF_MAX_NANOS, BACKOFF_FIRST_NANOS << Math.min(failures, 20));
     long delay = ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);
     try {
-      reconnect = host.schedule(() -> {
-        synchronized (this) {
-          reconnect = null;
-        }
-        start();
-      }, delay);
+      reconnect =
+          host.schedule(
+              () -> {
+                synchronized (this) {
+                  reconnect = null;
+                }
+                start();
+              },
+              delay);
     } catch (RuntimeException e) {
       reconnect = null; // the transport is shutting down
     }

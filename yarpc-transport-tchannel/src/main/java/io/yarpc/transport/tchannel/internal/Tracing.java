@@ -14,6 +14,11 @@ final class Tracing {
   /** A new root span. */
   public static byte[] newRoot() {
     long span = ThreadLocalRandom.current().nextLong();
-    return ByteBuffer.allocate(Frames.TRACING_SIZE).putLong(span).putLong(0).putLong(span).put((byte) 0).array();
+    return ByteBuffer.allocate(Frames.TRACING_SIZE)
+        .putLong(span)
+        .putLong(0)
+        .putLong(span)
+        .put((byte) 0)
+        .array();
   }
 }

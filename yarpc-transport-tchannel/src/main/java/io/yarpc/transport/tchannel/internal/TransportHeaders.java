@@ -21,17 +21,22 @@ import java.util.Map;
 public final class TransportHeaders {
   /** Arg scheme: the request's encoding. */
   public static final String ARG_SCHEME = "as";
+
   /** Caller name. */
   public static final String CALLER = "cn";
+
   /** Shard key. */
   public static final String SHARD_KEY = "sk";
+
   /** Routing key (defined by tchannel-go). */
   public static final String ROUTING_KEY = "rk";
+
   /** Routing delegate. */
   public static final String ROUTING_DELEGATE = "rd";
 
   /** The longest key the spec allows. */
   public static final int MAX_KEY_SIZE = 16;
+
   /** The most headers the spec allows. */
   public static final int MAX_HEADERS = 128;
 
@@ -49,7 +54,8 @@ public final class TransportHeaders {
     }
     int count = in.readUnsignedByte();
     if (count > MAX_HEADERS) {
-      throw ProtocolException.fatal("too many transport headers: " + count + " (at most " + MAX_HEADERS + ")");
+      throw ProtocolException.fatal(
+          "too many transport headers: " + count + " (at most " + MAX_HEADERS + ")");
     }
     Map<String, String> headers = new LinkedHashMap<>(count * 2);
     for (int i = 0; i < count; i++) {
@@ -58,7 +64,8 @@ public final class TransportHeaders {
         throw ProtocolException.fatal("empty transport header key");
       }
       if (key.getBytes(UTF_8).length > MAX_KEY_SIZE) {
-        throw ProtocolException.fatal("transport header key " + key + " exceeds " + MAX_KEY_SIZE + " bytes");
+        throw ProtocolException.fatal(
+            "transport header key " + key + " exceeds " + MAX_KEY_SIZE + " bytes");
       }
       String value = readString(in, "transport header value");
       if (headers.putIfAbsent(key, value) != null) {
@@ -89,7 +96,8 @@ public final class TransportHeaders {
    */
   public static byte[] encode(Map<String, String> headers) {
     if (headers.size() > MAX_HEADERS) {
-      throw YarpcException.of(Code.INVALID_ARGUMENT, "too many tchannel transport headers: %d", headers.size());
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT, "too many tchannel transport headers: %d", headers.size());
     }
     int size = 1;
     byte[][] parts = new byte[headers.size() * 2][];
@@ -98,12 +106,17 @@ public final class TransportHeaders {
       byte[] k = e.getKey().getBytes(UTF_8);
       byte[] v = e.getValue().getBytes(UTF_8);
       if (k.length == 0 || k.length > MAX_KEY_SIZE - 1) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT, "tchannel transport header key %s must have 1 to 15 bytes",
+        throw YarpcException.of(
+            Code.INVALID_ARGUMENT,
+            "tchannel transport header key %s must have 1 to 15 bytes",
             e.getKey());
       }
       if (v.length > 0xFF) {
-        throw YarpcException.of(Code.INVALID_ARGUMENT,
-            "tchannel transport header %s is %d bytes long, longer than 255 bytes", e.getKey(), v.length);
+        throw YarpcException.of(
+            Code.INVALID_ARGUMENT,
+            "tchannel transport header %s is %d bytes long, longer than 255 bytes",
+            e.getKey(),
+            v.length);
       }
       parts[i++] = k;
       parts[i++] = v;

@@ -23,26 +23,52 @@ import org.junit.jupiter.api.Test;
 
 /** The YARPC mapping of docs/spec/wire-tchannel.md §12 on both sides, without sockets. */
 class CallCodecTest {
-  private static final RequestMeta META = RequestMeta.builder().caller("caller").service("svc").procedure("proc")
-      .encoding("raw").shardKey("sk1").routingKey("rk1").routingDelegate("rd1").callerProcedure("cp")
-      .headers(Headers.of("X-Mixed", "Value", "$tracing$uber-trace-id", "t")).deadline(Deadline.after(Duration.ofSeconds(5)))
-      .build();
+  private static final RequestMeta META =
+      RequestMeta.builder()
+          .caller("caller")
+          .service("svc")
+          .procedure("proc")
+          .encoding("raw")
+          .shardKey("sk1")
+          .routingKey("rk1")
+          .routingDelegate("rd1")
+          .callerProcedure("cp")
+          .headers(Headers.of("X-Mixed", "Value", "$tracing$uber-trace-id", "t"))
+          .deadline(Deadline.after(Duration.ofSeconds(5)))
+          .build();
 
   @Test
   void requestRoundTrip() throws Exception {
-    List<ByteBuf> frames = CallCodec.encodeRequest(PooledByteBufAllocator.DEFAULT, 9, META,
-        Body.of("body".getBytes(UTF_8)), 1234, new byte[25], ChecksumType.CRC32, Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        CallCodec.encodeRequest(
+            PooledByteBufAllocator.DEFAULT,
+            9,
+            META,
+            Body.of("body".getBytes(UTF_8)),
+            1234,
+            new byte[25],
+            ChecksumType.CRC32,
+            Frames.MAX_FRAME_SIZE);
     try {
       CallFrame f = CallFrame.parse(frames.get(0));
       assertThat(f.service()).isEqualTo("svc");
       assertThat(f.ttl()).isEqualTo(1234);
-      assertThat(f.headers()).containsExactly(Map.entry("as", "raw"), Map.entry("cn", "caller"),
-          Map.entry("sk", "sk1"), Map.entry("rk", "rk1"), Map.entry("rd", "rd1"));
+      assertThat(f.headers())
+          .containsExactly(
+              Map.entry("as", "raw"),
+              Map.entry("cn", "caller"),
+              Map.entry("sk", "sk1"),
+              Map.entry("rk", "rk1"),
+              Map.entry("rd", "rd1"));
       MessageAssembler a = new MessageAssembler(true, f.checksumType(), 1 << 20);
       assertThat(a.add(f)).isTrue();
       Map<String, String> arg2 = ApplicationHeaders.decodeBinary(a.argBytes(1));
-      assertThat(arg2).containsEntry("x-mixed", "Value").containsEntry("$rpc$-caller-procedure", "cp");
-      RequestMeta server = CallCodec.decodeRequestMeta(f.service(), f.headers(), f.ttl(), a.argBytes(0), a.argBytes(1));
+      assertThat(arg2)
+          .containsEntry("x-mixed", "Value")
+          .containsEntry("$rpc$-caller-procedure", "cp");
+      RequestMeta server =
+          CallCodec.decodeRequestMeta(
+              f.service(), f.headers(), f.ttl(), a.argBytes(0), a.argBytes(1));
       a.release();
       assertThat(server.caller()).isEqualTo("caller");
       assertThat(server.procedure()).isEqualTo("proc");
@@ -61,9 +87,18 @@ class CallCodecTest {
 
   @Test
   void jsonSchemeCarriesHeadersAsAJsonObject() throws Exception {
-    RequestMeta meta = META.toBuilder().encoding("json").callerProcedure("").headers(Headers.of("k", "v")).build();
-    List<ByteBuf> frames = CallCodec.encodeRequest(PooledByteBufAllocator.DEFAULT, 9, meta, Body.empty(), 10,
-        new byte[25], ChecksumType.NONE, Frames.MAX_FRAME_SIZE);
+    RequestMeta meta =
+        META.toBuilder().encoding("json").callerProcedure("").headers(Headers.of("k", "v")).build();
+    List<ByteBuf> frames =
+        CallCodec.encodeRequest(
+            PooledByteBufAllocator.DEFAULT,
+            9,
+            meta,
+            Body.empty(),
+            10,
+            new byte[25],
+            ChecksumType.NONE,
+            Frames.MAX_FRAME_SIZE);
     try {
       MessageAssembler a = new MessageAssembler(true, ChecksumType.NONE, 1 << 20);
       a.add(CallFrame.parse(frames.get(0)));
@@ -77,18 +112,35 @@ class CallCodecTest {
   @Test
   void oversizedTransportValuesAreRefused() {
     RequestMeta meta = META.toBuilder().shardKey("s".repeat(256)).build();
-    YarpcException e = catchThrowableOfType(() -> CallCodec.encodeRequest(PooledByteBufAllocator.DEFAULT, 1, meta,
-        Body.empty(), 10, new byte[25], ChecksumType.NONE, Frames.MAX_FRAME_SIZE), YarpcException.class);
+    YarpcException e =
+        catchThrowableOfType(
+            () ->
+                CallCodec.encodeRequest(
+                    PooledByteBufAllocator.DEFAULT,
+                    1,
+                    meta,
+                    Body.empty(),
+                    10,
+                    new byte[25],
+                    ChecksumType.NONE,
+                    Frames.MAX_FRAME_SIZE),
+            YarpcException.class);
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
   }
 
   @Test
   void responseHeadersForAnApplicationError() {
-    Response r = Response.builder().headers(Headers.of("Echo", "x"))
-        .applicationError(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "Oops", "d".repeat(300))).build();
-    Map<String, String> h = CallCodec.responseHeaders("svc", r,
-        YarpcException.of(Code.NOT_FOUND, "missing").withName("NotThere"));
-    assertThat(h).containsEntry("echo", "x")
+    Response r =
+        Response.builder()
+            .headers(Headers.of("Echo", "x"))
+            .applicationError(
+                new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "Oops", "d".repeat(300)))
+            .build();
+    Map<String, String> h =
+        CallCodec.responseHeaders(
+            "svc", r, YarpcException.of(Code.NOT_FOUND, "missing").withName("NotThere"));
+    assertThat(h)
+        .containsEntry("echo", "x")
         .containsEntry("$rpc$-service", "svc")
         .containsEntry("$rpc$-error-code", "not-found")
         .containsEntry("$rpc$-error-name", "NotThere")
@@ -102,7 +154,8 @@ class CallCodecTest {
   @Test
   void handlersCannotSetReservedKeys() {
     Response r = Response.builder().headers(Headers.of("$rpc$-service", "evil")).build();
-    YarpcException e = catchThrowableOfType(() -> CallCodec.responseHeaders("svc", r, null), YarpcException.class);
+    YarpcException e =
+        catchThrowableOfType(() -> CallCodec.responseHeaders("svc", r, null), YarpcException.class);
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
   }
 
@@ -116,26 +169,52 @@ class CallCodecTest {
 
   @Test
   void clientReadsAResponse() {
-    Response r = CallCodec.decodeResponse(META, 0, arg2("$rpc$-service", "svc", "Out", "1"), Body.empty());
+    Response r =
+        CallCodec.decodeResponse(META, 0, arg2("$rpc$-service", "svc", "Out", "1"), Body.empty());
     assertThat(r.isApplicationError()).isFalse();
     assertThat(r.headers().asMap()).containsExactly(Map.entry("out", "1"));
   }
 
   @Test
   void clientReadsApplicationErrorMeta() {
-    Response r = CallCodec.decodeResponse(META, 1, arg2("$rpc$-application-error-code", "9",
-        "$rpc$-application-error-name", "N", "$rpc$-application-error-details", "D"), Body.empty());
+    Response r =
+        CallCodec.decodeResponse(
+            META,
+            1,
+            arg2(
+                "$rpc$-application-error-code",
+                "9",
+                "$rpc$-application-error-name",
+                "N",
+                "$rpc$-application-error-details",
+                "D"),
+            Body.empty());
     assertThat(r.isApplicationError()).isTrue();
-    assertThat(r.applicationErrorMeta()).isEqualTo(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "N", "D"));
+    assertThat(r.applicationErrorMeta())
+        .isEqualTo(new ApplicationErrorMeta(Code.FAILED_PRECONDITION, "N", "D"));
     assertThat(r.headers().isEmpty()).isTrue();
   }
 
   @Test
   void clientTurnsTheErrorKeysIntoAnExceptionCarryingTheResponse() {
     Body body = Body.of("b".getBytes(UTF_8));
-    YarpcException e = catchThrowableOfType(() -> CallCodec.decodeResponse(META, 1,
-        arg2("$RPC$-Error-Code", "aborted", "$rpc$-error-message", "m", "$rpc$-error-name", "n", "h", "v"), body),
-        YarpcException.class);
+    YarpcException e =
+        catchThrowableOfType(
+            () ->
+                CallCodec.decodeResponse(
+                    META,
+                    1,
+                    arg2(
+                        "$RPC$-Error-Code",
+                        "aborted",
+                        "$rpc$-error-message",
+                        "m",
+                        "$rpc$-error-name",
+                        "n",
+                        "h",
+                        "v"),
+                    body),
+            YarpcException.class);
     assertThat(e.code()).isEqualTo(Code.ABORTED);
     assertThat(e.getMessage()).isEqualTo("m");
     assertThat(e.name()).isEqualTo("n");
@@ -147,8 +226,10 @@ class CallCodecTest {
 
   @Test
   void okAsAnErrorCodeIsInternal() {
-    YarpcException e = catchThrowableOfType(() -> CallCodec.decodeResponse(META, 1, arg2("$rpc$-error-code", "ok"),
-        Body.empty()), YarpcException.class);
+    YarpcException e =
+        catchThrowableOfType(
+            () -> CallCodec.decodeResponse(META, 1, arg2("$rpc$-error-code", "ok"), Body.empty()),
+            YarpcException.class);
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
     assertThat(e.getMessage()).isEqualTo("got CodeOK from error header");
     e.response().body().release();
@@ -157,11 +238,15 @@ class CallCodecTest {
   @Test
   void serviceMismatchIsInternalAndReleasesTheBody() {
     Body body = Body.of(new byte[] {1});
-    YarpcException e = catchThrowableOfType(() -> CallCodec.decodeResponse(META, 0, arg2("$rpc$-service", "other"),
-        body), YarpcException.class);
+    YarpcException e =
+        catchThrowableOfType(
+            () -> CallCodec.decodeResponse(META, 0, arg2("$rpc$-service", "other"), body),
+            YarpcException.class);
     assertThat(e.code()).isEqualTo(Code.INTERNAL);
-    assertThat(e.getMessage()).isEqualTo("service name sent from the request does not match the service name "
-        + "received in the response, sent \"svc\", got: \"other\"");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "service name sent from the request does not match the service name "
+                + "received in the response, sent \"svc\", got: \"other\"");
     assertThat(body.isReleased()).isTrue();
   }
 }

@@ -36,7 +36,8 @@ class ChecksumAndRulesTest {
     assertThat(crc(ChecksumType.CRC32C, "", "hdr", "hello")).isEqualTo(0x746c490f);
     assertThat(crc(ChecksumType.CRC32, "", "hdr", "hello")).isEqualTo(0xaf0df1c0);
     assertThat(crc(ChecksumType.CRC32C, "ech", "ohdr-b", "ytes", "hel", "lo"))
-        .as("running across chunk splits").isEqualTo(0xbcfd9016);
+        .as("running across chunk splits")
+        .isEqualTo(0xbcfd9016);
     assertThat(crc(ChecksumType.NONE, "anything")).isZero();
     assertThat(new RunningChecksum(ChecksumType.FARMHASH).isVerifiable()).isFalse();
   }
@@ -44,8 +45,10 @@ class ChecksumAndRulesTest {
   @Test
   void checksumOverDirectAndCompositeBuffers() {
     ByteBuf direct = Unpooled.directBuffer().writeBytes("echohdrhello".getBytes(UTF_8));
-    ByteBuf composite = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer("echoh".getBytes(UTF_8)),
-        Unpooled.directBuffer().writeBytes("drhello".getBytes(UTF_8)));
+    ByteBuf composite =
+        Unpooled.wrappedBuffer(
+            Unpooled.wrappedBuffer("echoh".getBytes(UTF_8)),
+            Unpooled.directBuffer().writeBytes("drhello".getBytes(UTF_8)));
     try {
       for (ByteBuf b : new ByteBuf[] {direct, composite}) {
         RunningChecksum c = new RunningChecksum(ChecksumType.CRC32C);
@@ -72,10 +75,12 @@ class ChecksumAndRulesTest {
     CallFrame f = CallFrame.parse(Unpooled.wrappedBuffer(withChecksum(CALL_REQ, 82, 0xdeadbeef)));
     MessageAssembler a = new MessageAssembler(true, f.checksumType(), 1 << 20);
     assertThatThrownBy(() -> a.add(f))
-        .isInstanceOfSatisfying(ProtocolException.class, e -> {
-          assertThat(e.isFatal()).isFalse();
-          assertThat(e.errorCode()).isEqualTo(ErrorCodes.BAD_REQUEST);
-        })
+        .isInstanceOfSatisfying(
+            ProtocolException.class,
+            e -> {
+              assertThat(e.isFatal()).isFalse();
+              assertThat(e.errorCode()).isEqualTo(ErrorCodes.BAD_REQUEST);
+            })
         .hasMessage("invalid checksum (type 3) expected: 3735928559 actual: 604187548");
     a.release();
   }
@@ -98,7 +103,8 @@ class ChecksumAndRulesTest {
     byte[] second = FRAGMENT_2.clone();
     second[17] = 1;
     assertThatThrownBy(() -> a.add(CallFrame.parse(Unpooled.wrappedBuffer(second))))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("checksum type changed from 3 to 1");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("checksum type changed from 3 to 1");
     a.release();
   }
 
@@ -110,7 +116,8 @@ class ChecksumAndRulesTest {
     ByteBuf buf = Unpooled.wrappedBuffer(frame);
     CallFrame f = CallFrame.parse(buf);
     MessageAssembler a = new MessageAssembler(true, ChecksumType.NONE, 1 << 20);
-    assertThatThrownBy(() -> a.add(f)).isInstanceOf(ProtocolException.class)
+    assertThatThrownBy(() -> a.add(f))
+        .isInstanceOf(ProtocolException.class)
         .hasMessage("arg1 must not be fragmented");
     a.release();
   }
@@ -119,8 +126,9 @@ class ChecksumAndRulesTest {
   void messageSizeLimit() throws Exception {
     CallFrame f = CallFrame.parse(Unpooled.wrappedBuffer(CALL_REQ));
     MessageAssembler a = new MessageAssembler(true, f.checksumType(), 10);
-    assertThatThrownBy(() -> a.add(f)).isInstanceOfSatisfying(ProtocolException.class,
-        e -> assertThat(e.isTooLarge()).isTrue()).hasMessageContaining("exceeds the limit of 10 bytes");
+    assertThatThrownBy(() -> a.add(f))
+        .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.isTooLarge()).isTrue())
+        .hasMessageContaining("exceeds the limit of 10 bytes");
     a.release();
   }
 
@@ -133,9 +141,14 @@ class ChecksumAndRulesTest {
     for (int i = 0; i < 2; i++) {
       dup.writeByte(2).writeBytes("cn".getBytes(UTF_8)).writeByte(1).writeByte('x');
     }
-    assertThatThrownBy(() -> TransportHeaders.read(dup)).hasMessage("duplicate transport header key cn");
-    ByteBuf longKey = Unpooled.buffer().writeByte(1).writeByte(17).writeBytes("abcdefghijklmnopq".getBytes(UTF_8))
-        .writeByte(0);
+    assertThatThrownBy(() -> TransportHeaders.read(dup))
+        .hasMessage("duplicate transport header key cn");
+    ByteBuf longKey =
+        Unpooled.buffer()
+            .writeByte(1)
+            .writeByte(17)
+            .writeBytes("abcdefghijklmnopq".getBytes(UTF_8))
+            .writeByte(0);
     assertThatThrownBy(() -> TransportHeaders.read(longKey))
         .hasMessage("transport header key abcdefghijklmnopq exceeds 16 bytes");
   }
@@ -150,7 +163,8 @@ class ChecksumAndRulesTest {
     assertThatThrownBy(() -> ApplicationHeaders.decodeBinary(new byte[] {0, 2, 0, 1, 'a'}))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(new String(ApplicationHeaders.encodeJson(Map.of()), UTF_8)).isEqualTo("{}");
-    assertThat(ApplicationHeaders.decodeJson("{\"k\":\"v\"}\n".getBytes(UTF_8))).containsExactly(Map.entry("k", "v"));
+    assertThat(ApplicationHeaders.decodeJson("{\"k\":\"v\"}\n".getBytes(UTF_8)))
+        .containsExactly(Map.entry("k", "v"));
     assertThat(ApplicationHeaders.decodeJson("null".getBytes(UTF_8))).isEmpty();
     assertThat(ApplicationHeaders.decodeJson(new byte[0])).isEmpty();
     assertThatThrownBy(() -> ApplicationHeaders.decodeJson("[1]".getBytes(UTF_8)))
@@ -161,9 +175,21 @@ class ChecksumAndRulesTest {
 
   @ParameterizedTest
   @CsvSource({
-    "CANCELLED, 2", "UNKNOWN, 5", "INVALID_ARGUMENT, 6", "DEADLINE_EXCEEDED, 1", "NOT_FOUND, 5",
-    "ALREADY_EXISTS, 5", "PERMISSION_DENIED, 5", "RESOURCE_EXHAUSTED, 3", "FAILED_PRECONDITION, 5",
-    "ABORTED, 5", "OUT_OF_RANGE, 5", "UNIMPLEMENTED, 6", "INTERNAL, 5", "UNAVAILABLE, 4", "DATA_LOSS, 255",
+    "CANCELLED, 2",
+    "UNKNOWN, 5",
+    "INVALID_ARGUMENT, 6",
+    "DEADLINE_EXCEEDED, 1",
+    "NOT_FOUND, 5",
+    "ALREADY_EXISTS, 5",
+    "PERMISSION_DENIED, 5",
+    "RESOURCE_EXHAUSTED, 3",
+    "FAILED_PRECONDITION, 5",
+    "ABORTED, 5",
+    "OUT_OF_RANGE, 5",
+    "UNIMPLEMENTED, 6",
+    "INTERNAL, 5",
+    "UNAVAILABLE, 4",
+    "DATA_LOSS, 255",
     "UNAUTHENTICATED, 5",
   })
   void serverErrorMapping(Code code, int errorCode) {
@@ -172,7 +198,8 @@ class ChecksumAndRulesTest {
 
   @ParameterizedTest
   @CsvSource({
-    "1, DEADLINE_EXCEEDED", "2, CANCELLED", "3, RESOURCE_EXHAUSTED", "4, UNAVAILABLE", "5, INTERNAL",
+    "1, DEADLINE_EXCEEDED", "2, CANCELLED", "3, RESOURCE_EXHAUSTED", "4, UNAVAILABLE",
+        "5, INTERNAL",
     "6, INVALID_ARGUMENT", "7, UNAVAILABLE", "8, INTERNAL", "255, INTERNAL", "66, INTERNAL",
   })
   void clientErrorMapping(int errorCode, Code code) {

@@ -29,8 +29,14 @@ final class EmbeddedParts implements ConnectionHost, AutoCloseable {
   Router router;
 
   EmbeddedParts(int maxInFlightCalls) {
-    settings = new Settings("java[test]", ALLOC, 1 << 20, maxInFlightCalls,
-        TimeUnit.SECONDS.toNanos(HANDSHAKE_TIMEOUT_SECONDS), Frames.MAX_FRAME_SIZE);
+    settings =
+        new Settings(
+            "java[test]",
+            ALLOC,
+            1 << 20,
+            maxInFlightCalls,
+            TimeUnit.SECONDS.toNanos(HANDSHAKE_TIMEOUT_SECONDS),
+            Frames.MAX_FRAME_SIZE);
     out.attach(ctx);
     channel.freezeTime();
   }

@@ -41,10 +41,19 @@ class FragmentationTest {
   }
 
   /** Writes, checks the rules frame by frame, reads back; returns the frames' chunk layouts. */
-  private static List<int[]> roundTrip(byte[] arg1, byte[] arg2, byte[] arg3, int maxFrame, ChecksumType type)
-      throws Exception {
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 7, FIELDS, type,
-        Unpooled.wrappedBuffer(arg1), Unpooled.wrappedBuffer(arg2), Unpooled.wrappedBuffer(arg3), maxFrame);
+  private static List<int[]> roundTrip(
+      byte[] arg1, byte[] arg2, byte[] arg3, int maxFrame, ChecksumType type) throws Exception {
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_REQ,
+            7,
+            FIELDS,
+            type,
+            Unpooled.wrappedBuffer(arg1),
+            Unpooled.wrappedBuffer(arg2),
+            Unpooled.wrappedBuffer(arg3),
+            maxFrame);
     List<int[]> layouts = new ArrayList<>();
     MessageAssembler a = new MessageAssembler(true, type, 1 << 24);
     try {
@@ -60,10 +69,14 @@ class FragmentationTest {
         assertThat(f.type()).isEqualTo(i == 0 ? Frames.CALL_REQ : Frames.CALL_REQ_CONTINUE);
         assertThat(f.checksumType()).isEqualTo(type);
         if (!last) {
-          assertThat(size).as("frame %d is split only when (nearly) full", i).isGreaterThanOrEqualTo(maxFrame - 2);
+          assertThat(size)
+              .as("frame %d is split only when (nearly) full", i)
+              .isGreaterThanOrEqualTo(maxFrame - 2);
         }
         if (i == 0) {
-          assertThat(f.chunkCount()).as("arg1 and the start of arg2 in the first frame").isGreaterThanOrEqualTo(2);
+          assertThat(f.chunkCount())
+              .as("arg1 and the start of arg2 in the first frame")
+              .isGreaterThanOrEqualTo(2);
           assertThat(f.chunkLength(0)).as("arg1 whole in the first frame").isEqualTo(arg1.length);
         }
         int[] layout = new int[f.chunkCount()];
@@ -89,8 +102,10 @@ class FragmentationTest {
   @ParameterizedTest
   @EnumSource(value = ChecksumType.class, names = "FARMHASH", mode = EnumSource.Mode.EXCLUDE)
   void everyBoundaryRoundTrips(ChecksumType type) throws Exception {
-    // With 128-byte frames, arg2 from 0 to 260 bytes ends at every offset of the first three frames;
-    // each is paired with two arg3 sizes that vary with it (including empty and frame-filling ones).
+    // With 128-byte frames, arg2 from 0 to 260 bytes ends at every offset of the first three
+    // frames;
+    // each is paired with two arg3 sizes that vary with it (including empty and frame-filling
+    // ones).
     int maxFrame = 128;
     byte[] arg1 = "proc".getBytes(UTF_8);
     int[] arg3Sizes = {0, 1, 2, 3, 97, 98, 99, 100, 101, 102, 103, 250, 1000};
@@ -111,7 +126,8 @@ class FragmentationTest {
     // arg2 fills the first frame to the last byte, then to within 1 and 2 bytes of it.
     for (int spare = 0; spare <= 2; spare++) {
       int arg2 = maxFrame - overhead - (2 + arg1.length) - 2 - spare;
-      List<int[]> layouts = roundTrip(arg1, random(arg2, 1), "body".getBytes(UTF_8), maxFrame, type);
+      List<int[]> layouts =
+          roundTrip(arg1, random(arg2, 1), "body".getBytes(UTF_8), maxFrame, type);
       assertThat(layouts).as("spare %d", spare).hasSize(2);
       assertThat(layouts.get(0)).containsExactly(arg1.length, arg2);
       assertThat(layouts.get(1)).as("zero-length chunk, then arg3").containsExactly(0, 4);
@@ -125,34 +141,66 @@ class FragmentationTest {
 
   @Test
   void emptyArgsAreAlwaysWritten() throws Exception {
-    List<int[]> layouts = roundTrip("p".getBytes(UTF_8), new byte[0], new byte[0], Frames.MAX_FRAME_SIZE,
-        ChecksumType.NONE);
+    List<int[]> layouts =
+        roundTrip(
+            "p".getBytes(UTF_8),
+            new byte[0],
+            new byte[0],
+            Frames.MAX_FRAME_SIZE,
+            ChecksumType.NONE);
     assertThat(layouts).hasSize(1);
     assertThat(layouts.get(0)).containsExactly(1, 0, 0);
   }
 
   @Test
   void fullSizeFramesFor70000Bytes() throws Exception {
-    List<int[]> layouts = roundTrip("echo".getBytes(UTF_8), new byte[] {0, 0}, random(70_000, 3),
-        Frames.MAX_FRAME_SIZE, ChecksumType.CRC32);
+    List<int[]> layouts =
+        roundTrip(
+            "echo".getBytes(UTF_8),
+            new byte[] {0, 0},
+            random(70_000, 3),
+            Frames.MAX_FRAME_SIZE,
+            ChecksumType.CRC32);
     assertThat(layouts).hasSize(2);
   }
 
   @Test
   void arg1MustFitInTheFirstFrame() {
-    assertThatThrownBy(() -> MessageWriter.write(ALLOC, Frames.CALL_REQ, 1, FIELDS, ChecksumType.NONE,
-        Unpooled.wrappedBuffer(new byte[300]), Unpooled.EMPTY_BUFFER, Unpooled.EMPTY_BUFFER, 300))
-        .isInstanceOfSatisfying(YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT));
+    assertThatThrownBy(
+            () ->
+                MessageWriter.write(
+                    ALLOC,
+                    Frames.CALL_REQ,
+                    1,
+                    FIELDS,
+                    ChecksumType.NONE,
+                    Unpooled.wrappedBuffer(new byte[300]),
+                    Unpooled.EMPTY_BUFFER,
+                    Unpooled.EMPTY_BUFFER,
+                    300))
+        .isInstanceOfSatisfying(
+            YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT));
   }
 
   @Test
   void largeArg3ChunksAreReferencedNotCopied() {
     byte[] body = random(10_000, 5);
     ByteBuf arg3 = Unpooled.wrappedBuffer(body);
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 1, FIELDS, ChecksumType.NONE,
-        Unpooled.wrappedBuffer("p".getBytes(UTF_8)), Unpooled.EMPTY_BUFFER, arg3, Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_REQ,
+            1,
+            FIELDS,
+            ChecksumType.NONE,
+            Unpooled.wrappedBuffer("p".getBytes(UTF_8)),
+            Unpooled.EMPTY_BUFFER,
+            arg3,
+            Frames.MAX_FRAME_SIZE);
     try {
-      assertThat(arg3.refCnt()).as("the frame holds a retained slice of the body's buffer").isEqualTo(2);
+      assertThat(arg3.refCnt())
+          .as("the frame holds a retained slice of the body's buffer")
+          .isEqualTo(2);
       assertThat(frames.get(0)).isInstanceOf(io.netty.buffer.CompositeByteBuf.class);
     } finally {
       frames.forEach(ByteBuf::release);

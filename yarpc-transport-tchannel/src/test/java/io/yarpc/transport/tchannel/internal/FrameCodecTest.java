@@ -44,7 +44,8 @@ class FrameCodecTest {
     frames.forEach(ByteBuf::release);
   }
 
-  // ---- §15.1 init frames -------------------------------------------------------------------------
+  // ---- §15.1 init frames
+  // -------------------------------------------------------------------------
 
   @Test
   void decodesInitReq() throws Exception {
@@ -52,12 +53,13 @@ class FrameCodecTest {
     assertThat(Frames.type(Unpooled.wrappedBuffer(INIT_REQ))).isEqualTo(Frames.INIT_REQ);
     assertThat(Frames.id(Unpooled.wrappedBuffer(INIT_REQ))).isEqualTo(1);
     assertThat(init.version()).isEqualTo(2);
-    assertThat(init.headers()).containsExactly(
-        Map.entry("host_port", "0.0.0.0:0"),
-        Map.entry("process_name", "node[25829]"),
-        Map.entry("tchannel_language", "node"),
-        Map.entry("tchannel_language_version", "20.20.2"),
-        Map.entry("tchannel_version", "4.0.1"));
+    assertThat(init.headers())
+        .containsExactly(
+            Map.entry("host_port", "0.0.0.0:0"),
+            Map.entry("process_name", "node[25829]"),
+            Map.entry("tchannel_language", "node"),
+            Map.entry("tchannel_language_version", "20.20.2"),
+            Map.entry("tchannel_version", "4.0.1"));
   }
 
   @Test
@@ -79,7 +81,8 @@ class FrameCodecTest {
     }
   }
 
-  // ---- §15.1 call req and call res ----------------------------------------------------------------
+  // ---- §15.1 call req and call res
+  // ----------------------------------------------------------------
 
   private static byte[] tracing() {
     return slice(CALL_REQ, 21, 46);
@@ -93,7 +96,8 @@ class FrameCodecTest {
     return h;
   }
 
-  private static byte[] callReqFields(long ttl, byte[] tracing, String service, Map<String, String> headers) {
+  private static byte[] callReqFields(
+      long ttl, byte[] tracing, String service, Map<String, String> headers) {
     ByteBuf f = Unpooled.buffer();
     f.writeInt((int) ttl);
     f.writeBytes(tracing);
@@ -113,8 +117,9 @@ class FrameCodecTest {
     assertThat(f.ttl()).isEqualTo(1430);
     assertThat(f.tracing()).isEqualTo(tracing());
     assertThat(f.service()).isEqualTo("echo-svc");
-    assertThat(f.headers()).containsExactly(Map.entry("as", "raw"), Map.entry("cn", "java-test"),
-        Map.entry("re", "c"));
+    assertThat(f.headers())
+        .containsExactly(
+            Map.entry("as", "raw"), Map.entry("cn", "java-test"), Map.entry("re", "c"));
     assertThat(f.checksumType()).isEqualTo(ChecksumType.CRC32C);
     assertThat(f.checksum()).isEqualTo(0x24032b9c);
     assertThat(f.chunkCount()).isEqualTo(3);
@@ -134,9 +139,17 @@ class FrameCodecTest {
   @Test
   void encodesCallReq() {
     byte[] fields = callReqFields(1430, tracing(), "echo-svc", nodeClientHeaders());
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
-        Unpooled.wrappedBuffer("echo".getBytes(UTF_8)), Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
-        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_REQ,
+            2,
+            fields,
+            ChecksumType.CRC32C,
+            Unpooled.wrappedBuffer("echo".getBytes(UTF_8)),
+            Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
+            Unpooled.wrappedBuffer("hello".getBytes(UTF_8)),
+            Frames.MAX_FRAME_SIZE);
     try {
       assertThat(frames).hasSize(1);
       assertThat(bytes(frames.get(0))).isEqualTo(CALL_REQ);
@@ -169,9 +182,17 @@ class FrameCodecTest {
     fields.writeByte(0);
     fields.writeBytes(tracing());
     fields.writeBytes(TransportHeaders.encode(Map.of("as", "raw")));
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_RES, 2, ByteBufUtil.getBytes(fields),
-        ChecksumType.CRC32C, Unpooled.EMPTY_BUFFER, Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
-        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_RES,
+            2,
+            ByteBufUtil.getBytes(fields),
+            ChecksumType.CRC32C,
+            Unpooled.EMPTY_BUFFER,
+            Unpooled.wrappedBuffer("hdr".getBytes(UTF_8)),
+            Unpooled.wrappedBuffer("hello".getBytes(UTF_8)),
+            Frames.MAX_FRAME_SIZE);
     try {
       assertThat(frames).hasSize(1);
       assertThat(bytes(frames.get(0))).isEqualTo(CALL_RES);
@@ -180,7 +201,8 @@ class FrameCodecTest {
     }
   }
 
-  // ---- §15.3 error frame and a call req with no checksum and an empty arg2 -------------------------
+  // ---- §15.3 error frame and a call req with no checksum and an empty arg2
+  // -------------------------
 
   @Test
   void decodesAndEncodesSlowCallReq() throws Exception {
@@ -189,10 +211,19 @@ class FrameCodecTest {
     assertThat(f.checksumType()).isEqualTo(ChecksumType.NONE);
     assertThat(f.chunkCount()).isEqualTo(3);
     assertThat(f.chunkLength(1)).as("empty arg2 written as 00 00").isZero();
-    byte[] fields = callReqFields(188, slice(SLOW_CALL_REQ, 21, 46), "echo-svc", nodeClientHeaders());
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.NONE,
-        Unpooled.wrappedBuffer("slow".getBytes(UTF_8)), Unpooled.EMPTY_BUFFER,
-        Unpooled.wrappedBuffer("zz".getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    byte[] fields =
+        callReqFields(188, slice(SLOW_CALL_REQ, 21, 46), "echo-svc", nodeClientHeaders());
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_REQ,
+            2,
+            fields,
+            ChecksumType.NONE,
+            Unpooled.wrappedBuffer("slow".getBytes(UTF_8)),
+            Unpooled.EMPTY_BUFFER,
+            Unpooled.wrappedBuffer("zz".getBytes(UTF_8)),
+            Frames.MAX_FRAME_SIZE);
     try {
       assertThat(bytes(frames.get(0))).isEqualTo(SLOW_CALL_REQ);
     } finally {
@@ -203,7 +234,13 @@ class FrameCodecTest {
   @Test
   void encodesAndDecodesErrorFrame() {
     byte[] tracing = slice(TIMEOUT_ERROR, 17, 42);
-    ByteBuf frame = Frames.error(ALLOC, 2, ErrorCodes.TIMEOUT, tracing, "request timed out after 188ms (limit was 188ms)");
+    ByteBuf frame =
+        Frames.error(
+            ALLOC,
+            2,
+            ErrorCodes.TIMEOUT,
+            tracing,
+            "request timed out after 188ms (limit was 188ms)");
     try {
       assertThat(bytes(frame)).isEqualTo(TIMEOUT_ERROR);
     } finally {
@@ -213,8 +250,10 @@ class FrameCodecTest {
     assertThat(Frames.type(in)).isEqualTo(Frames.ERROR);
     assertThat(Frames.id(in)).isEqualTo(2);
     assertThat((int) in.getUnsignedByte(16)).isEqualTo(ErrorCodes.TIMEOUT);
-    assertThat(ErrorCodes.toCode(in.getUnsignedByte(16))).isEqualTo(io.yarpc.errors.Code.DEADLINE_EXCEEDED);
-    assertThat(in.toString(44, in.getUnsignedShort(42), UTF_8)).isEqualTo("request timed out after 188ms (limit was 188ms)");
+    assertThat(ErrorCodes.toCode(in.getUnsignedByte(16)))
+        .isEqualTo(io.yarpc.errors.Code.DEADLINE_EXCEEDED);
+    assertThat(in.toString(44, in.getUnsignedShort(42), UTF_8))
+        .isEqualTo("request timed out after 188ms (limit was 188ms)");
   }
 
   @Test
@@ -226,18 +265,23 @@ class FrameCodecTest {
       String got = frame.toString(44, frame.getUnsignedShort(42), UTF_8);
       assertThat(got).endsWith(" (truncated)").doesNotContain("\uFFFD");
       assertThat(message).startsWith(got.substring(0, got.length() - " (truncated)".length()));
-      assertThat(frame.getUnsignedShort(0)).isEqualTo(frame.readableBytes()); // the size field still matches
+      assertThat(frame.getUnsignedShort(0))
+          .isEqualTo(frame.readableBytes()); // the size field still matches
     } finally {
       frame.release();
     }
   }
 
-  // ---- §15.4 three-frame fragmentation -------------------------------------------------------------
+  // ---- §15.4 three-frame fragmentation
+  // -------------------------------------------------------------
 
   @Test
   void decodesFragmentationVector() throws Exception {
-    List<ByteBuf> frames = List.of(Unpooled.wrappedBuffer(FRAGMENT_1), Unpooled.wrappedBuffer(FRAGMENT_2),
-        Unpooled.wrappedBuffer(FRAGMENT_3));
+    List<ByteBuf> frames =
+        List.of(
+            Unpooled.wrappedBuffer(FRAGMENT_1),
+            Unpooled.wrappedBuffer(FRAGMENT_2),
+            Unpooled.wrappedBuffer(FRAGMENT_3));
     CallFrame first = CallFrame.parse(frames.get(0));
     assertThat(first.moreFragments()).isTrue();
     assertThat(first.ttl()).isEqualTo(1000);
@@ -258,13 +302,15 @@ class FrameCodecTest {
 
   @Test
   void withoutTheZeroLengthMarkerArg2SwallowsArg3() throws Exception {
-    // Frame 3 without its 00 00 chunk: [echo, hd | more] [r-bytes | more] [hello | last] (docs/spec/wire-tchannel.md §6.2).
+    // Frame 3 without its 00 00 chunk: [echo, hd | more] [r-bytes | more] [hello | last]
+    // (docs/spec/wire-tchannel.md §6.2).
     ByteBuf third = Unpooled.buffer();
     third.writeBytes(FRAGMENT_3, 0, 16);
     third.setShort(0, FRAGMENT_3.length - 2);
     third.writeByte(0);
     third.writeByte(ChecksumType.CRC32C.code());
-    third.writeInt(0xbcfd9016); // crc32c("echohdr-byteshello") is unchanged: the marker adds no bytes
+    third.writeInt(
+        0xbcfd9016); // crc32c("echohdr-byteshello") is unchanged: the marker adds no bytes
     third.writeShort(5).writeBytes("hello".getBytes(UTF_8));
     MessageAssembler a = new MessageAssembler(true, ChecksumType.CRC32C, 1 << 20);
     a.add(CallFrame.parse(Unpooled.wrappedBuffer(FRAGMENT_1)));
@@ -278,14 +324,19 @@ class FrameCodecTest {
   @Test
   void encodesFragmentationVectorFrameByFrame() {
     byte[] fields = slice(FRAGMENT_1, 17, 75);
-    ByteBuf[] args = {Unpooled.wrappedBuffer("echo".getBytes(UTF_8)),
-        Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)), Unpooled.wrappedBuffer("hello".getBytes(UTF_8))};
-    List<List<MessageWriter.Chunk>> plan = List.of(
-        List.of(new MessageWriter.Chunk(0, 0, 4), new MessageWriter.Chunk(1, 0, 2)),
-        List.of(new MessageWriter.Chunk(1, 2, 7)),
-        List.of(new MessageWriter.Chunk(1, 9, 0), new MessageWriter.Chunk(2, 0, 5)));
-    List<ByteBuf> frames = MessageWriter.writePlanned(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
-        args, plan);
+    ByteBuf[] args = {
+      Unpooled.wrappedBuffer("echo".getBytes(UTF_8)),
+      Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)),
+      Unpooled.wrappedBuffer("hello".getBytes(UTF_8))
+    };
+    List<List<MessageWriter.Chunk>> plan =
+        List.of(
+            List.of(new MessageWriter.Chunk(0, 0, 4), new MessageWriter.Chunk(1, 0, 2)),
+            List.of(new MessageWriter.Chunk(1, 2, 7)),
+            List.of(new MessageWriter.Chunk(1, 9, 0), new MessageWriter.Chunk(2, 0, 5)));
+    List<ByteBuf> frames =
+        MessageWriter.writePlanned(
+            ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C, args, plan);
     try {
       assertThat(frames).hasSize(3);
       assertThat(bytes(frames.get(0))).isEqualTo(FRAGMENT_1);
@@ -300,9 +351,17 @@ class FrameCodecTest {
   @Test
   void writerFillsFramesInsteadOfSplittingEarly() throws Exception {
     byte[] fields = slice(FRAGMENT_1, 17, 75);
-    List<ByteBuf> frames = MessageWriter.write(ALLOC, Frames.CALL_REQ, 2, fields, ChecksumType.CRC32C,
-        Unpooled.wrappedBuffer("echo".getBytes(UTF_8)), Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)),
-        Unpooled.wrappedBuffer("hello".getBytes(UTF_8)), 90);
+    List<ByteBuf> frames =
+        MessageWriter.write(
+            ALLOC,
+            Frames.CALL_REQ,
+            2,
+            fields,
+            ChecksumType.CRC32C,
+            Unpooled.wrappedBuffer("echo".getBytes(UTF_8)),
+            Unpooled.wrappedBuffer("hdr-bytes".getBytes(UTF_8)),
+            Unpooled.wrappedBuffer("hello".getBytes(UTF_8)),
+            90);
     try {
       assertThat(frames).hasSize(2);
       assertThat(bytes(frames.get(0))).isEqualTo(FRAGMENT_1);
@@ -317,7 +376,8 @@ class FrameCodecTest {
     }
   }
 
-  // ---- frame decoder --------------------------------------------------------------------------------
+  // ---- frame decoder
+  // --------------------------------------------------------------------------------
 
   @Test
   void frameDecoderCutsFramesFromAnyChunking() {
@@ -340,7 +400,8 @@ class FrameCodecTest {
   @Test
   void frameDecoderStopsAtAnImpossibleSize() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder());
-    ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 15, 1, 0}), Unpooled.wrappedBuffer(CALL_REQ));
+    ch.writeInbound(
+        Unpooled.wrappedBuffer(new byte[] {0, 15, 1, 0}), Unpooled.wrappedBuffer(CALL_REQ));
     Object first = ch.readInbound();
     assertThat(first).isEqualTo(new FrameDecoder.BadFrameSize(15));
     Object next = ch.readInbound();

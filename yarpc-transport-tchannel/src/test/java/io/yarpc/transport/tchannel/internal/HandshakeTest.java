@@ -38,7 +38,8 @@ class HandshakeTest {
     }
   }
 
-  private static InitFrames.Init readInit(ByteBuf frame, int type, int id) throws ProtocolException {
+  private static InitFrames.Init readInit(ByteBuf frame, int type, int id)
+      throws ProtocolException {
     try {
       assertThat(Frames.type(frame)).isEqualTo(type);
       assertThat(Frames.id(frame)).isEqualTo(id);
@@ -50,7 +51,10 @@ class HandshakeTest {
 
   private static Throwable failure(Handshake handshake) {
     assertThat(handshake.future()).isCompletedExceptionally();
-    return handshake.future().handle((c, e) -> e instanceof CompletionException ? e.getCause() : e).join();
+    return handshake
+        .future()
+        .handle((c, e) -> e instanceof CompletionException ? e.getCause() : e)
+        .join();
   }
 
   @Test
@@ -61,9 +65,11 @@ class HandshakeTest {
 
     InitFrames.Init req = readInit(parts.written(), Frames.INIT_REQ, 1);
     assertThat(req.version()).isEqualTo(2);
-    assertThat(req.headers()).containsKeys(InitFrames.LANGUAGE, InitFrames.LANGUAGE_VERSION,
-        InitFrames.TCHANNEL_VERSION).containsEntry(InitFrames.HOST_PORT, "127.0.0.1:4040")
-        .containsEntry(InitFrames.PROCESS_NAME, "java[test]").hasSize(5);
+    assertThat(req.headers())
+        .containsKeys(InitFrames.LANGUAGE, InitFrames.LANGUAGE_VERSION, InitFrames.TCHANNEL_VERSION)
+        .containsEntry(InitFrames.HOST_PORT, "127.0.0.1:4040")
+        .containsEntry(InitFrames.PROCESS_NAME, "java[test]")
+        .hasSize(5);
     assertThat(handshake.isDone()).isFalse();
 
     feed(handshake, InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_RES, 1, peerHeaders()));
@@ -81,9 +87,11 @@ class HandshakeTest {
   void acceptorAnswersInitReqWithItsId() throws Exception {
     Connection connection = new Connection(false, parts);
     Handshake handshake = new Handshake(false, parts, connection);
-    handshake.start(parts.ctx, () -> {
-      throw new AssertionError("the acceptor takes no id");
-    });
+    handshake.start(
+        parts.ctx,
+        () -> {
+          throw new AssertionError("the acceptor takes no id");
+        });
     assertThat(parts.written()).as("the acceptor speaks second").isNull();
 
     feed(handshake, InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_REQ, 77, peerHeaders()));
@@ -98,7 +106,10 @@ class HandshakeTest {
     Handshake handshake = new Handshake(false, parts, new Connection(false, parts));
     handshake.start(parts.ctx, () -> 1);
     Map<String, String> headers = Map.of(InitFrames.HOST_PORT, "0.0.0.0:0");
-    assertThatThrownBy(() -> feed(handshake, InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_REQ, 1, headers)))
+    assertThatThrownBy(
+            () ->
+                feed(
+                    handshake, InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_REQ, 1, headers)))
         .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.isFatal()).isTrue())
         .hasMessage("missing init frame header process_name");
     assertThat(handshake.isDone()).isFalse();
@@ -113,7 +124,8 @@ class HandshakeTest {
     parts.written().release();
     ByteBuf res = InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_RES, 1, peerHeaders());
     res.setShort(Frames.HEADER_SIZE, 1);
-    assertThatThrownBy(() -> feed(handshake, res)).isInstanceOf(ProtocolException.class)
+    assertThatThrownBy(() -> feed(handshake, res))
+        .isInstanceOf(ProtocolException.class)
         .hasMessage("unsupported protocol version 1");
     assertThat(handshake.isDone()).isFalse();
   }
@@ -129,8 +141,13 @@ class HandshakeTest {
     Handshake initiator = new Handshake(true, parts, new Connection(true, parts));
     initiator.start(parts.ctx, () -> 1);
     parts.written().release();
-    assertThatThrownBy(() -> feed(initiator, InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_REQ, 1,
-        peerHeaders()))).isInstanceOf(ProtocolException.class).hasMessage("expected init res, got init req");
+    assertThatThrownBy(
+            () ->
+                feed(
+                    initiator,
+                    InitFrames.encode(EmbeddedParts.ALLOC, Frames.INIT_REQ, 1, peerHeaders())))
+        .isInstanceOf(ProtocolException.class)
+        .hasMessage("expected init res, got init req");
   }
 
   @Test
@@ -139,9 +156,11 @@ class HandshakeTest {
     handshake.start(parts.ctx, () -> 1);
     parts.written().release();
     feed(handshake, Frames.error(EmbeddedParts.ALLOC, 1, ErrorCodes.FATAL, null, "go away"));
-    assertThat(failure(handshake)).isInstanceOfSatisfying(YarpcException.class,
-        e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE))
-        .hasMessageStartingWith("tchannel peer ").hasMessageEndingWith(" refused the handshake: go away");
+    assertThat(failure(handshake))
+        .isInstanceOfSatisfying(
+            YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE))
+        .hasMessageStartingWith("tchannel peer ")
+        .hasMessageEndingWith(" refused the handshake: go away");
     assertThat(parts.channel.isOpen()).isFalse();
     assertThat(parts.handshakes).isEmpty();
   }
@@ -154,8 +173,10 @@ class HandshakeTest {
     assertThat(handshake.future()).isNotDone();
 
     parts.advance(1, TimeUnit.SECONDS);
-    assertThat(failure(handshake)).isInstanceOfSatisfying(YarpcException.class,
-        e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE)).hasMessageEndingWith(" timed out");
+    assertThat(failure(handshake))
+        .isInstanceOfSatisfying(
+            YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE))
+        .hasMessageEndingWith(" timed out");
     assertThat(parts.channel.isOpen()).isFalse();
   }
 
@@ -169,6 +190,8 @@ class HandshakeTest {
     assertThat(handshake.isDone()).isFalse();
 
     parts.advance(EmbeddedParts.HANDSHAKE_TIMEOUT_SECONDS * 2, TimeUnit.SECONDS);
-    assertThat(parts.channel.isOpen()).as("the connection closes the channel, not the timer").isTrue();
+    assertThat(parts.channel.isOpen())
+        .as("the connection closes the channel, not the timer")
+        .isTrue();
   }
 }

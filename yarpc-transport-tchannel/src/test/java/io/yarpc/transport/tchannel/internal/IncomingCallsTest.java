@@ -22,32 +22,38 @@ import org.junit.jupiter.api.Test;
 /** The calls the peer sends, on their own: dispatch, responses, the in-flight limit, duplicates, cancel. */
 class InboundCallsTest {
   private final EmbeddedParts parts = new EmbeddedParts(2);
-  private final IncomingCalls calls = new IncomingCalls(parts.out, parts.settings, parts, "test connection");
+  private final IncomingCalls calls =
+      new IncomingCalls(parts.out, parts.settings, parts, "test connection");
+
   /** What each handler invocation got (its body already read and released) and must answer. */
   private final List<String> received = new ArrayList<>();
+
   private final List<CompletableFuture<Response>> pending = new ArrayList<>();
 
   InboundCallsTest() {
-    parts.router = new Router() {
-      @Override
-      public List<Procedure> procedures() {
-        return List.of();
-      }
-
-      @Override
-      public HandlerSpec choose(RequestMeta meta) {
-        return HandlerSpec.unary(request -> {
-          try {
-            received.add(meta.procedure() + ":" + new String(request.body().toByteArray(), UTF_8));
-          } finally {
-            request.body().release();
+    parts.router =
+        new Router() {
+          @Override
+          public List<Procedure> procedures() {
+            return List.of();
           }
-          CompletableFuture<Response> result = new CompletableFuture<>();
-          pending.add(result);
-          return result;
-        });
-      }
-    };
+
+          @Override
+          public HandlerSpec choose(RequestMeta meta) {
+            return HandlerSpec.unary(
+                request -> {
+                  try {
+                    received.add(
+                        meta.procedure() + ":" + new String(request.body().toByteArray(), UTF_8));
+                  } finally {
+                    request.body().release();
+                  }
+                  CompletableFuture<Response> result = new CompletableFuture<>();
+                  pending.add(result);
+                  return result;
+                });
+          }
+        };
   }
 
   @AfterEach
@@ -68,10 +74,22 @@ class InboundCallsTest {
   }
 
   private static List<ByteBuf> request(int id, String body) throws Exception {
-    RequestMeta meta = RequestMeta.builder().caller("caller").service("svc").procedure("echo").encoding("raw")
-        .build();
-    return CallCodec.encodeRequest(EmbeddedParts.ALLOC, id, meta, Body.of(body.getBytes(UTF_8)), 1000,
-        new byte[Frames.TRACING_SIZE], ChecksumType.CRC32C, Frames.MAX_FRAME_SIZE);
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("caller")
+            .service("svc")
+            .procedure("echo")
+            .encoding("raw")
+            .build();
+    return CallCodec.encodeRequest(
+        EmbeddedParts.ALLOC,
+        id,
+        meta,
+        Body.of(body.getBytes(UTF_8)),
+        1000,
+        new byte[Frames.TRACING_SIZE],
+        ChecksumType.CRC32C,
+        Frames.MAX_FRAME_SIZE);
   }
 
   /** The next frame written must be of {@code type} for message {@code id}; returns its error message. */
@@ -111,7 +129,8 @@ class InboundCallsTest {
     frame.setInt(frame.readerIndex() + Frames.HEADER_SIZE + 1, 0);
     try {
       assertThatThrownBy(() -> calls.onCallReq(frame, 5))
-          .isInstanceOfSatisfying(ProtocolException.class,
+          .isInstanceOfSatisfying(
+              ProtocolException.class,
               e -> assertThat(e.errorCode()).isEqualTo(ErrorCodes.BAD_REQUEST))
           .hasMessage("timeout required");
     } finally {
@@ -128,7 +147,8 @@ class InboundCallsTest {
     ByteBuf third = request(3, "c").get(0);
     try {
       assertThatThrownBy(() -> calls.onCallReq(third, 3))
-          .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCodes.BUSY))
+          .isInstanceOfSatisfying(
+              ProtocolException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCodes.BUSY))
           .hasMessage("too many in-flight calls on this connection (the limit is 2)");
     } finally {
       third.release();
@@ -146,7 +166,8 @@ class InboundCallsTest {
   void aDuplicateIdWhileTheFirstCallIsHandledIsABadRequest() throws Exception {
     callReq(5, "first");
     callReq(5, "second");
-    assertThat(expectWritten(Frames.ERROR, 5, ErrorCodes.BAD_REQUEST)).isEqualTo("message id 5 is already in use");
+    assertThat(expectWritten(Frames.ERROR, 5, ErrorCodes.BAD_REQUEST))
+        .isEqualTo("message id 5 is already in use");
     assertThat(received).containsExactly("echo:first");
 
     pending.get(0).complete(Response.of(Body.empty()));
@@ -158,7 +179,8 @@ class InboundCallsTest {
     callReq(5, "a");
     calls.onCancel(5);
     assertThat(pending.get(0)).isCancelled();
-    assertThat(expectWritten(Frames.ERROR, 5, ErrorCodes.CANCELLED)).isEqualTo("request cancelled by the caller");
+    assertThat(expectWritten(Frames.ERROR, 5, ErrorCodes.CANCELLED))
+        .isEqualTo("request cancelled by the caller");
     assertThat(calls.size()).isZero();
     calls.onCancel(5);
     assertThat(parts.written()).as("a second cancel finds nothing").isNull();

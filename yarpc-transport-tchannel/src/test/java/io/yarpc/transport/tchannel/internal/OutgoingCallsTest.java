@@ -32,16 +32,25 @@ class OutboundCallsTest {
   }
 
   private OutgoingCalls calls(int firstId) {
-    return new OutgoingCalls(parts.out, parts.settings, firstId, () -> usable, () -> "10.0.0.7:21300");
+    return new OutgoingCalls(
+        parts.out, parts.settings, firstId, () -> usable, () -> "10.0.0.7:21300");
   }
 
   private static RequestMeta meta(Deadline deadline) {
-    return RequestMeta.builder().caller("caller").service("svc").procedure("echo").encoding("raw")
-        .deadline(deadline).build();
+    return RequestMeta.builder()
+        .caller("caller")
+        .service("svc")
+        .procedure("echo")
+        .encoding("raw")
+        .deadline(deadline)
+        .build();
   }
 
   private CompletableFuture<Response> call(String body) {
-    return calls.call(meta(Deadline.after(Duration.ofSeconds(5))), Body.of(body.getBytes(UTF_8)), ChecksumType.NONE);
+    return calls.call(
+        meta(Deadline.after(Duration.ofSeconds(5))),
+        Body.of(body.getBytes(UTF_8)),
+        ChecksumType.NONE);
   }
 
   /** The id of the call req just written (its frame is released). */
@@ -56,8 +65,17 @@ class OutboundCallsTest {
   }
 
   private void respond(int id, String body) throws Exception {
-    List<ByteBuf> frames = CallCodec.encodeResponse(EmbeddedParts.ALLOC, id, new byte[Frames.TRACING_SIZE], "raw",
-        ChecksumType.CRC32C, 0, Map.of(), Body.of(body.getBytes(UTF_8)), Frames.MAX_FRAME_SIZE);
+    List<ByteBuf> frames =
+        CallCodec.encodeResponse(
+            EmbeddedParts.ALLOC,
+            id,
+            new byte[Frames.TRACING_SIZE],
+            "raw",
+            ChecksumType.CRC32C,
+            0,
+            Map.of(),
+            Body.of(body.getBytes(UTF_8)),
+            Frames.MAX_FRAME_SIZE);
     for (ByteBuf f : frames) {
       try {
         calls.onCallRes(f, id, Frames.type(f) == Frames.CALL_RES);
@@ -160,7 +178,8 @@ class OutboundCallsTest {
   void aConnectionNoLongerUsableWhenTheFramesWouldBeWrittenFailsTheCall() {
     usable = false;
     Body body = Body.of(new byte[] {1});
-    YarpcException e = failure(calls.call(meta(Deadline.after(Duration.ofSeconds(5))), body, ChecksumType.NONE));
+    YarpcException e =
+        failure(calls.call(meta(Deadline.after(Duration.ofSeconds(5))), body, ChecksumType.NONE));
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
     assertThat(e).hasMessage("tchannel connection to 10.0.0.7:21300 closed");
     assertThat(body.isReleased()).isTrue();
