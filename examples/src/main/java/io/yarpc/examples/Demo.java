@@ -151,8 +151,7 @@ final class Demo {
       rows.add(new Row("-", "start the demo", "failed: " + e, Duration.ZERO, false));
     } finally {
       // Dispatchers stop their inbounds, outbounds and transports; the transports' own stop is for
-      // a
-      // dispatcher that never started. Every stop runs even when one fails.
+      // a dispatcher that never started. Every stop runs even when one fails.
       List<Lifecycle> all = new ArrayList<>();
       if (client != null) {
         all.add(client);

@@ -155,8 +155,8 @@ class HealthAndReflectionTest {
     assertThat(proto.getService(0).getMethod(2).getServerStreaming()).isTrue();
 
     // call, as grpcurl does: messages built from the reflected descriptors only (no generated
-    // classes); the
-    // rpc-* metadata and the deadline are what yarpc's gRPC inbound asks of any caller today
+    // classes); the rpc-* metadata and the deadline are what yarpc's gRPC inbound asks of any
+    // caller today
     Descriptors.FileDescriptor fd =
         Descriptors.FileDescriptor.buildFrom(proto, new Descriptors.FileDescriptor[0]);
     Descriptors.ServiceDescriptor kv = fd.findServiceByName("KeyValue");

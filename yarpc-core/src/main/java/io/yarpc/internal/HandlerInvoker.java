@@ -164,8 +164,8 @@ public final class HandlerInvoker {
     }
     ScheduledFuture<?> deadlineTimer = timer;
     // The transport cancels the returned future when its caller goes away. However the call ends,
-    // its
-    // deadline timer has nothing left to do (and would keep the call reachable until it was due).
+    // its deadline timer has nothing left to do (and would keep the call reachable until it was
+    // due).
     result.whenComplete(
         (v, e) -> {
           if (deadlineTimer != null) {

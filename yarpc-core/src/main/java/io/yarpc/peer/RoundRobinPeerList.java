@@ -70,10 +70,8 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
   private final Duration defaultChooseTimeout;
 
   // Two locks, always taken in this order: the object's monitor (start, stop, update: membership
-  // and calls
-  // to the transport) and then `lock` (ring, waiters, state; never held while calling out). `peers`
-  // is
-  // changed only while holding both, so it may be read while holding either.
+  // and calls to the transport) and then `lock` (ring, waiters, state; never held while calling
+  // out). `peers` is changed only while holding both, so it may be read while holding either.
   private final Object lock = new Object();
   private final Map<String, Entry> peers = new LinkedHashMap<>();
   private final List<Entry> ring = new ArrayList<>(); // guarded by lock

@@ -77,8 +77,8 @@ public final class DeadlinePolicy {
         return defaultTimeout == null ? null : Deadline.after(capped(defaultTimeout));
       }
       // A stream without a deadline would run for ever: the cap is its deadline. (Oneway handlers
-      // run
-      // after the ack without a deadline; the dispatcher decides about a oneway call without one.)
+      // run after the ack without a deadline; the dispatcher decides about a oneway call without
+      // one.)
       return type == RpcType.STREAMING && maxTimeout != null ? Deadline.after(maxTimeout) : null;
     }
     if (maxTimeout != null && received.remainingNanos() > maxTimeoutNanos) {

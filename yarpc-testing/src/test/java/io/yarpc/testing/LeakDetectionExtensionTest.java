@@ -221,10 +221,8 @@ class LeakDetectionExtensionTest {
   }
 
   // The classes below run only through EngineTestKit above: Surefire does not select nested classes
-  // and
-  // they are not @Nested. Each leak comes from its own method, because Netty reports a given leak
-  // record
-  // only once per JVM.
+  // and they are not @Nested. Each leak comes from its own method, because Netty reports a given
+  // leak record only once per JVM.
 
   /** One test leaks, one does not. */
   @ExtendWith(LeakDetectionExtension.class)

@@ -194,8 +194,7 @@ abstract class EndToEndTestBase {
         .isBetween(1L, 5000L);
     assertThat(Long.parseLong(r.getHeadersMap().get("context:deadline-ms"))).isBetween(0L, 5000L);
     // a YARPC response header travels with the trailers (on gRPC, as yarpc-go puts it; elsewhere
-    // the one
-    // set of headers is both)
+    // the one set of headers is both)
     assertThat(trailers.get().get(ECHOED_BY)).isEqualTo("echo-service");
     assertThat(unaryMiddlewareCalls).hasValue(1);
   }

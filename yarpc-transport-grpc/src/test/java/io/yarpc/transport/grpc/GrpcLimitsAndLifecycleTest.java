@@ -201,8 +201,7 @@ class GrpcLimitsAndLifecycleTest {
     await(stream.send(StreamMessage.of(Body.of(new byte[1]))));
     assertThat(received.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     // Send until a send is pending when the next one comes: at the latest once flow control stops
-    // the
-    // sender for good (nobody receives), every further send is refused.
+    // the sender for good (nobody receives), every further send is refused.
     CompletableFuture<Void> last = CompletableFuture.completedFuture(null);
     Body refused = null;
     for (int i = 0; i < 2000 && refused == null; i++) {

@@ -51,8 +51,7 @@ class GrpcTransportConformanceTest extends TransportConformanceSuite {
       @Override
       public int maxBufferedStreamMessages() {
         // grpc-java's flow control: a stream window of at most 8 MiB (auto-tuned from 1 MiB), plus
-        // the one
-        // message queued past the sender's on-ready threshold.
+        // the one message queued past the sender's on-ready threshold.
         return 8 * 1024 * 1024 / (64 * 1024) + 2;
       }
 

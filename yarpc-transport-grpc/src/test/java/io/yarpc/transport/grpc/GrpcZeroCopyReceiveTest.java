@@ -128,8 +128,7 @@ class GrpcZeroCopyReceiveTest {
     assertThat(client.detached()).as("responses handed on as grpc-java's buffers").isEqualTo(4);
     assertThat(client.copied()).as("responses copied whole").isZero();
     // grpc-java merges runs of tiny network reads into small heap arrays; only those bytes are not
-    // views
-    // of its direct buffers, and they are a small part of the whole.
+    // views of its direct buffers, and they are a small part of the whole.
     long total = 2L * (1 + 100 + 64 * 1024 + 4 * MIB);
     assertThat(heapBytes.get())
         .as("bytes decoders found outside grpc-java's direct buffers")

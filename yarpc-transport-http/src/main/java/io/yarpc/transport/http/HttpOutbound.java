@@ -166,8 +166,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     CompletableFuture<PeerLease> chosen = choice;
 
     // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up,
-    // the
-    // returned future is cancelled, and the exchange is aborted here.
+    // the returned future is cancelled, and the exchange is aborted here.
     result.whenComplete(
         (v, e) -> {
           if (e != null) {

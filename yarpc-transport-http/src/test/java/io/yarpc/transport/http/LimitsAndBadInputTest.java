@@ -245,11 +245,9 @@ class LimitsAndBadInputTest {
               .deadline(Deadline.after(Duration.ofSeconds(10)))
               .build();
       // The first request may leave before the server's SETTINGS arrive: Netty's server codec then
-      // answers
-      // 431 (no YARPC headers, so the status table gives invalid-argument). Once the client knows
-      // the
-      // announced SETTINGS_MAX_HEADER_LIST_SIZE it refuses to send such headers: invalid-argument
-      // too.
+      // answers 431 (no YARPC headers, so the status table gives invalid-argument). Once the client
+      // knows the announced SETTINGS_MAX_HEADER_LIST_SIZE it refuses to send such headers:
+      // invalid-argument too.
       for (int i = 0; i < 2; i++) {
         YarpcException e = failure(out.call(Request.of(meta, Body.of(new byte[1]))));
         assertThat(e.code()).as(e.toString()).isEqualTo(Code.INVALID_ARGUMENT);

@@ -480,8 +480,8 @@ class OutboundWireTest {
     // The pooled connection is dead. If the outbound has noticed, the next call goes out on a new
     // connection; if it has not, writing fails (and the call is retried on a new connection) or the
     // connection closes before any response, which fails the call with unavailable (as yarpc-go, a
-    // POST is
-    // not replayed once written). Either way the call after it succeeds on a new connection.
+    // POST is not replayed once written). Either way the call after it succeeds on a new
+    // connection.
     CompletableFuture<Response> next = outbound.call(Request.of(meta("p"), Body.empty()));
     try {
       text(next.get(10, TimeUnit.SECONDS));

@@ -154,8 +154,7 @@ final class YarpcTestService implements AutoCloseable {
     out.start();
     try {
       // As yarpc-go's phone: the callee gets 500 ms, and the call ends with the handler's own call
-      // (here
-      // through cancellation), so a proxy that runs out of time reports its own timeout.
+      // (here through cancellation), so a proxy that runs out of time reports its own timeout.
       Call call = Call.current();
       RequestMeta meta =
           RequestMeta.builder()

@@ -133,9 +133,8 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
             return;
           }
           // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that
-          // one caller
-          // giving up cannot cancel it for the others (a cancelled dial would also orphan its
-          // connection).
+          // one caller giving up cannot cancel it for the others (a cancelled dial would also
+          // orphan its connection).
           CompletableFuture<Connection> connecting = ((TChannelPeer) lease.peer()).acquire();
           connecting.whenComplete(
               (connection, connectError) -> {

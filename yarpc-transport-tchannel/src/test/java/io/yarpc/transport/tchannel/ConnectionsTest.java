@@ -287,8 +287,7 @@ class ConnectionsTest {
     Set<String> seen = new HashSet<>();
     RawClient raw = RawClient.of(client.clientConfig("svc"));
     // round robin over the peers that are available: the second connection may come up a little
-    // later on
-    // a loaded machine, so call until both answered (bounded)
+    // later on a loaded machine, so call until both answered (bounded)
     for (int i = 0; i < 200 && seen.size() < 2; i++) {
       seen.add(
           new String(

@@ -68,11 +68,9 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
             .withValues(ProtobufProcedures.CALL, call, ProtobufProcedures.HEADERS, requestHeaders);
     Deadline deadline = meta.deadline();
     // The context carries the call's deadline for the handler to read (and pass on). Inside a
-    // dispatched
-    // call it arms no timer of its own: the dispatcher's deadline timer cancels the YARPC call,
-    // which
-    // cancels this context. A handler invoked without a dispatcher (no current call) keeps a real
-    // timer.
+    // dispatched call it arms no timer of its own: the dispatcher's deadline timer cancels the
+    // YARPC call, which cancels this context. A handler invoked without a dispatcher (no current
+    // call) keeps a real timer.
     boolean dispatched = Call.current() == call;
     this.context =
         deadline == null
@@ -88,8 +86,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
    */
   final void begin() {
     // Cancellation arrives on a transport's event loop (the caller went away) or the timer thread
-    // (the
-    // deadline); onCancelled may run the handler's own onCancel, so it hops to the callback
+    // (the deadline); onCancelled may run the handler's own onCancel, so it hops to the callback
     // executor.
     context.addListener(
         c -> {
@@ -109,10 +106,8 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
             () -> {
               YarpcException reason = call.cancellation();
               // At once: a handler blocked in a callback sees its context cancelled. A deadline is
-              // a
-              // TimeoutException to grpc (Contexts.statusFromCancelled gives DEADLINE_EXCEEDED to
-              // calls the
-              // handler makes with this context), as grpc's own server cancels it.
+              // a TimeoutException to grpc (Contexts.statusFromCancelled gives DEADLINE_EXCEEDED to
+              // calls the handler makes with this context), as grpc's own server cancels it.
               boolean deadline = reason != null && reason.code() == Code.DEADLINE_EXCEEDED;
               context.cancel(
                   deadline

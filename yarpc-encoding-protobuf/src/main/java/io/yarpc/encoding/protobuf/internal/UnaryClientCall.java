@@ -113,10 +113,8 @@ final class UnaryClientCall<Q, R> extends ClientCallBase<Q, R> {
 
   private void completed(RequestMeta meta, Response r, Throwable error) {
     // Decoded (the response, or an error's details) on the call's executor, as grpc-java's own
-    // client
-    // does, not on the transport thread that completed the call: a large message would hold up
-    // every
-    // other call on that connection.
+    // client does, not on the transport thread that completed the call: a large message would hold
+    // up every other call on that connection.
     serial.execute(
         () -> {
           if (error != null) {

@@ -250,8 +250,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
     }
     if (detached.send() != null) {
       // The message was handed to grpc-java before the call ended; the stream's outcome is what
-      // receive
-      // reports, and the next send fails with it.
+      // receive reports, and the next send fails with it.
       detached.send().complete(null);
     }
     headers.complete(Headers.empty());

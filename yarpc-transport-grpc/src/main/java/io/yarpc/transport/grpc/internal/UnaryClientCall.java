@@ -92,10 +92,8 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
 
   private void send(PeerLease chosen, String fullMethodName, Metadata headers) {
     // Until sendMessage hands it to grpc-java, the request body is ours to release. Afterwards
-    // grpc-java
-    // owns the message stream (it may hold it until the connection is up) and closes it, which
-    // releases
-    // the body, once written or when the call fails.
+    // grpc-java owns the message stream (it may hold it until the connection is up) and closes it,
+    // which releases the body, once written or when the call fails.
     boolean handedOver = false;
     try {
       synchronized (this) {

@@ -218,8 +218,8 @@ final class CallServer {
         && Futures.unwrap(error) instanceof CancellationException
         && !ctx.channel().isActive()) {
       // the client went away and we cancelled the call; nothing is written (a handler that
-      // cancelled its
-      // own future on a live connection is answered below with cancelled, so answers stay in order)
+      // cancelled its own future on a live connection is answered below with cancelled, so answers
+      // stay in order)
       onEventLoop(() -> answers.finish(ex), ex);
       return;
     }

@@ -124,9 +124,8 @@ final class IncomingCalls {
       String message = "message id " + Frames.idString(id) + " is already in use";
       if (existing.future == null) {
         // the first message is still arriving: its fragments and the duplicate's can no longer be
-        // told
-        // apart, so it ends too (one error frame answers both) and later fragments of the id are
-        // ignored
+        // told apart, so it ends too (one error frame answers both) and later fragments of the id
+        // are ignored
         endMessage(id, Frames.moreFragments(frame), ErrorCodes.BAD_REQUEST, message);
       } else {
         sendError(id, ErrorCodes.BAD_REQUEST, null, message);

@@ -103,9 +103,8 @@ class FragmentationTest {
   @EnumSource(value = ChecksumType.class, names = "FARMHASH", mode = EnumSource.Mode.EXCLUDE)
   void everyBoundaryRoundTrips(ChecksumType type) throws Exception {
     // With 128-byte frames, arg2 from 0 to 260 bytes ends at every offset of the first three
-    // frames;
-    // each is paired with two arg3 sizes that vary with it (including empty and frame-filling
-    // ones).
+    // frames; each is paired with two arg3 sizes that vary with it (including empty and
+    // frame-filling ones).
     int maxFrame = 128;
     byte[] arg1 = "proc".getBytes(UTF_8);
     int[] arg3Sizes = {0, 1, 2, 3, 97, 98, 99, 100, 101, 102, 103, 250, 1000};
