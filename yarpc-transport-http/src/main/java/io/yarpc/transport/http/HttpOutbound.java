@@ -7,6 +7,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerLease;
 import io.yarpc.peer.SinglePeerChooser;
@@ -157,35 +158,23 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     }
     FullHttpRequest httpRequest = holder[0];
     AtomicReference<ClientCall> callRef = new AtomicReference<>();
-    CompletableFuture<PeerLease> choice;
-    try {
-      choice = chooser.choose(meta);
-    } catch (RuntimeException e) {
-      choice = CompletableFuture.failedFuture(e);
-    }
-    CompletableFuture<PeerLease> chosen = choice;
-
     // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up,
-    // the returned future is cancelled, and the exchange is aborted here.
+    // the
+    // returned future is cancelled, and the exchange is aborted here (the peer choice by
+    // PeerCalls).
     result.whenComplete(
         (v, e) -> {
-          if (e != null) {
-            abort(chosen, callRef);
+          ClientCall call = callRef.get();
+          if (e != null && call != null) {
+            call.cancel();
           }
         });
-
-    chosen.whenComplete(
-        (lease, chooseError) -> {
-          if (chooseError != null) {
-            httpRequest.release();
-            result.completeExceptionally(YarpcException.from(Futures.unwrap(chooseError)));
-            return;
-          }
-          if (result.isDone()) {
-            httpRequest.release();
-            lease.finish(null);
-            return;
-          }
+    PeerCalls.choose(
+        chooser,
+        meta,
+        result,
+        httpRequest::release,
+        lease -> {
           HttpPeer peer;
           try {
             peer = transport.runningPeer(lease.peer());
@@ -225,15 +214,6 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
                     }
                   });
         });
-  }
-
-  private static void abort(
-      CompletableFuture<PeerLease> choice, AtomicReference<ClientCall> callRef) {
-    choice.cancel(false);
-    ClientCall call = callRef.get();
-    if (call != null) {
-      call.cancel();
-    }
   }
 
   @Override

@@ -6,8 +6,8 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerChooser;
-import io.yarpc.peer.PeerLease;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Request;
@@ -100,28 +100,13 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
             }
           }
         });
-    CompletableFuture<PeerLease> choosing;
-    try {
-      choosing = chooser.choose(meta);
-    } catch (RuntimeException e) {
-      choosing = CompletableFuture.failedFuture(e);
-    }
-    stage.set(choosing);
-    if (result.isCancelled()) {
-      choosing.cancel(false);
-    }
-    choosing.whenComplete(
-        (lease, error) -> {
-          if (error != null) {
-            body.release();
-            result.completeExceptionally(YarpcException.from(Futures.unwrap(error)));
-            return;
-          }
-          if (result.isDone()) {
-            lease.finish(null);
-            body.release();
-            return;
-          }
+    // PeerCalls gives up the peer choice when the result completes first; `stage` holds the call
+    PeerCalls.choose(
+        chooser,
+        meta,
+        result,
+        body::release,
+        lease -> {
           if (!transport.owns(lease.peer())) {
             lease.finish(null);
             body.release();

@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerLease;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
@@ -63,29 +64,24 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
     GrpcClientStream s = new GrpcClientStream(calls, meta);
     String fullMethodName;
     Metadata md;
-    CompletableFuture<PeerLease> choice;
     try {
       fullMethodName = ClientCalls.fullMethodName(meta);
       md = Metadatas.requestMetadata(meta);
-      choice = calls.chooser().choose(meta);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(YarpcException.from(e));
     }
     s.established.whenComplete(
         (stream, error) -> {
           if (s.established.isCancelled()) {
-            choice.cancel(false);
             s.cancel();
           }
         });
-    choice.whenComplete(
-        (lease, error) -> {
-          if (error != null) {
-            s.established.completeExceptionally(YarpcException.from(error));
-          } else {
-            s.start(lease, fullMethodName, md);
-          }
-        });
+    PeerCalls.choose(
+        calls.chooser(),
+        meta,
+        s.established,
+        () -> {},
+        lease -> s.start(lease, fullMethodName, md));
     return s.established;
   }
 

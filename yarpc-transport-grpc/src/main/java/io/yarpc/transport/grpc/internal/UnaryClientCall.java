@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerLease;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Headers;
@@ -64,29 +65,18 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
       c.requestBody.release();
       return CompletableFuture.failedFuture(YarpcException.from(e));
     }
-    CompletableFuture<PeerLease> choice;
-    try {
-      choice = calls.chooser().choose(c.meta);
-    } catch (RuntimeException e) {
-      c.requestBody.release();
-      return CompletableFuture.failedFuture(YarpcException.from(e));
-    }
     c.result.whenComplete(
         (r, e) -> {
           if (c.result.isCancelled()) {
-            choice.cancel(false);
             c.cancelCall();
           }
         });
-    choice.whenComplete(
-        (lease, error) -> {
-          if (error != null) {
-            c.requestBody.release();
-            c.result.completeExceptionally(YarpcException.from(error));
-          } else {
-            c.send(lease, fullMethodName, headers);
-          }
-        });
+    PeerCalls.choose(
+        calls.chooser(),
+        c.meta,
+        c.result,
+        c.requestBody::release,
+        lease -> c.send(lease, fullMethodName, headers));
     return c.result;
   }
 

@@ -1,0 +1,69 @@
+package io.yarpc.peer;
+
+import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Futures;
+import io.yarpc.transport.RequestMeta;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The peer step of the outbound call path, the same for every transport: ask the {@link PeerChooser}
+ * for a peer, give up the choice when the call ends first, and hand the lease to the transport's wire
+ * work only while the call still wants it. Transports call {@link #choose} and keep only what happens
+ * on the chosen peer; the lease they are given is theirs to {@link PeerLease#finish finish} exactly
+ * once.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class PeerCalls {
+  private PeerCalls() {}
+
+  /**
+   * Chooses a peer for the call whose caller-facing future is {@code result}:
+   *
+   * <ul>
+   *   <li>a chooser that throws or fails fails {@code result} with the {@link YarpcException} (others
+   *       become {@code unknown}), after {@code releaseRequest};
+   *   <li>when {@code result} completes first (the caller cancelled, or the deadline passed), the choice
+   *       is cancelled, and a lease that arrives anyway is finished at once, after {@code
+   *       releaseRequest};
+   *   <li>otherwise {@code onChosen} gets the lease, on the thread that completed the choice, and owns
+   *       it and the request from then on.
+   * </ul>
+   *
+   * @return the choice, for transports that also want to cancel it themselves
+   */
+  public static CompletableFuture<PeerLease> choose(
+      PeerChooser chooser,
+      RequestMeta meta,
+      CompletableFuture<?> result,
+      Runnable releaseRequest,
+      Consumer<PeerLease> onChosen) {
+    CompletableFuture<PeerLease> choice;
+    try {
+      choice = chooser.choose(meta);
+    } catch (RuntimeException e) {
+      choice = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<PeerLease> chosen = choice;
+    result.whenComplete(
+        (v, e) -> {
+          if (!chosen.isDone()) {
+            chosen.cancel(false);
+          }
+        });
+    chosen.whenComplete(
+        (lease, error) -> {
+          if (error != null) {
+            releaseRequest.run();
+            result.completeExceptionally(YarpcException.from(Futures.unwrap(error)));
+          } else if (result.isDone()) {
+            lease.finish(null);
+            releaseRequest.run();
+          } else {
+            onChosen.accept(lease);
+          }
+        });
+    return chosen;
+  }
+}
