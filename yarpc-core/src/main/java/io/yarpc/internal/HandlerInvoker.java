@@ -11,6 +11,7 @@ import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
+import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -121,10 +122,7 @@ public final class HandlerInvoker {
       return YarpcException.of(
           Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls", host.name());
     }
-    if (deadlineRequired && meta.deadline() == null) {
-      return YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL");
-    }
-    return null;
+    return deadlineRequired ? InboundCalls.missingDeadline(meta, RpcType.UNARY) : null;
   }
 
   private <I, O> CompletableFuture<O> invoke(

@@ -14,6 +14,7 @@ import io.yarpc.transport.TransportComponent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -54,7 +55,8 @@ public final class OutboundInvoker {
         r -> r.body().release(),
         r -> r.body().release(),
         true,
-        Middleware.apply(transport, chain));
+        transport,
+        chain);
   }
 
   /** The oneway call path. */
@@ -73,7 +75,8 @@ public final class OutboundInvoker {
         r -> r.body().release(),
         v -> {},
         true,
-        Middleware.apply(transport, chain));
+        transport,
+        chain);
   }
 
   /** The stream call path: no local deadline timer (the transport bounds the stream). */
@@ -92,7 +95,8 @@ public final class OutboundInvoker {
         m -> {},
         ClientStream::cancel,
         false,
-        Middleware.apply(transport, chain));
+        transport,
+        chain);
   }
 
   private static <I, O> Handler<I, O> build(
@@ -104,7 +108,9 @@ public final class OutboundInvoker {
       Consumer<I> releaseInput,
       Consumer<O> discard,
       boolean unaryLike,
-      Handler<I, O> next) {
+      Handler<I, O> transport,
+      List<Middleware<I, O>> chain) {
+    List<Middleware<I, O>> middleware = List.copyOf(chain);
     return input -> {
       Call current = Call.current();
       RequestMeta meta = complete(metaOf.apply(input), caller, service, transportName, current);
@@ -127,14 +133,45 @@ public final class OutboundInvoker {
         return CompletableFuture.failedFuture(current.cancellation());
       }
 
+      CompletableFuture<O> result = new CompletableFuture<>();
+      // The futures the transport itself returned. A middleware may hand back a future of its own
+      // (thenApply, whenComplete), whose cancellation does not reach the transport's: the deadline
+      // and the caller's cancellation are passed to these directly, so the exchange always stops.
+      List<CompletableFuture<?>> wire = middleware.isEmpty() ? null : new CopyOnWriteArrayList<>();
+      Handler<I, O> next =
+          wire == null
+              ? transport
+              : Middleware.apply(
+                  in -> {
+                    CompletableFuture<O> f = transport.handle(in);
+                    if (f != null) {
+                      wire.add(f);
+                      if (result.isDone()) {
+                        f.cancel(false); // the call ended while the middleware was still deciding
+                      }
+                    }
+                    return f;
+                  },
+                  middleware);
       CompletableFuture<O> inner;
       try {
         inner = next.handle(withMeta.apply(input, meta));
       } catch (Throwable t) {
         inner = CompletableFuture.failedFuture(t);
       }
-      CompletableFuture<O> result = new CompletableFuture<>();
+      if (inner == null) {
+        inner =
+            CompletableFuture.failedFuture(
+                YarpcException.of(Code.INTERNAL, "outbound middleware returned no future"));
+      }
       CompletableFuture<O> transportFuture = inner;
+      Runnable stop =
+          () -> {
+            transportFuture.cancel(false);
+            if (wire != null) {
+              wire.forEach(f -> f.cancel(false));
+            }
+          };
 
       ScheduledFuture<?> timer = null;
       if (unaryLike) {
@@ -143,7 +180,7 @@ public final class OutboundInvoker {
             Timers.schedule(
                 () -> {
                   if (result.completeExceptionally(timeout(meta, ttl))) {
-                    transportFuture.cancel(false);
+                    stop.run();
                   }
                 },
                 ttl.toNanos());
@@ -154,14 +191,14 @@ public final class OutboundInvoker {
               : current.onCancel(
                   () -> {
                     if (result.completeExceptionally(current.cancellation())) {
-                      transportFuture.cancel(false);
+                      stop.run();
                     }
                   });
       ScheduledFuture<?> deadlineTimer = timer;
       result.whenComplete(
           (v, e) -> {
             if (result.isCancelled()) {
-              transportFuture.cancel(false);
+              stop.run();
             }
           });
       transportFuture.whenComplete(

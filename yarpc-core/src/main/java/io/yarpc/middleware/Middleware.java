@@ -34,6 +34,9 @@ import java.util.concurrent.CompletableFuture;
  *       future by the call path, but other middleware may not expect it) and MUST NOT block: it runs on the
  *       caller's thread outbound and on a handler thread (or, for non-blocking procedures, an I/O thread)
  *       inbound. The future MAY complete on any thread.
+ *   <li>Outbound, a middleware MAY return a future of its own ({@code thenApply}, {@code whenComplete});
+ *       the call path stops the transport's exchange itself when the deadline passes or the caller gives
+ *       up, so cancellation need not travel through it.
  *   <li>Implementations MUST be thread-safe: one instance serves every call, concurrently.
  * </ul>
  *

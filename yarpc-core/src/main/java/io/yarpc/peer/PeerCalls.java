@@ -28,7 +28,8 @@ public final class PeerCalls {
    *       is cancelled, and a lease that arrives anyway is finished at once, after {@code
    *       releaseRequest};
    *   <li>otherwise {@code onChosen} gets the lease, on the thread that completed the choice, and owns
-   *       it and the request from then on.
+   *       it and the request from then on. {@code result} may still complete while it runs (the deadline,
+   *       the caller): it registers its own abort first, then checks {@code result} again.
    * </ul>
    *
    * @return the choice, for transports that also want to cancel it themselves
@@ -42,6 +43,9 @@ public final class PeerCalls {
     CompletableFuture<PeerLease> choice;
     try {
       choice = chooser.choose(meta);
+      if (choice == null) {
+        throw new NullPointerException("peer chooser " + chooser + " returned no future");
+      }
     } catch (RuntimeException e) {
       choice = CompletableFuture.failedFuture(e);
     }
@@ -61,7 +65,14 @@ public final class PeerCalls {
             lease.finish(null);
             releaseRequest.run();
           } else {
-            onChosen.accept(lease);
+            try {
+              onChosen.accept(lease);
+            } catch (
+                RuntimeException e) { // the wire work broke before it took the call: end it here
+              lease.finish(e);
+              releaseRequest.run();
+              result.completeExceptionally(YarpcException.from(e));
+            }
           }
         });
     return chosen;

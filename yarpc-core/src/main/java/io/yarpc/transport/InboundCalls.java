@@ -103,4 +103,16 @@ public final class InboundCalls {
     }
     return f;
   }
+
+  /**
+   * The error of a unary or oneway call that has no deadline once its inbound's policy was applied:
+   * {@code invalid-argument} {@code missing TTL}, as yarpc-go answers it; null when the call may go on.
+   * The dispatcher's handlers apply it; an inbound that must answer before the handler runs (HTTP
+   * acknowledges a oneway call at once) asks it first.
+   */
+  public static YarpcException missingDeadline(RequestMeta meta, RpcType type) {
+    return type != RpcType.STREAMING && meta.deadline() == null
+        ? YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL")
+        : null;
+  }
 }

@@ -297,7 +297,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
      * What calls without {@code Context-TTL-MS}, or with a very distant deadline, are handled with;
      * default {@link DeadlinePolicy#strict()}: a unary or oneway call without one is refused with {@code
      * missing TTL}, as yarpc-go's HTTP inbound does. {@code DeadlinePolicy.withDefaultTimeout(...)} serves
-     * plain HTTP clients that send none.
+     * plain HTTP clients that send none with unary calls (a oneway call without one is still refused: the
+     * policy gives unary calls only a default).
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");

@@ -159,9 +159,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     FullHttpRequest httpRequest = holder[0];
     AtomicReference<ClientCall> callRef = new AtomicReference<>();
     // The deadline is core's (ClientConfig's call path): when it passes, or the caller gives up,
-    // the
-    // returned future is cancelled, and the exchange is aborted here (the peer choice by
-    // PeerCalls).
+    // the returned future is cancelled, and the exchange is aborted here (the choice by PeerCalls).
     result.whenComplete(
         (v, e) -> {
           ClientCall call = callRef.get();

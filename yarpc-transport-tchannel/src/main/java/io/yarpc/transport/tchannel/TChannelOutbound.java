@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Ownership: the outbound owns the request body once called and releases it after its frames are
  * written (or the call fails before); the caller owns the response body (also the one attached to an
  * exception). Cancelling the returned future sends a cancel frame, and whatever arrives for the call later
- * is released. The call fails with {@code deadline-exceeded} at its deadline and with {@code unavailable}
- * when its peer's connection dies. The future completes on an event loop thread: chain blocking work with
+ * is released (core's call path cancels it when the deadline passes: the outbound arms no timer of its
+ * own). The call fails with {@code unavailable} when its peer's connection dies. The future completes on an event loop thread: chain blocking work with
  * the {@code ...Async} methods. Thread-safe.
  */
 public final class TChannelOutbound extends AbstractLifecycle implements UnaryOutbound {
@@ -108,13 +108,14 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
         body::release,
         lease -> {
           if (!transport.owns(lease.peer())) {
-            lease.finish(null);
-            body.release();
-            result.completeExceptionally(
+            YarpcException notOurs =
                 YarpcException.of(
                     Code.INTERNAL,
                     "peer %s was not retained from this tchannel transport",
-                    lease.peer().identifier()));
+                    lease.peer().identifier());
+            lease.finish(notOurs);
+            body.release();
+            result.completeExceptionally(notOurs);
             return;
           }
           // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that

@@ -172,6 +172,14 @@ final class CallServer {
   }
 
   private void serveOneway(Exchange ex, HandlerSpec spec, Request request) {
+    // acknowledged at once below, so a call the dispatcher would refuse for its missing TTL is
+    // answered with that error first, as yarpc-go answers it
+    YarpcException missing = InboundCalls.missingDeadline(request.meta(), RpcType.ONEWAY);
+    if (missing != null) {
+      request.body().release();
+      fail(ex, missing, 0);
+      return;
+    }
     CompletableFuture<Void> future =
         InboundCalls.handle(spec.oneway(), request, request.body()::release);
     YarpcException refused = refusal(future);
@@ -204,11 +212,7 @@ final class CallServer {
       return null;
     } catch (RuntimeException e) {
       YarpcException error = YarpcException.from(e);
-      // stopping (unavailable) or no deadline (invalid-argument, missing TTL): answered, not
-      // acknowledged
-      return error.code() == Code.UNAVAILABLE || error.code() == Code.INVALID_ARGUMENT
-          ? error
-          : null;
+      return error.code() == Code.UNAVAILABLE ? error : null; // the dispatcher is stopping
     }
   }
 
