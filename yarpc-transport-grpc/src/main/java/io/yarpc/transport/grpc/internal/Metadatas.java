@@ -533,17 +533,8 @@ final class Metadatas {
    * ({@link WireText#details}), a name to {@value #MAX_NAME_WIRE_BYTES} bytes on the wire.
    */
   public static void putResponse(Metadata trailers, Response response, boolean initialToo) {
-    putResponseHeaders(trailers, response.trailers());
-    if (initialToo && !response.initialHeaders().isEmpty()) {
-      response
-          .initialHeaders()
-          .forEach(
-              (k, v) -> {
-                if (response.trailers().get(k) == null) {
-                  putResponseHeaders(trailers, Headers.of(k, v));
-                }
-              });
-    }
+    // headers() is the initial headers and then the trailers, the trailers winning a shared key
+    putResponseHeaders(trailers, initialToo ? response.headers() : response.trailers());
     if (response.isApplicationError()) {
       trailers.put(key(APPLICATION_ERROR), APPLICATION_ERROR_VALUE);
       ApplicationErrorMeta meta = response.applicationErrorMeta();
