@@ -104,20 +104,29 @@ final class InMemoryStream {
 
   private void serverEnded(Throwable error) {
     trailers.complete(InMemoryTransport.copy(serverTrailers)); // before the end reaches the client
+    boolean noHeadersSent; // headers already sent complete the client's future themselves, later
+    synchronized (lock) {
+      noHeadersSent = !headersSent;
+      headersSent = true;
+    }
     if (error == null) {
       toClient.finishSending(
           null,
           new IllegalStateException(
               "the stream has ended: the handler's future already completed"));
       toServer.receiverGone(new IllegalStateException("the stream has ended"), true, null);
-      transport.execute(() -> headers.complete(Headers.empty()));
+      if (noHeadersSent) {
+        transport.execute(() -> headers.complete(Headers.empty()));
+      }
     } else {
       YarpcException serverSide = YarpcException.from(error);
       YarpcException clientSide =
           transport.transmitStatus(serverSide, "in-memory stream error of " + what);
       toClient.finishSending(clientSide, serverSide);
       toServer.receiverGone(serverSide, false, clientSide);
-      fail(headers, clientSide);
+      if (noHeadersSent) {
+        fail(headers, clientSide);
+      }
     }
     onServerEnd.run();
   }
