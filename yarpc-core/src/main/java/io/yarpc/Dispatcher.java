@@ -81,6 +81,7 @@ public final class Dispatcher implements Lifecycle {
   private final ExecutorService ownedExecutor;
   private final MapRouter router;
   private final HandlerInvoker invoker;
+  private final boolean verboseErrors;
   private final Map<String, ClientConfig> clientConfigs = new LinkedHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Object drainLock = new Object();
@@ -92,6 +93,7 @@ public final class Dispatcher implements Lifecycle {
     this.config = b;
     this.inbounds = List.copyOf(b.inbounds);
     this.outbounds = Collections.unmodifiableMap(new LinkedHashMap<>(b.outbounds));
+    this.verboseErrors = b.verboseErrors;
     if (b.executor != null) {
       this.executor = b.executor;
       this.ownedExecutor = null;
@@ -125,6 +127,11 @@ public final class Dispatcher implements Lifecycle {
               @Override
               public String name() {
                 return name;
+              }
+
+              @Override
+              public boolean verboseErrors() {
+                return verboseErrors;
               }
             });
     outbounds.forEach((key, out) -> clientConfigs.put(key, buildClientConfig(key, out)));
@@ -422,6 +429,7 @@ public final class Dispatcher implements Lifecycle {
     private final List<Middleware<RequestMeta, ClientStream>> streamOutbound = new ArrayList<>();
     private Executor executor;
     private Duration shutdownGracePeriod = Duration.ofSeconds(6);
+    private boolean verboseErrors;
 
     private Builder(String name) {
       validateServiceName(name);
@@ -505,6 +513,21 @@ public final class Dispatcher implements Lifecycle {
         throw new IllegalArgumentException("grace period must not be negative");
       }
       this.shutdownGracePeriod = gracePeriod;
+      return this;
+    }
+
+    /**
+     * Whether callers are told the text of a handler's unexpected exception (one that is not a {@code
+     * YarpcException}: a bug, not an answer); default false. Either way the call fails with {@code
+     * unknown}, {@code error for service "S" and procedure "P": ...}, and the dispatcher logs the exception
+     * with its stack trace (slf4j, WARN, logger {@code io.yarpc.internal.HandlerInvoker}); by default the
+     * caller reads {@code unexpected error (the server logged it)} after the colon, as grpc-java and Armeria
+     * keep internal text to the server; true sends the exception's message (or class name when it has
+     * none), as yarpc-go sends {@code err.Error()}. Turn it on for development, not on an open network.
+     * {@code YarpcException}s a handler throws are sent as they are in both cases.
+     */
+    public Builder verboseErrors(boolean verbose) {
+      this.verboseErrors = verbose;
       return this;
     }
 

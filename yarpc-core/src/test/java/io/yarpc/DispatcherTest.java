@@ -356,7 +356,94 @@ class DispatcherTest {
     YarpcException e = failure(p.cc().call(request("boom", "", Duration.ofSeconds(5))));
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage())
+        .isEqualTo(
+            "error for service \"server\" and procedure \"boom\": unexpected error (the server"
+                + " logged it)");
+  }
+
+  @Test
+  void aProcedureAtItsConcurrencyLimitRefusesTheNextCallAtOnceAndOthersAreUnaffected()
+      throws Exception {
+    Pair p = new Pair();
+    CountDownLatch entered = new CountDownLatch(2);
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    p.server.register(
+        Procedure.builder("slow")
+            .maxConcurrentCalls(2)
+            .unary(
+                req -> {
+                  req.body().release();
+                  entered.countDown();
+                  return release.thenApply(v -> Response.of(Body.empty()));
+                })
+            .build());
+    p.server.register(
+        Procedure.builder("fast")
+            .unary(
+                req -> {
+                  req.body().release();
+                  return CompletableFuture.completedFuture(Response.of(Body.empty()));
+                })
+            .build());
+    CompletableFuture<Response> first = p.cc().call(request("slow", "1", Duration.ofSeconds(10)));
+    CompletableFuture<Response> second = p.cc().call(request("slow", "2", Duration.ofSeconds(10)));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+    YarpcException refused = failure(p.cc().call(request("slow", "3", Duration.ofSeconds(10))));
+    assertThat(refused.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "procedure \"slow\" of service \"server\" is at its limit of 2 concurrent calls; try"
+                + " again later");
+    // another procedure is not held up by this one's limit
+    p.cc()
+        .call(request("fast", "f", Duration.ofSeconds(10)))
+        .get(10, TimeUnit.SECONDS)
+        .body()
+        .release();
+
+    release.complete(null);
+    first.get(10, TimeUnit.SECONDS).body().release();
+    second.get(10, TimeUnit.SECONDS).body().release();
+    // the places were given back
+    CompletableFuture<Response> again = p.cc().call(request("slow", "4", Duration.ofSeconds(10)));
+    again.get(10, TimeUnit.SECONDS).body().release();
+  }
+
+  @Test
+  void aVerboseDispatcherSendsTheUnexpectedExceptionsText() {
+    Pair p =
+        new Pair(
+            Dispatcher.builder("server")
+                .shutdownGracePeriod(Duration.ofMillis(100))
+                .verboseErrors(true),
+            Dispatcher.builder("client"));
+    p.server.register(
+        Procedure.builder("boom")
+            .unary(
+                req -> {
+                  throw new IllegalStateException("boom");
+                })
+            .build());
+    YarpcException e = failure(p.cc().call(request("boom", "", Duration.ofSeconds(5))));
+    assertThat(e.code()).isEqualTo(Code.UNKNOWN);
+    assertThat(e.getMessage())
         .isEqualTo("error for service \"server\" and procedure \"boom\": boom");
+  }
+
+  @Test
+  void aYarpcExceptionAHandlerThrowsIsSentAsItIs() {
+    Pair p = new Pair();
+    p.server.register(
+        Procedure.builder("nope")
+            .unary(
+                req -> {
+                  throw YarpcException.of(Code.NOT_FOUND, "no such key \"k\"");
+                })
+            .build());
+    YarpcException e = failure(p.cc().call(request("nope", "", Duration.ofSeconds(5))));
+    assertThat(e.code()).isEqualTo(Code.NOT_FOUND);
+    assertThat(e.getMessage()).isEqualTo("no such key \"k\"");
   }
 
   @Test

@@ -126,8 +126,9 @@ public final class EncodingErrors {
   /**
    * What a handler's exception becomes on the wire (yarpc-go's {@code WrapHandlerError}): a {@link
    * YarpcException} (also one wrapped in a {@link java.util.concurrent.CompletionException}) as is;
-   * anything else {@code unknown} with {@code error for service "S" and procedure "P": <message or class
-   * name>}, keeping the exception as cause.
+   * anything else {@link YarpcException#wrapping} it as {@code unknown} with {@code error for service "S"
+   * and procedure "P": <message or class name>} (what the server logs; its caller gets the {@linkplain
+   * YarpcException#redacted() redacted} message), keeping the exception as cause.
    */
   public static YarpcException wrapHandlerError(RequestMeta meta, Throwable t) {
     requireNonNull(meta, "meta");
@@ -135,23 +136,21 @@ public final class EncodingErrors {
     if (cause instanceof YarpcException) {
       return (YarpcException) cause;
     }
-    return YarpcException.withCause(
+    return YarpcException.wrapping(
         Code.UNKNOWN,
         "error for service "
             + GoStrings.quote(meta.service())
             + " and procedure "
-            + GoStrings.quote(meta.procedure())
-            + ": "
-            + YarpcException.describe(cause),
+            + GoStrings.quote(meta.procedure()),
         cause);
   }
 
   /**
    * A raw or JSON handler's exception as the handler returns it: {@link #wrapHandlerError} carrying
    * ({@link YarpcException#withResponse}) an empty-body response flagged as an application error, with the
-   * response headers the handler set. The meta holds the exception's code when it is a {@code
-   * YarpcException} (else none), its name (a {@code YarpcException}'s name, else the exception's simple
-   * class name) and its message as details. An exception that already carries a response is returned as
+   * response headers the handler set. For a {@code YarpcException} the meta holds its code, its
+   * name and its message as details; for any other exception (a bug, not an answer) it holds none of
+   * them: no class name or internal text reaches the wire. An exception that already carries a response is returned as
    * is. Whoever receives the exception owns the attached response (here: the transport, which sends it).
    *
    * @param meta the inbound request's metadata
@@ -166,18 +165,14 @@ public final class EncodingErrors {
     if (e.response() != null) {
       return e;
     }
+    // An unexpected exception's class name and message stay on the server (see
+    // YarpcException#redacted): the meta then carries neither.
     Throwable cause = Futures.unwrap(t);
-    Code code = null;
-    String name = cause.getClass().getSimpleName();
-    if (cause instanceof YarpcException) {
-      code = e.code();
-      if (e.name() != null) {
-        name = e.name();
-      }
-    }
-    String message = cause.getMessage();
     ApplicationErrorMeta appMeta =
-        new ApplicationErrorMeta(code, name, message == null || message.isEmpty() ? null : message);
+        cause instanceof YarpcException
+            ? new ApplicationErrorMeta(
+                e.code(), e.name(), e.getMessage().isEmpty() ? null : e.getMessage())
+            : new ApplicationErrorMeta(null, null, null);
     return e.withResponse(
         Response.builder().headers(responseHeaders).applicationError(appMeta).build());
   }

@@ -24,9 +24,23 @@ public final class YarpcException extends RuntimeException {
   private final String name;
   private final byte[] details;
   private final transient Response response;
+  // non-null when the message is this context followed by the text of a throwable that is not a
+  // YarpcException: text a server keeps to itself unless told otherwise (see redacted())
+  private final String context;
 
   private YarpcException(
       Code code, String message, String name, byte[] details, Response response, Throwable cause) {
+    this(code, message, name, details, response, cause, null);
+  }
+
+  private YarpcException(
+      Code code,
+      String message,
+      String name,
+      byte[] details,
+      Response response,
+      Throwable cause,
+      String context) {
     super(message == null ? "" : message, cause, false, cause != null);
     if (code == Code.OK) {
       throw new IllegalArgumentException("an error cannot have code ok");
@@ -35,6 +49,7 @@ public final class YarpcException extends RuntimeException {
     this.name = name == null || name.isEmpty() ? null : name;
     this.details = details == null || details.length == 0 ? null : details;
     this.response = response;
+    this.context = context;
   }
 
   /** An error with this code and message ({@link String#format} applied when args are given). */
@@ -46,6 +61,46 @@ public final class YarpcException extends RuntimeException {
   /** An error with this code and message, caused by {@code cause} (kept for logs, never sent). */
   public static YarpcException withCause(Code code, String message, Throwable cause) {
     return new YarpcException(code, message, null, null, null, cause);
+  }
+
+  /**
+   * An error for an unexpected throwable (not a {@code YarpcException}), such as a handler's bug: its
+   * message is {@code context + ": " + } the throwable's message (or class name), which the side that
+   * made it may log and show; a server sends its caller only the {@linkplain #redacted() redacted}
+   * message, which keeps {@code context} and drops the throwable's text (unless the dispatcher is built
+   * with {@code verboseErrors(true)}).
+   */
+  public static YarpcException wrapping(Code code, String context, Throwable cause) {
+    requireNonNull(context, "context");
+    requireNonNull(cause, "cause");
+    String text = describe(cause);
+    return new YarpcException(
+        code, context.isEmpty() ? text : context + ": " + text, null, null, null, cause, context);
+  }
+
+  /**
+   * What a server may tell its caller about this error: this error itself, unless it was made by {@link
+   * #wrapping} (or {@link #from} for an unexpected throwable), whose message holds the text of an
+   * unexpected exception (internal state, class names): then a copy whose message is the context
+   * followed by {@code unexpected error (the server logged it)}. Name, details and response are kept.
+   */
+  public YarpcException redacted() {
+    if (context == null) {
+      return this;
+    }
+    String hidden = "unexpected error (the server logged it)";
+    return new YarpcException(
+        code,
+        context.isEmpty() ? hidden : context + ": " + hidden,
+        name,
+        details,
+        response,
+        getCause());
+  }
+
+  /** Whether {@link #redacted()} would change the message. */
+  public boolean hasUnexpectedCauseText() {
+    return context != null;
   }
 
   /**
@@ -62,7 +117,7 @@ public final class YarpcException extends RuntimeException {
     if (root instanceof java.util.concurrent.CancellationException) {
       return withCause(Code.CANCELLED, "call was cancelled", root);
     }
-    return withCause(Code.UNKNOWN, describe(root), root);
+    return wrapping(Code.UNKNOWN, "", root);
   }
 
   /** A throwable's message, or its class name when it has none. */
@@ -73,17 +128,17 @@ public final class YarpcException extends RuntimeException {
 
   /** A copy with this (deprecated in yarpc-go, still on the wire) error name. */
   public YarpcException withName(String name) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause());
+    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
   }
 
   /** A copy with these details bytes (empty means none). The array is not copied: do not mutate it. */
   public YarpcException withDetails(byte[] details) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause());
+    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
   }
 
   /** A copy that carries {@code response}; the catcher owns it and releases its body. */
   public YarpcException withResponse(Response response) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause());
+    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
   }
 
   /** The error's code; never {@link Code#OK}. */

@@ -19,7 +19,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wraps a registered handler (already inside its middleware) with what every inbound call needs, so
@@ -32,8 +35,12 @@ import java.util.function.Consumer;
  *       {@link Call} current;
  *   <li>a unary call that outlives its deadline completes with {@code deadline-exceeded} at the deadline
  *       and its call is cancelled; a caller that cancels the returned future cancels the call;
+ *   <li>a procedure's own {@linkplain Procedure#maxConcurrentCalls() concurrency limit} refuses calls beyond
+ *       it with {@code resource-exhausted};
  *   <li>anything thrown that is not a {@link YarpcException} becomes {@code unknown} with yarpc-go's
- *       {@code error for service "S" and procedure "P": ...} message;
+ *       {@code error for service "S" and procedure "P": ...} message; such an unexpected exception is
+ *       logged, and its text kept from the caller unless the dispatcher is verbose ({@link
+ *       YarpcException#redacted()});
  *   <li>the request body is released when the handler's own future completes, and a response that
  *       arrives after the call already ended is released too.
  * </ul>
@@ -52,7 +59,12 @@ public final class HandlerInvoker {
 
     /** The dispatcher's name, for messages. */
     String name();
+
+    /** Whether callers may read the text of a handler's unexpected exception. */
+    boolean verboseErrors();
   }
+
+  private static final Logger log = LoggerFactory.getLogger(HandlerInvoker.class);
 
   private final Host host;
 
@@ -63,20 +75,51 @@ public final class HandlerInvoker {
 
   /** {@code procedure}'s handler with the invocation rules applied. */
   public HandlerSpec wrap(Procedure procedure, HandlerSpec spec) {
-    boolean direct = procedure.isNonBlocking();
+    Admission admission = new Admission(procedure.isNonBlocking(), procedure.maxConcurrentCalls());
     switch (spec.type()) {
       case UNARY:
-        return HandlerSpec.unary(unary(spec.unary(), direct));
+        return HandlerSpec.unary(unary(spec.unary(), admission));
       case ONEWAY:
-        return HandlerSpec.oneway(oneway(spec.oneway(), direct));
+        return HandlerSpec.oneway(oneway(spec.oneway(), admission));
       default:
-        return HandlerSpec.streaming(streaming(spec.streaming(), direct));
+        return HandlerSpec.streaming(streaming(spec.streaming(), admission));
     }
   }
 
-  private Handler<Request, Response> unary(Handler<Request, Response> handler, boolean direct) {
+  /** How one procedure's calls are let in: on which thread, and how many at once. */
+  private static final class Admission {
+    final boolean direct;
+    final int max; // 0: no limit of the procedure's own
+    final AtomicInteger inFlight = new AtomicInteger();
+
+    Admission(boolean direct, int max) {
+      this.direct = direct;
+      this.max = max;
+    }
+
+    /** Takes a place; false (and nothing taken) when the procedure is at its limit. */
+    boolean enter() {
+      if (max == 0) {
+        return true;
+      }
+      if (inFlight.incrementAndGet() > max) {
+        inFlight.decrementAndGet();
+        return false;
+      }
+      return true;
+    }
+
+    void exit() {
+      if (max != 0) {
+        inFlight.decrementAndGet();
+      }
+    }
+  }
+
+  private Handler<Request, Response> unary(
+      Handler<Request, Response> handler, Admission admission) {
     return request -> {
-      YarpcException refused = refuse(request.meta(), true);
+      YarpcException refused = refuse(request.meta(), true, admission);
       if (refused != null) {
         request.body().release();
         return CompletableFuture.failedFuture(refused);
@@ -85,51 +128,71 @@ public final class HandlerInvoker {
           request.meta(),
           request,
           handler,
-          direct,
+          admission,
           request.meta().deadline(),
           r -> r.body().release(),
           () -> request.body().release());
     };
   }
 
-  private Handler<Request, Void> oneway(Handler<Request, Void> handler, boolean direct) {
+  private Handler<Request, Void> oneway(Handler<Request, Void> handler, Admission admission) {
     return request -> {
-      YarpcException refused = refuse(request.meta(), true);
+      YarpcException refused = refuse(request.meta(), true, admission);
       if (refused != null) {
         request.body().release();
         return CompletableFuture.failedFuture(refused);
       }
       // A oneway handler runs after the ack, with no deadline (as in yarpc-go).
       return invoke(
-          request.meta(), request, handler, direct, null, r -> {}, () -> request.body().release());
+          request.meta(),
+          request,
+          handler,
+          admission,
+          null,
+          r -> {},
+          () -> request.body().release());
     };
   }
 
   private Handler<ServerStream, Void> streaming(
-      Handler<ServerStream, Void> handler, boolean direct) {
+      Handler<ServerStream, Void> handler, Admission admission) {
     return stream -> {
-      YarpcException refused = refuse(stream.meta(), false);
+      YarpcException refused = refuse(stream.meta(), false, admission);
       if (refused != null) {
         return CompletableFuture.failedFuture(refused);
       }
       return invoke(
-          stream.meta(), stream, handler, direct, stream.meta().deadline(), r -> {}, () -> {});
+          stream.meta(), stream, handler, admission, stream.meta().deadline(), r -> {}, () -> {});
     };
   }
 
-  private YarpcException refuse(RequestMeta meta, boolean deadlineRequired) {
+  /** Why a call may not begin, or null when it may (and then it holds a place in {@code admission}). */
+  private YarpcException refuse(RequestMeta meta, boolean deadlineRequired, Admission admission) {
     if (host.isDraining()) {
       return YarpcException.of(
           Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls", host.name());
     }
-    return deadlineRequired ? InboundCalls.missingDeadline(meta, RpcType.UNARY) : null;
+    YarpcException missing =
+        deadlineRequired ? InboundCalls.missingDeadline(meta, RpcType.UNARY) : null;
+    if (missing != null) {
+      return missing;
+    }
+    if (!admission.enter()) {
+      return YarpcException.of(
+          Code.RESOURCE_EXHAUSTED,
+          "procedure \"%s\" of service \"%s\" is at its limit of %d concurrent calls; try again later",
+          meta.procedure(),
+          meta.service(),
+          admission.max);
+    }
+    return null;
   }
 
   private <I, O> CompletableFuture<O> invoke(
       RequestMeta meta,
       I input,
       Handler<I, O> handler,
-      boolean direct,
+      Admission admission,
       Deadline deadline,
       Consumer<O> discard,
       Runnable releaseInput) {
@@ -198,7 +261,7 @@ public final class HandlerInvoker {
                 boolean taken =
                     error == null
                         ? result.complete(value)
-                        : result.completeExceptionally(toYarpc(error, meta, call));
+                        : result.completeExceptionally(toCaller(error, meta, call));
                 if (!taken) {
                   if (value != null) {
                     discard.accept(value);
@@ -206,11 +269,12 @@ public final class HandlerInvoker {
                     YarpcException.releaseResponse(error);
                   }
                 }
+                admission.exit();
                 host.track(-1);
               });
         };
 
-    if (direct) {
+    if (admission.direct) {
       run.run();
     } else {
       try {
@@ -220,6 +284,7 @@ public final class HandlerInvoker {
         if (deadlineTimer != null) {
           deadlineTimer.cancel(false);
         }
+        admission.exit();
         host.track(-1);
         result.completeExceptionally(
             YarpcException.withCause(
@@ -227,6 +292,24 @@ public final class HandlerInvoker {
       }
     }
     return result;
+  }
+
+  /**
+   * The error the caller gets: a handler's unexpected exception is logged here, once, and its text kept
+   * from the caller unless the dispatcher is verbose.
+   */
+  private YarpcException toCaller(Throwable error, RequestMeta meta, Call call) {
+    YarpcException e = toYarpc(error, meta, call);
+    if (!e.hasUnexpectedCauseText()) {
+      return e;
+    }
+    log.warn(
+        "procedure \"{}\" of service \"{}\" failed for caller \"{}\" with an unexpected exception",
+        meta.procedure(),
+        meta.service(),
+        meta.caller(),
+        e.getCause() != null ? e.getCause() : e);
+    return host.verboseErrors() ? e : e.redacted();
   }
 
   private static YarpcException toYarpc(Throwable error, RequestMeta meta, Call call) {
@@ -245,11 +328,10 @@ public final class HandlerInvoker {
               meta.service(),
               meta.caller());
     }
-    return YarpcException.withCause(
+    return YarpcException.wrapping(
         Code.UNKNOWN,
         String.format(
-            "error for service \"%s\" and procedure \"%s\": %s",
-            meta.service(), meta.procedure(), YarpcException.describe(cause)),
+            "error for service \"%s\" and procedure \"%s\"", meta.service(), meta.procedure()),
         cause);
   }
 }

@@ -17,6 +17,7 @@ public final class Procedure {
   private final String signature;
   private final boolean nonBlocking;
   private final Object schema;
+  private final int maxConcurrentCalls;
 
   private Procedure(Builder b) {
     this.name = b.name;
@@ -26,6 +27,7 @@ public final class Procedure {
     this.signature = b.signature;
     this.nonBlocking = b.nonBlocking;
     this.schema = b.schema;
+    this.maxConcurrentCalls = b.maxConcurrentCalls;
   }
 
   /** A builder for the procedure called {@code name}. */
@@ -42,7 +44,13 @@ public final class Procedure {
     b.signature = signature;
     b.nonBlocking = nonBlocking;
     b.schema = schema;
+    b.maxConcurrentCalls = maxConcurrentCalls;
     return b;
+  }
+
+  /** Calls of this procedure handled at once at most (0: no limit of its own); see the builder. */
+  public int maxConcurrentCalls() {
+    return maxConcurrentCalls;
   }
 
   /** The procedure name, e.g. {@code echo} or {@code pkg.Service::Method}. */
@@ -110,6 +118,7 @@ public final class Procedure {
     private String signature = "";
     private boolean nonBlocking;
     private Object schema;
+    private int maxConcurrentCalls;
 
     private Builder(String name) {
       requireNonNull(name, "name");
@@ -170,6 +179,20 @@ public final class Procedure {
      */
     public Builder schema(Object schema) {
       this.schema = schema;
+      return this;
+    }
+
+    /**
+     * Calls of this procedure the dispatcher handles at once at most, so one slow or popular procedure
+     * cannot take the whole handler pool; default 0, no limit of its own (the inbounds' per-connection
+     * limits and the handler pool still apply). A call beyond it is refused at once with {@code
+     * resource-exhausted}, before its handler runs.
+     */
+    public Builder maxConcurrentCalls(int max) {
+      if (max < 0) {
+        throw new IllegalArgumentException("maxConcurrentCalls must not be negative: " + max);
+      }
+      this.maxConcurrentCalls = max;
       return this;
     }
 

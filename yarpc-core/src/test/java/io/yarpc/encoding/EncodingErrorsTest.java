@@ -136,8 +136,12 @@ class EncodingErrorsTest {
     Response r = e.response();
     assertThat(r).isNotNull();
     assertThat(r.isApplicationError()).isTrue();
-    assertThat(r.applicationErrorMeta())
-        .isEqualTo(new ApplicationErrorMeta(null, "IllegalArgumentException", "boom"));
+    assertThat(r.applicationErrorMeta()).isEqualTo(new ApplicationErrorMeta(null, null, null));
+    assertThat(e.redacted().getMessage())
+        .isEqualTo(
+            "error for service \"svc\" and procedure \"proc\": unexpected error (the server logged"
+                + " it)");
+    assertThat(e.redacted().response()).isSameAs(r);
     assertThat(r.headers()).isEqualTo(headers);
     assertThat(r.body().length()).isZero();
   }
@@ -154,7 +158,9 @@ class EncodingErrorsTest {
     YarpcException unnamed =
         EncodingErrors.handlerError(
             META, Headers.empty(), YarpcException.of(Code.ALREADY_EXISTS, "dup"));
-    assertThat(unnamed.response().applicationErrorMeta().name()).isEqualTo("YarpcException");
+    assertThat(unnamed.response().applicationErrorMeta())
+        .isEqualTo(new ApplicationErrorMeta(Code.ALREADY_EXISTS, null, "dup"));
+    assertThat(unnamed.redacted()).isSameAs(unnamed);
   }
 
   @Test

@@ -296,7 +296,7 @@ class JsonTest {
     assertThat(e.getMessage()).isEqualTo("error for service \"svc\" and procedure \"get\": boom");
     assertThat(e.response().isApplicationError()).isTrue();
     assertThat(e.response().applicationErrorMeta())
-        .isEqualTo(new ApplicationErrorMeta(null, "RuntimeException", "boom"));
+        .isEqualTo(new ApplicationErrorMeta(null, null, null));
     assertThat(e.response().headers().get("x-partial")).isEqualTo("1");
     assertThat(e.response().body().length()).isZero();
   }
@@ -329,7 +329,7 @@ class JsonTest {
     YarpcException e = yarpcFailure(handle(p, Request.of(META, Body.of(bytes("{}")))));
     assertThat(e.getMessage())
         .isEqualTo("error for service \"svc\" and procedure \"get\": disk on fire");
-    assertThat(e.response().applicationErrorMeta().name()).isEqualTo("IOException");
+    assertThat(e.response().applicationErrorMeta().name()).isNull();
   }
 
   @Test
@@ -516,7 +516,10 @@ class JsonTest {
             client.call("boom", new GetRequest("k"), GetResponse.class, TestOutbound.OPTIONS));
     assertThat(boom.code()).isEqualTo(Code.UNKNOWN);
     assertThat(boom.getMessage())
-        .isEqualTo("error for service \"svc\" and procedure \"boom\": boom");
+        .isEqualTo(
+            "error for service \"svc\" and procedure \"boom\": unexpected error (the server logged it)");
+    assertThat(boom.response().applicationErrorMeta())
+        .isEqualTo(new ApplicationErrorMeta(null, null, null));
     assertThat(boom.response().isApplicationError()).isTrue();
 
     YarpcException missing =

@@ -188,7 +188,7 @@ class RawTest {
               assertThat(e.getCause()).isInstanceOf(IllegalStateException.class);
               assertThat(e.response().isApplicationError()).isTrue();
               assertThat(e.response().applicationErrorMeta())
-                  .isEqualTo(new ApplicationErrorMeta(null, "IllegalStateException", "boom"));
+                  .isEqualTo(new ApplicationErrorMeta(null, null, null));
               assertThat(e.response().headers().get("x-partial")).isEqualTo("yes");
             });
   }
@@ -332,7 +332,8 @@ class RawTest {
             e -> {
               assertThat(e.code()).isEqualTo(Code.UNKNOWN);
               assertThat(e.getMessage())
-                  .isEqualTo("error for service \"svc\" and procedure \"fail\": boom");
+                  .isEqualTo(
+                      "error for service \"svc\" and procedure \"fail\": unexpected error (the server logged it)");
               assertThat(e.response().isApplicationError()).isTrue();
               assertThat(e.response().headers().get("x-partial")).isEqualTo("1");
               assertThat(e.response().body().length()).isZero();

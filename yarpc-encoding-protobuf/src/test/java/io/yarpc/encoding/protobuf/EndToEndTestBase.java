@@ -471,7 +471,7 @@ abstract class EndToEndTestBase {
     assertThat(thrown.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
     assertThat(thrown.getStatus().getDescription())
         .isEqualTo(
-            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
+            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": unexpected error (the server logged it)");
 
     StatusRuntimeException onError = catchStatus(() -> blocking("json").unary(failing("on-error")));
     assertThat(onError.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);

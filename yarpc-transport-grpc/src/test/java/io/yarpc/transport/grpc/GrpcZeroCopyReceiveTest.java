@@ -191,7 +191,8 @@ class GrpcZeroCopyReceiveTest {
         failure(bed.clientConfig().call(Request.of(meta("throws"), Body.of(random(700, 2)))));
     assertThat(thrown.code()).isEqualTo(Code.UNKNOWN);
     assertThat(thrown.getMessage())
-        .isEqualTo("error for service \"bed-server\" and procedure \"throws\": thrown");
+        .isEqualTo(
+            "error for service \"bed-server\" and procedure \"throws\": unexpected error (the server logged it)");
 
     CompletableFuture<Response> call =
         bed.clientConfig().call(Request.of(meta("fails"), Body.of(random(700, 3))));

@@ -157,7 +157,7 @@ class CurlInteropTest {
         .containsEntry("rpc-status", "error")
         .containsEntry(
             "rpc-error-message",
-            "error for service \"yarpc-test\" and procedure \"unexpected-error\": error");
+            "error for service \"yarpc-test\" and procedure \"unexpected-error\": unexpected error (the server logged it)");
 
     r = curl(tmp, List.of("--http2-prior-knowledge"), "Rpc-Service: yarpc-test");
     assertThat(r.status()).isEqualTo(404);

@@ -298,7 +298,7 @@ class ErrorsHttpClientInteropTest {
         500,
         "unknown",
         "yarpc-test",
-        "error for service \"yarpc-test\" and procedure \"unexpected-error\": error\n");
+        "error for service \"yarpc-test\" and procedure \"unexpected-error\": unexpected error (the server logged it)\n");
     assertThat(res.header("Rpc-Status"))
         .isEqualTo("error"); // the JSON handler flags an application error
   }
@@ -313,7 +313,8 @@ class ErrorsHttpClientInteropTest {
     assertThat(res.header("Rpc-Both-Response-Error")).isEqualTo("true");
     assertThat(res.header("Rpc-Error-Code")).isEqualTo("unknown");
     assertThat(res.header("Rpc-Error-Message"))
-        .isEqualTo("error for service \"yarpc-test\" and procedure \"unexpected-error\": error");
+        .isEqualTo(
+            "error for service \"yarpc-test\" and procedure \"unexpected-error\": unexpected error (the server logged it)");
     assertThat(res.header("Rpc-Status")).isEqualTo("error");
     assertThat(res.headers()).doesNotContainKey("content-type");
   }
@@ -353,7 +354,10 @@ class ErrorsHttpClientInteropTest {
   void remoteUnexpectedError() throws Exception {
     Res res = post(valid("phone", "json", "1000"), phone("unexpected-error", "{}"));
     assertThat(res.status()).isEqualTo(500);
-    assertThat(res.body()).contains("error\n");
+    assertThat(res.body())
+        .contains(
+            "error for service \"yarpc-test\" and procedure \"unexpected-error\": unexpected error"
+                + " (the server logged it)\n");
   }
 
   @Test
