@@ -467,7 +467,11 @@ class DispatcherTest {
                     Request.of(
                         RequestMeta.builder().procedure("echo").encoding("raw").build(), b)));
     assertThat(client.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(client.getMessage()).isEqualTo("missing TTL");
+    assertThat(client.getMessage())
+        .isEqualTo(
+            "missing TTL: the call to procedure \"echo\" of service \"server\" has no deadline; set"
+                + " one with CallOptions.timeout(...) (a stub: withDeadlineAfter), or make the call"
+                + " from inside a handler, whose deadline it inherits");
     assertThat(b.isReleased()).isTrue();
 
     Body b2 = body("x");

@@ -117,7 +117,7 @@ public final class OutboundInvoker {
       try {
         MapRouter.validate(meta);
         if (unaryLike && meta.deadline() == null) {
-          throw YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL");
+          throw missingDeadline(meta);
         }
       } catch (YarpcException e) {
         releaseInput.accept(input);
@@ -264,5 +264,19 @@ public final class OutboundInvoker {
         meta.procedure(),
         meta.service(),
         GoDurations.format(ttl));
+  }
+
+  /**
+   * {@code missing TTL} as the caller reads it, before anything is sent: which call, and how to give it a
+   * deadline (yarpc-go's wire text is unchanged: it is the inbound's answer).
+   */
+  static YarpcException missingDeadline(RequestMeta meta) {
+    return YarpcException.of(
+        Code.INVALID_ARGUMENT,
+        "missing TTL: the call to procedure \"%s\" of service \"%s\" has no deadline; set one with"
+            + " CallOptions.timeout(...) (a stub: withDeadlineAfter), or make the call from inside a"
+            + " handler, whose deadline it inherits",
+        meta.procedure(),
+        meta.service());
   }
 }

@@ -437,7 +437,7 @@ public abstract class TransportConformanceSuite {
     YarpcException e =
         failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("missing TTL");
+    assertThat(e.getMessage()).startsWith("missing TTL: the call to procedure \"body-echo\"");
   }
 
   /** A call to an unknown service fails with yarpc-go's message. */

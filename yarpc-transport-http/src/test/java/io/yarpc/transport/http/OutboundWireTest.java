@@ -405,7 +405,7 @@ class OutboundWireTest {
     RequestMeta meta = meta("p").toBuilder().deadline(null).build();
     YarpcException e = failure(calls().call(Request.of(meta, Body.of(new byte[10]))));
     assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).isEqualTo("missing TTL");
+    assertThat(e.getMessage()).startsWith("missing TTL: the call to procedure \"p\"");
     assertThat(server.received).as("nothing was sent").isEmpty();
   }
 
