@@ -521,7 +521,7 @@ class DispatcherTest {
             .service("server")
             .procedure("slow")
             .encoding("raw")
-            .deadline(Deadline.after(Duration.ofMillis(50)))
+            .deadline(Deadline.after(Duration.ofMillis(400)))
             .build();
     CompletableFuture<Response> f =
         p.server.router().choose(meta).unary().handle(Request.of(meta, b));

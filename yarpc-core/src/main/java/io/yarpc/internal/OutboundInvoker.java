@@ -4,6 +4,7 @@ import io.yarpc.Call;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.middleware.Middleware;
+import io.yarpc.peer.internal.PendingChoices;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Handler;
@@ -126,7 +127,7 @@ public final class OutboundInvoker {
       Deadline deadline = meta.deadline();
       if (unaryLike && deadline.isExpired()) {
         releaseInput.accept(input);
-        return CompletableFuture.failedFuture(timeout(meta, Duration.ZERO));
+        return CompletableFuture.failedFuture(timeout(meta, Duration.ZERO, null));
       }
       if (current != null && current.isCancelled()) {
         releaseInput.accept(input);
@@ -179,7 +180,8 @@ public final class OutboundInvoker {
         timer =
             Timers.schedule(
                 () -> {
-                  if (result.completeExceptionally(timeout(meta, ttl))) {
+                  if (result.completeExceptionally(
+                      timeout(meta, ttl, waitingFor(transportFuture, wire)))) {
                     stop.run();
                   }
                 },
@@ -257,13 +259,33 @@ public final class OutboundInvoker {
     return b == null ? meta : b.build();
   }
 
-  private static YarpcException timeout(RequestMeta meta, Duration ttl) {
+  /**
+   * yarpc-go's client timeout text, followed by why the call never left when it was still waiting for a
+   * peer ({@code waitingFor} non-null).
+   */
+  private static YarpcException timeout(RequestMeta meta, Duration ttl, String waitingFor) {
+    String message =
+        String.format(
+            "client timeout for procedure \"%s\" of service \"%s\" after %s",
+            meta.procedure(), meta.service(), GoDurations.format(ttl));
     return YarpcException.of(
         Code.DEADLINE_EXCEEDED,
-        "client timeout for procedure \"%s\" of service \"%s\" after %s",
-        meta.procedure(),
-        meta.service(),
-        GoDurations.format(ttl));
+        waitingFor == null ? message : message + " while waiting for a peer: " + waitingFor);
+  }
+
+  /** Why the transport's call still waits for a peer, or null (see PendingChoices). */
+  private static String waitingFor(
+      CompletableFuture<?> transportFuture, List<CompletableFuture<?>> wire) {
+    String reason = PendingChoices.reason(transportFuture);
+    if (reason == null && wire != null) {
+      for (CompletableFuture<?> f : wire) {
+        reason = PendingChoices.reason(f);
+        if (reason != null) {
+          break;
+        }
+      }
+    }
+    return reason;
   }
 
   /**

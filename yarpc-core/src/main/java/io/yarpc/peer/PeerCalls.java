@@ -2,6 +2,7 @@ package io.yarpc.peer;
 
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.peer.internal.PendingChoices;
 import io.yarpc.transport.RequestMeta;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -24,6 +25,8 @@ public final class PeerCalls {
    * <ul>
    *   <li>a chooser that throws or fails fails {@code result} with the {@link YarpcException} (others
    *       become {@code unknown}), after {@code releaseRequest};
+   *   <li>while the choice waits, a deadline that passes says why in its error ({@link
+   *       PeerChooser#waitReason()});
    *   <li>when {@code result} completes first (the caller cancelled, or the deadline passed), the choice
    *       is cancelled, and a lease that arrives anyway is finished at once, after {@code
    *       releaseRequest};
@@ -50,6 +53,11 @@ public final class PeerCalls {
       choice = CompletableFuture.failedFuture(e);
     }
     CompletableFuture<PeerLease> chosen = choice;
+    if (!chosen.isDone()) {
+      // the call waits for a peer: its deadline error says why (see PendingChoices)
+      PendingChoices.add(result, chooser);
+      chosen.whenComplete((lease, error) -> PendingChoices.remove(result));
+    }
     result.whenComplete(
         (v, e) -> {
           if (!chosen.isDone()) {

@@ -14,4 +14,13 @@ public interface PeerChooser extends Lifecycle {
    * default timeout when it has none), then fails with {@code unavailable}.
    */
   CompletableFuture<PeerLease> choose(RequestMeta meta);
+
+  /**
+   * Why a choice would wait now, for the error of a call whose deadline passes while it waits (e.g.
+   * {@code peer 127.0.0.1:8080 is unreachable: Connection refused}); null when no choice waits or the
+   * reason is unknown. The default returns null.
+   */
+  default String waitReason() {
+    return null;
+  }
 }

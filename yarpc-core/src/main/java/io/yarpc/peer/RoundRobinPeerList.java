@@ -8,6 +8,8 @@ import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
+import io.yarpc.peer.internal.Nudger;
+import io.yarpc.peer.internal.PendingChoices;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -77,6 +79,8 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
   private final List<Entry> ring = new ArrayList<>(); // guarded by lock
   private int next; // guarded by lock; index in ring of the next peer to choose
   private final LinkedHashSet<Waiter> waiters = new LinkedHashSet<>(); // guarded by lock; FIFO
+  // While choices wait, unavailable peers are asked to connect now (see Nudger).
+  private final Nudger nudger = new Nudger(this::nudge);
   private State state = State.NEW; // guarded by lock; written only under the monitor too
 
   private RoundRobinPeerList(Builder builder) {
@@ -131,6 +135,7 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
       orphans = new ArrayList<>(waiters);
       waiters.clear();
     }
+    nudger.stop();
     for (Waiter w : orphans) {
       w.cancelTimeout();
       w.future.completeExceptionally(
@@ -273,8 +278,12 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
       waiter = new Waiter(startNanos);
       waiters.add(waiter);
       // The timeout task takes `lock`, so it cannot see the waiter before `timeout` is set.
-      waiter.timeout = Timers.schedule(() -> timeOut(waiter), remaining);
+      waiter.timeout =
+          Timers.schedule(
+              () -> timeOut(waiter),
+              meta.deadline() != null ? remaining + PendingChoices.WAIT_GRACE_NANOS : remaining);
     }
+    nudger.start();
     waiter.future.whenComplete(
         (lease, error) -> {
           if (error instanceof CancellationException) {
@@ -486,6 +495,54 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
       waiters.remove(w);
     }
     w.cancelTimeout();
+  }
+
+  /** While choices wait: asks every peer of the list that is not available to connect now. */
+  private void nudge() {
+    List<Peer> idle = new ArrayList<>();
+    synchronized (lock) {
+      if (waiters.isEmpty() || state != State.RUNNING) {
+        nudger.stop();
+        return;
+      }
+      for (Entry e : peers.values()) {
+        if (e.active && e.peer != null && e.peer.status() != ConnectionStatus.AVAILABLE) {
+          idle.add(e.peer);
+        }
+      }
+    }
+    for (Peer p : idle) {
+      p.connectNow(); // outside the lock: a transport may report a status change synchronously
+    }
+  }
+
+  /**
+   * While choices wait: {@code none of the N peers of the "round-robin" peer list is available}, with
+   * the first known reason of a peer ({@code peer 10.0.0.1:80 is unreachable: Connection refused});
+   * else null.
+   */
+  @Override
+  public String waitReason() {
+    String reason = null;
+    int count;
+    synchronized (lock) {
+      if (!ring.isEmpty() || state != State.RUNNING) {
+        return null;
+      }
+      count = peers.size();
+      for (Entry e : peers.values()) {
+        String r = e.peer == null ? null : e.peer.unavailableReason();
+        if (r != null) {
+          reason = "peer " + e.id + " is unreachable: " + r;
+          break;
+        }
+      }
+    }
+    String none =
+        count == 0
+            ? quotedName() + " peer list has no peers"
+            : "none of the " + count + " peers of the " + quotedName() + " peer list is available";
+    return reason == null ? none : none + "; " + reason;
   }
 
   /** The {@code unavailable} error of yarpc-go's abstract list, for the current number of peers. */

@@ -15,6 +15,9 @@ final class FakePeerTransport implements PeerTransport {
   static final class FakePeer implements Peer {
     private final String identifier;
     private volatile ConnectionStatus status;
+    final java.util.concurrent.atomic.AtomicInteger connectNowCalls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    volatile String unavailableReason;
 
     FakePeer(String identifier, ConnectionStatus status) {
       this.identifier = identifier;
@@ -29,6 +32,16 @@ final class FakePeerTransport implements PeerTransport {
     @Override
     public ConnectionStatus status() {
       return status;
+    }
+
+    @Override
+    public void connectNow() {
+      connectNowCalls.incrementAndGet();
+    }
+
+    @Override
+    public String unavailableReason() {
+      return unavailableReason;
     }
 
     @Override

@@ -313,7 +313,7 @@ class ProtobufProceduresTest {
     assertThat(e.code()).isEqualTo(Code.UNKNOWN);
     assertThat(e.getMessage())
         .isEqualTo(
-            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": unexpected error (the server logged it)");
+            "error for service \"echo\" and procedure \"yarpc.test.protobuf.Echo::Unary\": boom");
     assertThat(e.response().isApplicationError()).isTrue();
     e.response().body().release();
   }

@@ -18,6 +18,7 @@ import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.RoundRobinPeerList;
+import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Headers;
@@ -402,6 +403,8 @@ class GrpcLimitsAndLifecycleTest {
         Dispatcher.builder("rr-client").outbound("rr", Outbounds.unary(outbound)).build();
     client.start();
     try {
+      // both channels connected first: calls made while one still connects all go to the other
+      eventually("both peers available", () -> list.availablePeers().size() == 2);
       for (int i = 0; i < 10; i++) {
         await(client.clientConfig("rr").call(Request.of(meta("who"), Body.empty())))
             .body()
@@ -463,7 +466,11 @@ class GrpcLimitsAndLifecycleTest {
         new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    GrpcOutbound out = t.singleOutbound("127.0.0.1:" + port);
+    // fail-fast: the transport's own error for a refused connection (a waiting chooser, the
+    // default,
+    // waits for the peer until the deadline: examples' ClientBeforeServerTest)
+    GrpcOutbound out =
+        t.outbound(SinglePeerChooser.builder(t, "127.0.0.1:" + port).failFast(true).build());
     Dispatcher client =
         Dispatcher.builder("lonely").outbound("nobody", Outbounds.unary(out)).build();
     client.start();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
@@ -360,7 +361,12 @@ class OutboundWireTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    outbound = transport.singleOutbound("127.0.0.1:" + port);
+    // fail-fast: the transport's own error for a refused connection (a waiting chooser, the
+    // default,
+    // waits for the peer until the deadline: examples' ClientBeforeServerTest)
+    outbound =
+        transport.outbound(
+            SinglePeerChooser.builder(transport, "127.0.0.1:" + port).failFast(true).build());
     outbound.start();
     YarpcException e = failure(outbound.call(Request.of(meta("p"), Body.of(new byte[100]))));
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);

@@ -13,6 +13,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.RoundRobinPeerList;
+import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Request;
@@ -221,7 +222,15 @@ class ConnectionsTest {
       port = s.getLocalPort();
     }
     TChannelTransport clientTransport = started(TChannelTransport.of("client"));
-    TChannelOutbound out = started(clientTransport.singleOutbound("127.0.0.1:" + port));
+    // fail-fast: the transport's own error for a refused connection (a waiting chooser, the
+    // default,
+    // waits for the peer until the deadline: examples' ClientBeforeServerTest)
+    TChannelOutbound out =
+        started(
+            clientTransport.outbound(
+                SinglePeerChooser.builder(clientTransport, "127.0.0.1:" + port)
+                    .failFast(true)
+                    .build()));
     RequestMeta meta =
         RequestMeta.builder()
             .caller("c")

@@ -67,6 +67,8 @@ public final class HttpPeer extends AbstractPeer {
   private boolean probing; // guarded by lock
   private int probeAttempts; // guarded by lock
   private ScheduledFuture<?> probeTimer; // guarded by lock
+  private boolean probeInFlight; // guarded by lock: a probe's connect attempt is running
+  private volatile String lastProbeFailure; // why the last probe failed; null once it succeeds
 
   /**
    * A peer for {@code identifier} ({@code host:port}, IPv6 hosts in brackets); {@code contexts} gives the
@@ -133,7 +135,37 @@ public final class HttpPeer extends AbstractPeer {
     probe();
   }
 
+  /**
+   * A call waits for this peer: when it is not available and no probe is connecting, probe now instead
+   * of at the end of the current backoff.
+   */
+  @Override
+  public void connectNow() {
+    synchronized (lock) {
+      if (closed || status == ConnectionStatus.AVAILABLE || probeInFlight) {
+        return;
+      }
+      if (probeTimer != null) {
+        probeTimer.cancel(false);
+        probeTimer = null;
+      }
+      probing = true;
+    }
+    probe();
+  }
+
+  @Override
+  public String unavailableReason() {
+    return lastProbeFailure;
+  }
+
   private void probe() {
+    synchronized (lock) {
+      if (probeInFlight) {
+        return;
+      }
+      probeInFlight = true;
+    }
     ChannelFuture f;
     try {
       f =
@@ -146,6 +178,7 @@ public final class HttpPeer extends AbstractPeer {
     } catch (RuntimeException e) { // not running, or event loop shut down
       synchronized (lock) {
         probing = false;
+        probeInFlight = false;
       }
       return;
     }
@@ -156,10 +189,16 @@ public final class HttpPeer extends AbstractPeer {
                 done.channel().close();
                 synchronized (lock) {
                   probing = false;
+                  probeInFlight = false;
                   probeAttempts = 0;
                 }
+                lastProbeFailure = null;
                 setStatus(ConnectionStatus.AVAILABLE);
               } else {
+                lastProbeFailure = YarpcException.describe(done.cause());
+                synchronized (lock) {
+                  probeInFlight = false;
+                }
                 setStatus(ConnectionStatus.UNAVAILABLE);
                 scheduleProbe();
               }

@@ -2,6 +2,7 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.Futures;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,7 @@ public final class TChannelPeer extends AbstractPeer {
   private Connection connection; // guarded by this
   private CompletableFuture<Connection> connecting; // guarded by this
   private ScheduledFuture<?> reconnect; // guarded by this
+  private volatile String lastDialFailure; // why the last dial failed; null once connected
   private int failures; // guarded by this
   private boolean closed; // guarded by this
 
@@ -64,6 +66,17 @@ public final class TChannelPeer extends AbstractPeer {
 
   // ---------------------------------------------------------------------------------------------------
   // Connection
+
+  /** A call waits for this peer: dial now, unless connected or dialling (cancels a pending reconnect). */
+  @Override
+  public void connectNow() {
+    start();
+  }
+
+  @Override
+  public String unavailableReason() {
+    return lastDialFailure;
+  }
 
   /** Starts connecting if the peer has no connection and is not connecting. */
   public void start() {
@@ -147,6 +160,11 @@ public final class TChannelPeer extends AbstractPeer {
         }
       } else {
         failures++;
+        Throwable why = Futures.unwrap(error);
+        if (why instanceof YarpcException && why.getCause() != null) {
+          why = why.getCause(); // the connect error itself, not our wrapping of it
+        }
+        lastDialFailure = YarpcException.describe(why);
         scheduleReconnectLocked();
       }
     }
@@ -173,6 +191,7 @@ public final class TChannelPeer extends AbstractPeer {
   private void adoptLocked(Connection c) {
     connection = c;
     failures = 0;
+    lastDialFailure = null;
     if (reconnect != null) {
       reconnect.cancel(false);
       reconnect = null;
