@@ -99,6 +99,17 @@ class TransportConformanceSuiteSelfTest {
   }
 
   @Test
+  void anOutboundThatIgnoresCancellationFailsOnTheServersSide() {
+    String failure = singleFailure(IgnoresCancellation.class, "clientCancellationReachesServer");
+    assertThat(failure)
+        .contains(
+            "the client cancelled its call, but the server's handler never saw the cancellation");
+    // the deadline still reaches the handler: the server's own deadline, from the TTL sent
+    Events events = run(IgnoresCancellation.class, "deadlineExceededWhileHandlerRuns");
+    assertThat(failures(events)).isEmpty();
+  }
+
+  @Test
   void aDeclaredLimitationSkipsItsCheckWithTheTransportsReason() {
     Events events = run(DeclaresNoErrorCargo.class, "errorDetailsRoundTrip");
     assertThat(events.skipped().count() + events.aborted().count()).isOne();
@@ -451,6 +462,30 @@ class TransportConformanceSuiteSelfTest {
                                   }));
                 }
               });
+    }
+  }
+
+  /** A unary outbound whose future, when cancelled, does not stop the in-memory call. */
+  static class IgnoresCancellation extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return new Wrapped(
+          out,
+          r -> {
+            CompletableFuture<Response> detached = new CompletableFuture<>();
+            out.call(r)
+                .whenComplete(
+                    (response, error) -> {
+                      if (error != null) {
+                        if (!detached.completeExceptionally(error)) {
+                          YarpcException.releaseResponse(error);
+                        }
+                      } else if (!detached.complete(response)) {
+                        response.body().release();
+                      }
+                    });
+            return detached;
+          });
     }
   }
 
