@@ -83,7 +83,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@value #SERVER} come from the transport. After each test it stops both, checks that every body the
  * suite handed to the transport was released exactly once and never read afterwards, and calls
  * {@link TransportUnderTest#assertNoLeaks()}; Netty buffers are also checked by
- * {@link LeakDetectionExtension}.
+ * {@link LeakDetectionExtension}. Both dispatchers log their start and stop at DEBUG ({@code
+ * Dispatcher.Builder.logLifecycle(false)}), whatever logging backend the author's tests use; warnings and
+ * errors (a handler's unexpected exception, a leak) still show.
  *
  * <p>What it covers:
  *
@@ -96,7 +98,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>errors: all 16 error codes with their messages, error names, application errors with meta, a
  *       handler's plain exception ({@code unknown} {@code error for service ...}), unknown service and
  *       procedure with yarpc-go's messages, missing deadline ({@code missing TTL}), a deadline that passes
- *       while the handler runs, and cancellation of a call reaching the server;
+ *       while the handler runs, and cancellation of a call reaching the server; a wrong code is reported
+ *       with the code, name and message that arrived;
+ *   <li>what an error carries besides its code and message: its details bytes ({@link
+ *       YarpcException#withDetails}, a serialised {@code google.rpc.Status}) byte for byte, and the
+ *       response attached to it ({@link YarpcException#withResponse}: body, header, application-error
+ *       flag), each unless the transport declares it cannot carry them ({@link
+ *       TransportUnderTest#errorDetailsLimitation}, {@link TransportUnderTest#errorResponseLimitation});
+ *       and, on every transport, the server's release of that attached response's body;
  *   <li>text the wire may not carry ({@link TextTable}: tab, CR, LF, NUL and other controls, DEL,
  *       non-ASCII inside and outside the BMP, 10 KiB) in error messages and names, application-error names
  *       and details, response and request header values: answered before any deadline, arriving as sent or
@@ -110,7 +119,62 @@ import org.junit.jupiter.params.provider.ValueSource;
  * </ul>
  *
  * <p>No test asserts on elapsed time; waits have generous limits ({@link #WAIT}) that only guard against
- * hangs.
+ * hangs. A skipped test says why: the declaration of {@link TransportUnderTest} that turned it off, and
+ * that declaration's own text where it has one.
+ *
+ * <h2>Contract points the checks rely on</h2>
+ *
+ * <p>Besides the Javadoc of the SPI ({@code Inbound}, {@code UnaryOutbound}, {@code OnewayOutbound},
+ * {@code StreamOutbound}, {@code Body}), a transport follows these, which the project's transports do:
+ *
+ * <ul>
+ *   <li><b>The service an inbound answers with</b> is the service the call named: HTTP echoes the
+ *       request's {@code Rpc-Service} header on every answer, errors included; TChannel sends {@code
+ *       $rpc$-service} (the call frame's service) with every call response, and none with an error frame;
+ *       gRPC sends the routed call's service in the {@code rpc-service} trailer — the request's {@code
+ *       rpc-service}, or, when the request sent none, the default service it was routed to — with a response or a
+ *       handler's error, and none when routing failed. Never the dispatcher's own name in its place. An
+ *       outbound that reads a service back compares it with the request's (the project's transports call
+ *       core's internal {@code io.yarpc.internal.Checks.responseService}): an absent or empty one passes, a
+ *       different one fails the call with {@code internal} {@code service name sent from the request does
+ *       not match the service name received in the response, sent "S", got: "R"}. (The HTTP outbound
+ *       checks every answer, the TChannel outbound every call response, the gRPC outbound the successful
+ *       unary responses.)
+ *   <li><b>Any thread may complete an outbound's future</b> — an event loop, a library's callback thread.
+ *       Core's call path ({@code ClientConfig}) does not hop threads: the caller's future completes on the
+ *       thread that completed the outbound's, or on core's timer thread when the deadline passes first, or
+ *       on the thread that cancels; so callers must not block in callbacks. What core guarantees the
+ *       outbound: the caller's future takes the first of the outbound's outcome, the deadline and the
+ *       caller's cancellation, once; when the deadline or the caller wins, the outbound's future is
+ *       cancelled ({@code cancel(false)}), also under middleware that wrapped it; a response, or an error's
+ *       attached response, with which the outbound completes its future after the caller's future ended
+ *       is released by core. When the outbound's own {@code complete} returns false (its future was
+ *       cancelled already), what it would have delivered is the outbound's to release.
+ *   <li><b>A oneway call is acknowledged</b> once the server's inbound received the whole request, routed
+ *       it to a oneway procedure with a TTL and handed it to a dispatcher that is not stopping. The
+ *       acknowledgement does not wait for the handler, and the handler's outcome never reaches the caller;
+ *       the server only logs it. That includes a call the dispatcher turns away for load ({@code
+ *       resource-exhausted}: a procedure's {@code maxConcurrentCalls}, a full handler executor), which is
+ *       acknowledged like a handler's failure. Before that point the caller gets the error: unknown
+ *       service or procedure, {@code missing TTL}, a dispatcher that is stopping ({@code unavailable}). The
+ *       HTTP inbound answers an empty success response right after handing the call to the dispatcher, and
+ *       the HTTP outbound completes its future when that answer arrives; the in-memory transport
+ *       acknowledges at the same point.
+ *   <li><b>What core does for every outbound</b>, so a transport does not: it fills in the caller, the
+ *       service and the transport's name, and from the current {@code Call} the earlier deadline, its
+ *       cancellation and the caller procedure; validates the metadata ({@code missing service name,
+ *       procedure, caller name, encoding}) and refuses a unary or oneway call without a deadline ({@code
+ *       missing TTL}), before anything is sent; fails a call whose deadline already passed, or whose
+ *       current {@code Call} is cancelled, without calling the outbound; arms the one deadline timer of a
+ *       unary or oneway call and cancels the outbound's future when it fires or the caller cancels;
+ *       releases late responses (above) and cancels a stream established after its caller gave up. Its
+ *       {@code io.yarpc.peer.PeerCalls.choose} does the peer step: fails the call when the chooser fails,
+ *       gives up the choice when the call ends first, finishes a lease that arrives late and releases the
+ *       request on those paths. The outbound's part: the wire work, releasing the request body on its own
+ *       paths, sending the remaining TTL, stopping the exchange when its future is cancelled, mapping wire
+ *       errors to codes, checking the response's service; no deadline timer of its own (a stream has no
+ *       core timer: the transport bounds a stream by its deadline).
+ * </ul>
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class TransportConformanceSuite {
@@ -120,7 +184,10 @@ public abstract class TransportConformanceSuite {
   /** The client dispatcher's service name. */
   public static final String CLIENT = "conformance-client";
 
-  /** How long any single wait may take before the suite calls it a hang. */
+  /**
+   * How long a wait for the other side may take before the suite calls it a hang (waits for what one side
+   * does alone are shorter: 3 s).
+   */
   public static final Duration WAIT = Duration.ofSeconds(10);
 
   /**

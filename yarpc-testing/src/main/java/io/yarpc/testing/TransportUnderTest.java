@@ -23,6 +23,11 @@ import java.util.List;
  * that return one ({@link #errorDetailsLimitation}, {@link #errorResponseLimitation}), otherwise the name
  * of the declaration and the suite class that made it. To waive a single check instead, override its test
  * method in the suite subclass and annotate it with {@code @Disabled("why")}.
+ *
+ * <p>A declaration describes the wire, not a bug: what the protocol cannot do. The contract points the
+ * checks rely on beyond the SPI's Javadoc (the service an inbound answers with, the threads that may
+ * complete an outbound's future, what acknowledges a oneway call, what core already does for outbounds)
+ * are listed in {@link TransportConformanceSuite}'s Javadoc.
  */
 public interface TransportUnderTest extends AutoCloseable {
   /**
