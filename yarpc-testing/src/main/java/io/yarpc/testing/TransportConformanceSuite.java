@@ -689,7 +689,7 @@ public abstract class TransportConformanceSuite {
         .as("the server's handler started")
         .isTrue();
     assertThat(call.cancel(true))
-        .as("the client's future was cancelled (it had already completed: %s)", call)
+        .as("the client's call was still waiting for the handler when cancelled (%s)", call)
         .isTrue();
     Code why = await(serverCancellation, "the server's handler to end", HANDLER_VERDICT_WAIT);
     if (why == null) {
