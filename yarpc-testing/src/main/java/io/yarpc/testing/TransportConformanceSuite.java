@@ -84,8 +84,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * suite handed to the transport was released exactly once and never read afterwards, and calls
  * {@link TransportUnderTest#assertNoLeaks()}; Netty buffers are also checked by
  * {@link LeakDetectionExtension}. Both dispatchers log their start and stop at DEBUG ({@code
- * Dispatcher.Builder.logLifecycle(false)}), whatever logging backend the author's tests use; warnings and
- * errors (a handler's unexpected exception, a leak) still show.
+ * Dispatcher.Builder.logLifecycle(false)}), whatever logging backend the author's tests use (set the
+ * logger {@code io.yarpc.Dispatcher} to DEBUG to see them); warnings and errors (a handler's unexpected
+ * exception, a leak) still show.
  *
  * <p>What it covers:
  *
@@ -506,8 +507,9 @@ public abstract class TransportConformanceSuite {
   /**
    * An error's details bytes ({@link YarpcException#withDetails}; here a serialised {@code google.rpc.Status}
    * whose code and message are the error's, with one binary detail holding every byte value, as the
-   * protobuf encoding sends them) reach the caller byte for byte, with the error's code and message.
-   * Skipped, with the transport's reason, when it declares {@link
+   * protobuf encoding sends them) reach the caller byte for byte, with the error's code and message. (That
+   * form is the one gRPC can carry at all, in {@code grpc-status-details-bin}; HTTP sends the raw bytes as
+   * the body of its both-response-error answer.) Skipped, with the transport's reason, when it declares {@link
    * TransportUnderTest#errorDetailsLimitation()}.
    */
   @Test
