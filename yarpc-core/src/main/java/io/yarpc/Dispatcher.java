@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * A service's YARPC runtime: its name, the inbounds that receive calls, the procedures they serve, the
@@ -82,6 +83,7 @@ public final class Dispatcher implements Lifecycle {
   private final MapRouter router;
   private final HandlerInvoker invoker;
   private final boolean verboseErrors;
+  private final boolean logLifecycle;
   private final Map<String, ClientConfig> clientConfigs = new LinkedHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Object drainLock = new Object();
@@ -94,6 +96,7 @@ public final class Dispatcher implements Lifecycle {
     this.inbounds = List.copyOf(b.inbounds);
     this.outbounds = Collections.unmodifiableMap(new LinkedHashMap<>(b.outbounds));
     this.verboseErrors = b.verboseErrors;
+    this.logLifecycle = b.logLifecycle;
     if (b.executor != null) {
       this.executor = b.executor;
       this.ownedExecutor = null;
@@ -250,11 +253,12 @@ public final class Dispatcher implements Lifecycle {
     }
     draining = false;
     state = State.RUNNING;
-    log.info(
-        "dispatcher {} started with {} inbound(s) and {} outbound key(s)",
-        name,
-        inbounds.size(),
-        outbounds.size());
+    log.atLevel(logLifecycle ? Level.INFO : Level.DEBUG)
+        .log(
+            "dispatcher {} started with {} inbound(s) and {} outbound key(s)",
+            name,
+            inbounds.size(),
+            outbounds.size());
   }
 
   /** Transports, then outbounds, then inbounds; each object once. */
@@ -332,7 +336,7 @@ public final class Dispatcher implements Lifecycle {
       }
     }
     shutdownExecutor();
-    log.info("dispatcher {} stopped", name);
+    log.atLevel(logLifecycle ? Level.INFO : Level.DEBUG).log("dispatcher {} stopped", name);
     if (failure != null) {
       throw failure;
     }
@@ -430,6 +434,7 @@ public final class Dispatcher implements Lifecycle {
     private Executor executor;
     private Duration shutdownGracePeriod = Duration.ofSeconds(6);
     private boolean verboseErrors;
+    private boolean logLifecycle = true;
 
     private Builder(String name) {
       validateServiceName(name);
@@ -528,6 +533,16 @@ public final class Dispatcher implements Lifecycle {
      */
     public Builder verboseErrors(boolean verbose) {
       this.verboseErrors = verbose;
+      return this;
+    }
+
+    /**
+     * Whether {@link #start()} and {@link #stop()} each log a line at INFO (default true; logger {@code
+     * io.yarpc.Dispatcher}); false logs those two lines at DEBUG, for dispatchers started by the hundred,
+     * as the transport conformance kit starts two per test. Warnings and errors are logged either way.
+     */
+    public Builder logLifecycle(boolean log) {
+      this.logLifecycle = log;
       return this;
     }
 

@@ -148,8 +148,9 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
   }
 
   /**
-   * Routes a oneway call: completes {@code ack} once the handler was invoked (not when it finished); the
-   * handler's own outcome is only logged, as in yarpc-go.
+   * Routes a oneway call: completes {@code ack} once the dispatcher took the call (not when the handler
+   * finished); the handler's own outcome is only logged, as in yarpc-go. A call the dispatcher refuses
+   * because it is stopping ({@code unavailable}) fails {@code ack}, as the HTTP inbound answers it.
    */
   void serveOneway(RequestMeta meta, Body body, CompletableFuture<Void> ack) {
     if (ack.isDone()) {
@@ -166,6 +167,12 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
           transport.transmit(t, "in-memory oneway error of " + describe(meta)));
       return;
     }
+    YarpcException refused = refusal(handled);
+    if (refused != null) {
+      ack.completeExceptionally(
+          transport.transmit(refused, "in-memory oneway error of " + describe(meta)));
+      return;
+    }
     if (handled != null) {
       handled.whenComplete(
           (v, e) -> {
@@ -175,6 +182,20 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
           });
     }
     ack.complete(null);
+  }
+
+  /** The dispatcher's refusal of a oneway call (stopping: {@code unavailable}), or null when it took it. */
+  private static YarpcException refusal(CompletableFuture<Void> handled) {
+    if (handled == null || !handled.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      handled.join();
+      return null;
+    } catch (RuntimeException e) {
+      YarpcException error = YarpcException.from(e);
+      return error.code() == Code.UNAVAILABLE ? error : null;
+    }
   }
 
   /** Routes a stream and completes {@code result} with the client's end once the handler runs. */

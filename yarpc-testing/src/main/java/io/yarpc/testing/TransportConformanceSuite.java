@@ -83,7 +83,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@value #SERVER} come from the transport. After each test it stops both, checks that every body the
  * suite handed to the transport was released exactly once and never read afterwards, and calls
  * {@link TransportUnderTest#assertNoLeaks()}; Netty buffers are also checked by
- * {@link LeakDetectionExtension}.
+ * {@link LeakDetectionExtension}. Both dispatchers log their start and stop at DEBUG ({@code
+ * Dispatcher.Builder.logLifecycle(false)}), whatever logging backend the author's tests use (set the
+ * logger {@code io.yarpc.Dispatcher} to DEBUG to see them); warnings and errors (a handler's unexpected
+ * exception, a leak) still show.
  *
  * <p>What it covers:
  *
@@ -96,7 +99,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>errors: all 16 error codes with their messages, error names, application errors with meta, a
  *       handler's plain exception ({@code unknown} {@code error for service ...}), unknown service and
  *       procedure with yarpc-go's messages, missing deadline ({@code missing TTL}), a deadline that passes
- *       while the handler runs, and cancellation of a call reaching the server;
+ *       while the handler runs, and cancellation of a call reaching the server; a wrong code is reported
+ *       with the code, name and message that arrived;
+ *   <li>what an error carries besides its code and message: its details bytes ({@link
+ *       YarpcException#withDetails}, a serialised {@code google.rpc.Status}) byte for byte, and the
+ *       response attached to it ({@link YarpcException#withResponse}: body, header, application-error
+ *       flag), each unless the transport declares it cannot carry them ({@link
+ *       TransportUnderTest#errorDetailsLimitation}, {@link TransportUnderTest#errorResponseLimitation});
+ *       and, on every transport, the server's release of that attached response's body;
  *   <li>text the wire may not carry ({@link TextTable}: tab, CR, LF, NUL and other controls, DEL,
  *       non-ASCII inside and outside the BMP, 10 KiB) in error messages and names, application-error names
  *       and details, response and request header values: answered before any deadline, arriving as sent or
@@ -110,7 +120,62 @@ import org.junit.jupiter.params.provider.ValueSource;
  * </ul>
  *
  * <p>No test asserts on elapsed time; waits have generous limits ({@link #WAIT}) that only guard against
- * hangs.
+ * hangs. A skipped test says why: the declaration of {@link TransportUnderTest} that turned it off, and
+ * that declaration's own text where it has one.
+ *
+ * <h2>Contract points the checks rely on</h2>
+ *
+ * <p>Besides the Javadoc of the SPI ({@code Inbound}, {@code UnaryOutbound}, {@code OnewayOutbound},
+ * {@code StreamOutbound}, {@code Body}), a transport follows these, which the project's transports do:
+ *
+ * <ul>
+ *   <li><b>The service an inbound answers with</b> is the service the call named: HTTP echoes the
+ *       request's {@code Rpc-Service} header on every answer, errors included; TChannel sends {@code
+ *       $rpc$-service} (the call frame's service) with every call response, and none with an error frame;
+ *       gRPC sends the routed call's service in the {@code rpc-service} trailer — the request's {@code
+ *       rpc-service}, or, when the request sent none, the default service it was routed to — with a response or a
+ *       handler's error, and none when routing failed. Never the dispatcher's own name in its place. An
+ *       outbound that reads a service back compares it with the request's (the project's transports call
+ *       core's internal {@code io.yarpc.internal.Checks.responseService}): an absent or empty one passes, a
+ *       different one fails the call with {@code internal} {@code service name sent from the request does
+ *       not match the service name received in the response, sent "S", got: "R"}. (The HTTP outbound
+ *       checks every answer, the TChannel outbound every call response, the gRPC outbound the successful
+ *       unary responses.)
+ *   <li><b>Any thread may complete an outbound's future</b> — an event loop, a library's callback thread.
+ *       Core's call path ({@code ClientConfig}) does not hop threads: the caller's future completes on the
+ *       thread that completed the outbound's, or on core's timer thread when the deadline passes first, or
+ *       on the thread that cancels; so callers must not block in callbacks. What core guarantees the
+ *       outbound: the caller's future takes the first of the outbound's outcome, the deadline and the
+ *       caller's cancellation, once; when the deadline or the caller wins, the outbound's future is
+ *       cancelled ({@code cancel(false)}), also under middleware that wrapped it; a response, or an error's
+ *       attached response, with which the outbound completes its future after the caller's future ended
+ *       is released by core. When the outbound's own {@code complete} returns false (its future was
+ *       cancelled already), what it would have delivered is the outbound's to release.
+ *   <li><b>A oneway call is acknowledged</b> once the server's inbound received the whole request, routed
+ *       it to a oneway procedure with a TTL and handed it to a dispatcher that is not stopping. The
+ *       acknowledgement does not wait for the handler, and the handler's outcome never reaches the caller;
+ *       the server only logs it. That includes a call the dispatcher turns away for load ({@code
+ *       resource-exhausted}: a procedure's {@code maxConcurrentCalls}, a full handler executor), which is
+ *       acknowledged like a handler's failure. Before that point the caller gets the error: unknown
+ *       service or procedure, {@code missing TTL}, a dispatcher that is stopping ({@code unavailable}). The
+ *       HTTP inbound answers an empty success response right after handing the call to the dispatcher, and
+ *       the HTTP outbound completes its future when that answer arrives; the in-memory transport
+ *       acknowledges at the same point.
+ *   <li><b>What core does for every outbound</b>, so a transport does not: it fills in the caller, the
+ *       service and the transport's name, and from the current {@code Call} the earlier deadline, its
+ *       cancellation and the caller procedure; validates the metadata ({@code missing service name,
+ *       procedure, caller name, encoding}) and refuses a unary or oneway call without a deadline ({@code
+ *       missing TTL}), before anything is sent; fails a call whose deadline already passed, or whose
+ *       current {@code Call} is cancelled, without calling the outbound; arms the one deadline timer of a
+ *       unary or oneway call and cancels the outbound's future when it fires or the caller cancels;
+ *       releases late responses (above) and cancels a stream established after its caller gave up. Its
+ *       {@code io.yarpc.peer.PeerCalls.choose} does the peer step: fails the call when the chooser fails,
+ *       gives up the choice when the call ends first, finishes a lease that arrives late and releases the
+ *       request on those paths. The outbound's part: the wire work, releasing the request body on its own
+ *       paths, sending the remaining TTL, stopping the exchange when its future is cancelled, mapping wire
+ *       errors to codes, checking the response's service; no deadline timer of its own (a stream has no
+ *       core timer: the transport bounds a stream by its deadline).
+ * </ul>
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class TransportConformanceSuite {
@@ -120,8 +185,24 @@ public abstract class TransportConformanceSuite {
   /** The client dispatcher's service name. */
   public static final String CLIENT = "conformance-client";
 
-  /** How long any single wait may take before the suite calls it a hang. */
+  /**
+   * How long a wait for the other side may take before the suite calls it a hang (waits for what one side
+   * does alone are shorter: 3 s).
+   */
   public static final Duration WAIT = Duration.ofSeconds(10);
+
+  /**
+   * How long the suite waits for what only the client's side has to do (a cancelled stream failing its
+   * own receive, core's deadline timer failing a call), and for a handler that may never start: no
+   * network round trip to wait for, so shorter than {@link #WAIT}.
+   */
+  private static final Duration LOCAL_WAIT = Duration.ofSeconds(3);
+
+  /**
+   * How long a test waits for a handler's verdict on a cancellation: longer than the handler's own wait
+   * ({@link #WAIT}), so the handler, not the test, decides that no cancellation came.
+   */
+  private static final Duration HANDLER_VERDICT_WAIT = WAIT.plusSeconds(5);
 
   private static final int KIB = 1024;
   private static final int MIB = 1024 * 1024;
@@ -133,6 +214,7 @@ public abstract class TransportConformanceSuite {
   private Dispatcher server;
   private Dispatcher client;
   private final BodyTracker sentBodies = new BodyTracker();
+  private final BodyTracker errorResponseBodies = new BodyTracker();
   private final Queue<String> serverProblems = new ConcurrentLinkedQueue<>();
   private final CountDownLatch handlerStarted = new CountDownLatch(1);
   private final CompletableFuture<Code> serverCancellation = new CompletableFuture<>();
@@ -158,15 +240,22 @@ public abstract class TransportConformanceSuite {
   @BeforeEach
   public final void startDispatchers() throws Exception {
     transport = newTransport();
+    // Both dispatchers log start and stop at DEBUG (logLifecycle(false)): four INFO lines per test
+    // would bury the output; warnings and errors still show.
     server =
         Dispatcher.builder(SERVER)
             .inbound(transport.serverInbounds().toArray(new Inbound[0]))
             .shutdownGracePeriod(
                 Duration.ofSeconds(2)) // every test ends its calls; only failures need it
+            .logLifecycle(false)
             .build();
     server.register(procedures());
     server.start();
-    client = Dispatcher.builder(CLIENT).outbound(SERVER, transport.clientOutbounds()).build();
+    client =
+        Dispatcher.builder(CLIENT)
+            .outbound(SERVER, transport.clientOutbounds())
+            .logLifecycle(false)
+            .build();
     client.start();
   }
 
@@ -386,17 +475,15 @@ public abstract class TransportConformanceSuite {
   @EnumSource(value = Code.class, names = "OK", mode = EnumSource.Mode.EXCLUDE)
   public void errorCodeRoundTrip(Code code) throws Exception {
     YarpcException e = failure(raw().call("raw-error", code.wireName().getBytes(UTF_8), options()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(code));
-    assertThat(e.getMessage()).isEqualTo("error message for " + code.wireName());
+    assertError(e, transport.expectedErrorCode(code), "error message for " + code.wireName());
   }
 
   /** An error's name reaches the client. */
   @Test
   public void errorNameRoundTrip() throws Exception {
     YarpcException e = failure(raw().call("raw-named-error", new byte[0], options()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
-    assertThat(e.name()).isEqualTo("ConformanceError");
-    assertThat(e.getMessage()).isEqualTo("named error");
+    assertError(e, transport.expectedErrorCode(Code.ABORTED), "named error");
+    assertThat(e.name()).as("the error's name").isEqualTo("ConformanceError");
   }
 
   /** A response flagged as an application error keeps its body, headers and meta. */
@@ -418,16 +505,104 @@ public abstract class TransportConformanceSuite {
   }
 
   /**
+   * An error's details bytes ({@link YarpcException#withDetails}; here a serialised {@code google.rpc.Status}
+   * whose code and message are the error's, with one binary detail holding every byte value, as the
+   * protobuf encoding sends them) reach the caller byte for byte, with the error's code and message. (That
+   * form is the one gRPC can carry at all, in {@code grpc-status-details-bin}; HTTP sends the raw bytes as
+   * the body of its both-response-error answer.) Skipped, with the transport's reason, when it declares {@link
+   * TransportUnderTest#errorDetailsLimitation()}.
+   */
+  @Test
+  public void errorDetailsRoundTrip() throws Exception {
+    String limitation = transport.errorDetailsLimitation();
+    assumeTrue(limitation == null, () -> declared("errorDetailsLimitation()", limitation));
+    YarpcException e =
+        failure(
+            clientConfig().call(Request.of(meta("error-details"), track(Body.empty(), "request"))));
+    assertError(e, transport.expectedErrorCode(Code.FAILED_PRECONDITION), DETAILS_MESSAGE);
+    assertSameBytes(
+        "the error's details bytes (YarpcException.details(); the handler sent them with"
+            + " withDetails)",
+        e.details(),
+        ERROR_DETAILS);
+  }
+
+  /**
+   * The response a handler attaches to its error ({@link YarpcException#withResponse}: an 8 KiB binary
+   * body, an application header, the application-error flag; what the encodings attach, and what HTTP's
+   * both-response-error form and gRPC carry) arrives with the error on the client, intact. The suite
+   * releases the client's copy after checking it. Skipped, with the transport's reason, when it declares
+   * {@link TransportUnderTest#errorResponseLimitation()}.
+   */
+  @Test
+  public void errorResponseRoundTrip() throws Exception {
+    String limitation = transport.errorResponseLimitation();
+    assumeTrue(limitation == null, () -> declared("errorResponseLimitation()", limitation));
+    YarpcException e =
+        failureWithResponse(
+            clientConfig().call(Request.of(meta("error-response"), track(Body.empty(), "request"))),
+            WAIT,
+            "the call to fail");
+    Response attached = e.response();
+    try {
+      assertError(e, transport.expectedErrorCode(Code.FAILED_PRECONDITION), RESPONSE_MESSAGE);
+      if (attached == null) {
+        throw new AssertionError(
+            "the error arrived without the response the handler attached to it"
+                + " (YarpcException.response() is null; the handler sent a body of "
+                + ERROR_RESPONSE_BODY.length
+                + " bytes and the header echo-error-response with withResponse)");
+      }
+      assertThat(attached.headers().get("echo-error-response"))
+          .as("the application header of the response attached to the error")
+          .isEqualTo("attached");
+      assertThat(attached.isApplicationError())
+          .as("the application-error flag of the response attached to the error")
+          .isTrue();
+      assertSameBytes(
+          "the body of the response attached to the error",
+          attached.body().toByteArray(),
+          ERROR_RESPONSE_BODY);
+    } finally {
+      if (attached != null) {
+        attached.body().release();
+      }
+    }
+  }
+
+  /**
+   * The server's inbound releases the body of the response attached to a handler's error — once written,
+   * or once it cannot be — whether or not its wire carries that response to the client.
+   */
+  @Test
+  public void errorResponseBodyReleasedByServer() throws Exception {
+    YarpcException e =
+        failure(
+            clientConfig()
+                .call(Request.of(meta("error-response"), track(Body.empty(), "request"))));
+    assertError(e, transport.expectedErrorCode(Code.FAILED_PRECONDITION), RESPONSE_MESSAGE);
+    if (!errorResponseBodies.awaitAllReleased(WAIT)) {
+      throw new AssertionError(
+          "the server's inbound never released the body of the response attached to the handler's"
+              + " error (YarpcException.withResponse): the inbound owns it once the handler's future"
+              + " fails, and must release it exactly once, written or not");
+    }
+    assertThat(errorResponseBodies.violations())
+        .as("uses of the attached response's body after its release, on the server")
+        .isEmpty();
+  }
+
+  /**
    * A handler's plain exception becomes {@code unknown} with yarpc-go's message, whose exception text the
    * server keeps to itself (no class name or internal message reaches the wire).
    */
   @Test
   public void handlerExceptionIsUnknown() throws Exception {
     YarpcException e = failure(raw().call("boom", new byte[0], options()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNKNOWN));
-    assertThat(e.getMessage())
-        .isEqualTo(
-            "error for service \"conformance-server\" and procedure \"boom\": unexpected error (the server logged it)");
+    assertError(
+        e,
+        transport.expectedErrorCode(Code.UNKNOWN),
+        "error for service \"conformance-server\" and procedure \"boom\": unexpected error (the server logged it)");
   }
 
   /** A call without timeout outside any handler fails with {@code missing TTL}. */
@@ -436,8 +611,10 @@ public abstract class TransportConformanceSuite {
     RequestMeta meta = RequestMeta.builder().procedure("body-echo").encoding(RAW).build();
     YarpcException e =
         failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
-    assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
-    assertThat(e.getMessage()).startsWith("missing TTL: the call to procedure \"body-echo\"");
+    assertCode(e, Code.INVALID_ARGUMENT);
+    assertThat(e.getMessage())
+        .as("the message of the client's missing-TTL error")
+        .startsWith("missing TTL: the call to procedure \"body-echo\"");
   }
 
   /** A call to an unknown service fails with yarpc-go's message. */
@@ -446,9 +623,10 @@ public abstract class TransportConformanceSuite {
     RequestMeta meta = meta("body-echo").toBuilder().service("x").build();
     YarpcException e =
         failure(clientConfig().call(Request.of(meta, track(Body.of(new byte[] {1}), "request"))));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage())
-        .isEqualTo("unrecognized service name \"x\", available services: \"conformance-server\"");
+    assertError(
+        e,
+        transport.expectedErrorCode(Code.UNIMPLEMENTED),
+        "unrecognized service name \"x\", available services: \"conformance-server\"");
   }
 
   /** A call to an unknown procedure fails with yarpc-go's message. */
@@ -458,38 +636,73 @@ public abstract class TransportConformanceSuite {
         failure(
             clientConfig()
                 .call(Request.of(meta("nope"), track(Body.of(new byte[] {1}), "request"))));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage())
-        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertError(
+        e,
+        transport.expectedErrorCode(Code.UNIMPLEMENTED),
+        "unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
-  /** A handler still running at its deadline: the client gets {@code deadline-exceeded}, the server's call is cancelled. */
+  /**
+   * A handler still running at its deadline: the client's call fails with {@code deadline-exceeded}
+   * (core's timer, on the client), and the server's handler sees its call cancelled (by the deadline the
+   * inbound started from the TTL the client sent, or by the client's outbound stopping the exchange). On a
+   * machine so slow that the request arrives after its deadline, the handler never runs: the test then
+   * reports itself skipped, with that reason, after checking the client's side.
+   */
   @Test
   public void deadlineExceededWhileHandlerRuns() throws Exception {
     CallOptions shortDeadline = CallOptions.timeout(Duration.ofMillis(100));
-    YarpcException e = failure(raw().call("raw-wait-for-cancel", new byte[] {1}, shortDeadline));
-    assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
-    if (handlerStarted.getCount()
-        == 0) { // on a slow machine the deadline may pass before the handler runs
-      assertThat(await(serverCancellation, "the server's call to be cancelled"))
-          .as("why the server's call ended")
-          .isIn(Code.DEADLINE_EXCEEDED, Code.CANCELLED);
+    YarpcException e =
+        failure(
+            raw().call("raw-wait-for-cancel", new byte[] {1}, shortDeadline),
+            LOCAL_WAIT,
+            "the client's call to fail with deadline-exceeded after its 100 ms deadline");
+    assertCode(e, Code.DEADLINE_EXCEEDED);
+    // A request that arrives after its deadline is refused before the handler runs: the server's
+    // side can then not be checked.
+    assumeTrue(
+        handlerStarted.await(LOCAL_WAIT.toMillis(), TimeUnit.MILLISECONDS),
+        "the 100 ms deadline passed before the server's handler started (a slow machine): only the"
+            + " client's side was checked");
+    Code why = await(serverCancellation, "the server's handler to end", HANDLER_VERDICT_WAIT);
+    if (why == null) {
+      throw new AssertionError(
+          "the client's call failed with deadline-exceeded, but the server's handler never saw the"
+              + " deadline pass: its Call was not cancelled within "
+              + WAIT
+              + " (the inbound must give the handler the TTL the client sent, and cancel the handler"
+              + " when the exchange stops)");
     }
+    assertThat(why)
+        .as("why the server's call was cancelled after its deadline passed")
+        .isIn(Code.DEADLINE_EXCEEDED, Code.CANCELLED);
   }
 
-  /** Cancelling the client's future cancels the call on the server. */
+  /**
+   * Cancelling the client's future cancels the call on the server: core's call path cancels the
+   * outbound's future, the outbound stops the exchange, the inbound cancels the handler's future.
+   */
   @Test
   public void clientCancellationReachesServer() throws Exception {
     CompletableFuture<byte[]> call =
         raw()
             .call("raw-wait-for-cancel", new byte[] {1}, CallOptions.timeout(WAIT.multipliedBy(3)));
     assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("handler started")
+        .as("the server's handler started")
         .isTrue();
-    call.cancel(true);
-    assertThat(await(serverCancellation, "the server's call to be cancelled"))
-        .as("why the server's call ended")
-        .isEqualTo(Code.CANCELLED);
+    assertThat(call.cancel(true))
+        .as("the client's call was still waiting for the handler when cancelled (%s)", call)
+        .isTrue();
+    Code why = await(serverCancellation, "the server's handler to end", HANDLER_VERDICT_WAIT);
+    if (why == null) {
+      throw new AssertionError(
+          "the client cancelled its call, but the server's handler never saw the cancellation: its"
+              + " Call was not cancelled within "
+              + WAIT
+              + " (the outbound must stop the exchange when its future is cancelled, and the inbound"
+              + " must then cancel the handler's future)");
+    }
+    assertThat(why).as("why the server's call was cancelled").isEqualTo(Code.CANCELLED);
   }
 
   // ---- unary: text the wire may not carry
@@ -504,7 +717,7 @@ public abstract class TransportConformanceSuite {
   @MethodSource("io.yarpc.testing.TextTable#rows")
   public void errorMessageText(TextTable.Row row) throws Exception {
     YarpcException e = failure(raw().call("text-error", row.text().getBytes(UTF_8), textOptions()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.FAILED_PRECONDITION));
+    assertCode(e, transport.expectedErrorCode(Code.FAILED_PRECONDITION));
     TextTable.assertErrorText(transport, "the error message", e.getMessage(), row.text());
   }
 
@@ -514,9 +727,8 @@ public abstract class TransportConformanceSuite {
   public void errorNameText(TextTable.Row row) throws Exception {
     YarpcException e =
         failure(raw().call("text-named-error", row.text().getBytes(UTF_8), textOptions()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.ABORTED));
+    assertError(e, transport.expectedErrorCode(Code.ABORTED), "named error");
     TextTable.assertErrorText(transport, "the error name", e.name(), row.text());
-    assertThat(e.getMessage()).isEqualTo("named error");
   }
 
   /**
@@ -592,7 +804,7 @@ public abstract class TransportConformanceSuite {
         clientConfig().call(Request.of(meta, track(Body.empty(), "request")));
     if (expected == null) {
       YarpcException e = failure(call);
-      assertThat(e.code()).as("why the client refused the call").isEqualTo(Code.INVALID_ARGUMENT);
+      assertCode(e, Code.INVALID_ARGUMENT);
       assertThat(textRequestsServed.get()).as("requests the handler saw").isZero();
     } else {
       Response response = await(call);
@@ -656,7 +868,7 @@ public abstract class TransportConformanceSuite {
   @ParameterizedTest(name = "{0} bytes")
   @ValueSource(ints = {0, 64 * KIB})
   public void oneway(int size) throws Exception {
-    assumeTrue(transport.supportsOneway(), "the transport does not support oneway calls");
+    assumeOneway();
     byte[] bytes = randomBytes(size, size + 3);
     await(raw().callOneway("raw-oneway", bytes, options()));
     assertThat(await(onewayReceived, "the oneway handler to run")).isEqualTo(bytes);
@@ -665,11 +877,12 @@ public abstract class TransportConformanceSuite {
   /** A oneway call to an unknown procedure fails: nothing acknowledged what no handler accepted. */
   @Test
   public void onewayUnknownProcedure() throws Exception {
-    assumeTrue(transport.supportsOneway(), "the transport does not support oneway calls");
+    assumeOneway();
     YarpcException e = failure(raw().callOneway("nope", new byte[] {1}, options()));
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage())
-        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertError(
+        e,
+        transport.expectedErrorCode(Code.UNIMPLEMENTED),
+        "unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
   // ---- streams
@@ -718,21 +931,39 @@ public abstract class TransportConformanceSuite {
     assertEndOfStream(stream);
   }
 
-  /** The client cancels: the handler's receive fails with {@code cancelled}, and so does the client's. */
+  /**
+   * The client cancels: its own receive fails with {@code cancelled} at once (the client's stream), and
+   * the handler's receive fails with {@code cancelled} (the server's inbound).
+   */
   @Test
   public void clientCancelIsSeenByServer() throws Exception {
     assumeStreaming();
     ClientStream stream = open("stream-cancel");
     await(stream.send(message(new byte[] {1}, "client message")));
     assertThat(handlerStarted.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("handler got a message")
+        .as("the server's handler got a message")
         .isTrue();
     stream.cancel();
-    assertThat(await(streamServerOutcome, "the handler's receive to end"))
+    YarpcException e =
+        failure(
+            stream.receive(),
+            LOCAL_WAIT,
+            "the client's receive() to fail after its own ClientStream.cancel() (the client's stream"
+                + " was not cancelled)");
+    if (e.code() != Code.CANCELLED) {
+      throw new AssertionError(
+          "the client's stream was not cancelled as such: its receive() after ClientStream.cancel()"
+              + " failed with "
+              + describe(e)
+              + ", not cancelled",
+          e);
+    }
+    String outcome = await(streamServerOutcome, "the stream handler to end", HANDLER_VERDICT_WAIT);
+    assertThat(outcome)
+        .as(
+            "what the server's stream handler saw after the client cancelled (the client's side"
+                + " was cancelled; the inbound must fail the handler's receive with cancelled)")
         .isEqualTo(Code.CANCELLED.wireName());
-    assertThat(failure(stream.receive()).code())
-        .as("the client's receive after cancel")
-        .isEqualTo(Code.CANCELLED);
   }
 
   /** A handler that fails ends the stream with its code and message on the client's receive. */
@@ -742,15 +973,16 @@ public abstract class TransportConformanceSuite {
     ClientStream stream = open("stream-error");
     await(stream.send(message(new byte[] {1}, "client message")));
     YarpcException e = failure(stream.receive());
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.PERMISSION_DENIED));
-    assertThat(e.getMessage()).isEqualTo("stream refused");
+    assertError(e, transport.expectedErrorCode(Code.PERMISSION_DENIED), "stream refused");
   }
 
   /** Stream headers reach the client; a second {@code sendHeaders} after a message is refused. */
   @Test
   public void streamHeaders() throws Exception {
     assumeStreaming();
-    assumeTrue(transport.supportsStreamHeaders(), "the transport does not send stream headers");
+    assumeTrue(
+        transport.supportsStreamHeaders(),
+        () -> declared("supportsStreamHeaders() = false", "the transport sends no stream headers"));
     ClientStream stream = open("stream-headers");
     stream.halfClose();
     Headers headers = await(stream.headers(), "stream headers");
@@ -808,9 +1040,10 @@ public abstract class TransportConformanceSuite {
         stream.cancel();
       }
     }
-    assertThat(e.code()).isEqualTo(transport.expectedErrorCode(Code.UNIMPLEMENTED));
-    assertThat(e.getMessage())
-        .isEqualTo("unrecognized procedure \"nope\" for service \"conformance-server\"");
+    assertError(
+        e,
+        transport.expectedErrorCode(Code.UNIMPLEMENTED),
+        "unrecognized procedure \"nope\" for service \"conformance-server\"");
   }
 
   /** A stream that outlives its deadline fails with {@code deadline-exceeded}. */
@@ -825,11 +1058,11 @@ public abstract class TransportConformanceSuite {
     try {
       stream = clientConfig().callStream(meta).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException failed) { // the deadline passed before the stream was up: also fine
-      assertThat(yarpc(failed.getCause()).code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+      assertCode(yarpc(failed.getCause()), Code.DEADLINE_EXCEEDED);
       return;
     }
     try {
-      assertThat(failure(stream.receive()).code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+      assertCode(failure(stream.receive()), Code.DEADLINE_EXCEEDED);
     } finally {
       stream.cancel();
     }
@@ -875,8 +1108,37 @@ public abstract class TransportConformanceSuite {
       new ApplicationErrorMeta(
           Code.FAILED_PRECONDITION, "ConformanceError", "the application failed");
 
+  private static final String DETAILS_MESSAGE = "error with details";
+  private static final String RESPONSE_MESSAGE = "error with a response";
+  private static final byte[] ERROR_DETAILS =
+      googleRpcStatus(Code.FAILED_PRECONDITION, DETAILS_MESSAGE);
+  private static final byte[] ERROR_RESPONSE_BODY = randomBytes(8 * KIB, 11);
+
   private List<Procedure> procedures() {
     List<Procedure> p = new ArrayList<>();
+    p.add(
+        unary(
+            "error-details",
+            request -> {
+              throw YarpcException.of(Code.FAILED_PRECONDITION, DETAILS_MESSAGE)
+                  .withDetails(ERROR_DETAILS.clone());
+            }));
+    p.add(
+        unary(
+            "error-response",
+            request -> {
+              Response attached =
+                  Response.builder()
+                      .applicationError(true)
+                      .headers(Headers.of("echo-error-response", "attached"))
+                      .body(
+                          errorResponseBodies.track(
+                              Body.of(ERROR_RESPONSE_BODY.clone()),
+                              "the body of the response attached to the handler's error"))
+                      .build();
+              throw YarpcException.of(Code.FAILED_PRECONDITION, RESPONSE_MESSAGE)
+                  .withResponse(attached);
+            }));
     p.add(
         unary(
             "body-echo",
@@ -999,9 +1261,8 @@ public abstract class TransportConformanceSuite {
               CountDownLatch cancelled = new CountDownLatch(1);
               call.onCancel(cancelled::countDown);
               handlerStarted.countDown();
-              if (!cancelled.await(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
-                serverCancellation.completeExceptionally(
-                    new AssertionError("the server's call was never cancelled"));
+              if (!cancelled.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                serverCancellation.complete(null); // never cancelled: the test says which side
                 return body;
               }
               serverCancellation.complete(call.cancellation().code());
@@ -1069,7 +1330,8 @@ public abstract class TransportConformanceSuite {
               } catch (ExecutionException e) {
                 streamServerOutcome.complete(yarpc(e.getCause()).code().wireName());
               } catch (TimeoutException e) {
-                streamServerOutcome.complete("no cancellation within " + WAIT);
+                streamServerOutcome.complete(
+                    "nothing: its receive() was still waiting " + WAIT + " later");
               }
             }));
     p.add(
@@ -1359,7 +1621,24 @@ public abstract class TransportConformanceSuite {
   }
 
   private void assumeStreaming() {
-    assumeTrue(transport.supportsStreaming(), "the transport does not support streaming");
+    assumeTrue(
+        transport.supportsStreaming(),
+        () -> declared("supportsStreaming() = false", "the transport carries no streams"));
+  }
+
+  private void assumeOneway() {
+    assumeTrue(
+        transport.supportsOneway(),
+        () -> declared("supportsOneway() = false", "the transport carries no oneway calls"));
+  }
+
+  /** The reason a check is skipped: the suite class, its transport's declaration and what it says. */
+  private String declared(String declaration, String meaning) {
+    return getClass().getSimpleName()
+        + "'s TransportUnderTest declares "
+        + declaration
+        + ": "
+        + meaning;
   }
 
   /** 100 headers: a mixed-case key, an empty value, a number-like value and 97 numbered ones. */
@@ -1395,8 +1674,13 @@ public abstract class TransportConformanceSuite {
 
   /** The future's value; its failure is rethrown as is; a hang becomes an {@link AssertionError}. */
   private static <T> T await(CompletableFuture<T> future, String what) throws Exception {
+    return await(future, what, WAIT);
+  }
+
+  private static <T> T await(CompletableFuture<T> future, String what, Duration wait)
+      throws Exception {
     try {
-      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return future.get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof Exception) {
@@ -1407,26 +1691,77 @@ public abstract class TransportConformanceSuite {
       }
       throw e;
     } catch (TimeoutException e) {
-      throw new AssertionError("gave up waiting for " + what + " after " + WAIT, e);
+      throw new AssertionError("gave up waiting for " + what + " after " + wait, e);
     }
   }
 
-  /** The {@link YarpcException} the future fails with; releases what it returns if it succeeds. */
+  /**
+   * The {@link YarpcException} the future fails with, after releasing the body of the response it carries
+   * (the caller owns it; see {@link #failureWithResponse} to read it first); releases what the future
+   * returns if it succeeds.
+   */
   private static YarpcException failure(CompletableFuture<?> future) throws Exception {
+    return failure(future, WAIT, "the call to fail");
+  }
+
+  private static YarpcException failure(CompletableFuture<?> future, Duration wait, String what)
+      throws Exception {
+    YarpcException e = failureWithResponse(future, wait, what);
+    if (e.response() != null) {
+      e.response().body().release();
+    }
+    return e;
+  }
+
+  /**
+   * The {@link YarpcException} the future fails with; the caller releases the body of its attached
+   * response, if any. Releases what the future returns if it succeeds.
+   */
+  private static YarpcException failureWithResponse(
+      CompletableFuture<?> future, Duration wait, String what) throws Exception {
     Object value;
     try {
-      value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      value = future.get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       return yarpc(e.getCause());
     } catch (TimeoutException e) {
-      throw new AssertionError("gave up waiting for the call to fail after " + WAIT, e);
+      throw new AssertionError("gave up waiting for " + what + " after " + wait, e);
     }
     if (value instanceof Response) {
       ((Response) value).body().release();
     } else if (value instanceof StreamMessage) {
       ((StreamMessage) value).release();
     }
-    throw new AssertionError("expected a failure, got " + (value == null ? "null" : value));
+    throw new AssertionError(
+        "expected " + what + ", but it succeeded with " + (value == null ? "null" : value));
+  }
+
+  /**
+   * Fails unless {@code e}'s code is {@code expected}; the failure names the code, name and message that
+   * arrived instead.
+   */
+  private static void assertCode(YarpcException e, Code expected) {
+    if (e.code() != expected) {
+      throw new AssertionError(
+          "expected an error with code " + expected.wireName() + ", got " + describe(e), e);
+    }
+  }
+
+  /** {@link #assertCode}, then the message. */
+  private static void assertError(YarpcException e, Code expected, String expectedMessage) {
+    assertCode(e, expected);
+    assertThat(e.getMessage())
+        .as("the message of the %s error (%s)", expected.wireName(), describe(e))
+        .isEqualTo(expectedMessage);
+  }
+
+  /** {@code code [name "N"]: "message"}, as an error arrived. */
+  private static String describe(YarpcException e) {
+    return e.code().wireName()
+        + (e.name() == null ? "" : " name \"" + e.name() + "\"")
+        + ": \""
+        + e.getMessage()
+        + "\"";
   }
 
   private static YarpcException yarpc(Throwable t) {
@@ -1481,6 +1816,56 @@ public abstract class TransportConformanceSuite {
       sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
     }
     return sb.toString();
+  }
+
+  /**
+   * A serialised {@code google.rpc.Status} (code, message, and one {@code google.protobuf.Any} detail
+   * whose value holds every byte value), encoded by hand: the kit does not depend on protobuf.
+   */
+  private static byte[] googleRpcStatus(Code code, String message) {
+    byte[] value = new byte[256];
+    for (int i = 0; i < value.length; i++) {
+      value[i] = (byte) i;
+    }
+    java.io.ByteArrayOutputStream any = new java.io.ByteArrayOutputStream();
+    protoField(any, 1, "type.googleapis.com/io.yarpc.testing.ConformanceDetail".getBytes(UTF_8));
+    protoField(any, 2, value);
+    java.io.ByteArrayOutputStream status = new java.io.ByteArrayOutputStream();
+    status.write(0x08); // field 1, varint
+    protoVarint(status, code.value());
+    protoField(status, 2, message.getBytes(UTF_8));
+    protoField(status, 3, any.toByteArray());
+    return status.toByteArray();
+  }
+
+  private static void protoField(java.io.ByteArrayOutputStream out, int field, byte[] bytes) {
+    out.write(field << 3 | 2); // length-delimited
+    protoVarint(out, bytes.length);
+    out.writeBytes(bytes);
+  }
+
+  private static void protoVarint(java.io.ByteArrayOutputStream out, int value) {
+    while ((value & ~0x7f) != 0) {
+      out.write(value & 0x7f | 0x80);
+      value >>>= 7;
+    }
+    out.write(value);
+  }
+
+  /** Fails unless {@code got} holds exactly {@code expected}, naming the first difference. */
+  private static void assertSameBytes(String what, byte[] got, byte[] expected) {
+    if (got == null) {
+      throw new AssertionError(
+          what + ": none arrived (null), though " + expected.length + " bytes were sent");
+    }
+    if (Arrays.equals(got, expected)) {
+      return;
+    }
+    int i = Arrays.mismatch(got, expected);
+    throw new AssertionError(
+        String.format(
+            "%s: %d bytes were sent, %d arrived, first difference at byte %d",
+            what, expected.length, got.length, i));
   }
 
   private static byte[] intBytes(int value) {

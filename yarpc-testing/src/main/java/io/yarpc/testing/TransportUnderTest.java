@@ -18,9 +18,16 @@ import java.util.List;
  * <p>The defaults describe a transport that supports everything the suite checks, except for text on the
  * wire ({@link #cutsLongErrorTexts}, {@link #expectedResponseHeaderValue},
  * {@link #expectedRequestHeaderValue}), where they describe the strictest wire, gRPC's metadata; override
- * a method to declare a limitation of the wire protocol, or what a transport carries beyond that. To waive
- * a single check instead, override its test method in the suite subclass and annotate it with
- * {@code @Disabled("why")}.
+ * a method to declare a limitation of the wire protocol, or what a transport carries beyond that. A check
+ * a declaration turns off is reported as skipped, with the reason: the declaration's own text for those
+ * that return one ({@link #errorDetailsLimitation}, {@link #errorResponseLimitation}), otherwise the name
+ * of the declaration and the suite class that made it. To waive a single check instead, override its test
+ * method in the suite subclass and annotate it with {@code @Disabled("why")}.
+ *
+ * <p>A declaration describes the wire, not a bug: what the protocol cannot do. The contract points the
+ * checks rely on beyond the SPI's Javadoc (the service an inbound answers with, the threads that may
+ * complete an outbound's future, what acknowledges a oneway call, what core already does for outbounds)
+ * are listed in {@link TransportConformanceSuite}'s Javadoc.
  */
 public interface TransportUnderTest extends AutoCloseable {
   /**
@@ -132,6 +139,29 @@ public interface TransportUnderTest extends AutoCloseable {
       }
     }
     return true;
+  }
+
+  /**
+   * Why the transport cannot carry an error's details bytes ({@link
+   * io.yarpc.errors.YarpcException#withDetails}, e.g. a serialised {@code google.rpc.Status}) from a
+   * handler to its caller, or {@code null} (the default) when it carries them byte for byte. When not null
+   * the suite skips {@code errorDetailsRoundTrip} and prints this text as the reason: say what the wire
+   * lacks (e.g. "TChannel's error frame and $rpc$-error-* headers have no field for details bytes").
+   */
+  default String errorDetailsLimitation() {
+    return null;
+  }
+
+  /**
+   * Why the transport cannot carry the response attached to a handler's error ({@link
+   * io.yarpc.errors.YarpcException#withResponse}: its body, application headers and application-error
+   * flag, as HTTP's both-response-error form and gRPC's response message with an error status carry them),
+   * or {@code null} (the default) when the caller receives it with the error, intact. When not null the
+   * suite skips {@code errorResponseRoundTrip} and prints this text as the reason. The inbound must
+   * release that response's body either way ({@code errorResponseBodyReleasedByServer} always runs).
+   */
+  default String errorResponseLimitation() {
+    return null;
   }
 
   /**

@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -168,6 +169,46 @@ class InMemoryTransportTest {
     assertThat(t)
         .hasMessage(
             "procedure \"fire\" of service \"server\" is a Oneway procedure and cannot serve a Unary call");
+  }
+
+  @Test
+  void aOnewayCallTheStoppingDispatcherRefusesIsNotAcknowledged() throws Exception {
+    CountDownLatch inHandler = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    ClientConfig cc =
+        start(
+            InMemoryTransport.create(),
+            Raw.procedure(
+                "hold",
+                body -> {
+                  inHandler.countDown();
+                  finish.await(10, TimeUnit.SECONDS);
+                  return body;
+                }),
+            Raw.onewayProcedure("fire", body -> {}));
+    CompletableFuture<Response> held =
+        cc.call(Request.of(meta("hold"), sent.track(Body.of(new byte[] {1}), "held request")));
+    assertThat(inHandler.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread stopping = new Thread(server::stop, "stopping the server");
+    stopping.start();
+    try {
+      String refusal = null;
+      long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (refusal == null && System.nanoTime() < giveUp) { // until the drain has begun
+        try {
+          get(cc.callOneway(Request.of(meta("fire"), sent.track(Body.empty(), "oneway request"))));
+          Thread.sleep(5);
+        } catch (ExecutionException e) {
+          refusal = e.getCause().getMessage();
+          assertThat(((YarpcException) e.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
+        }
+      }
+      assertThat(refusal).isEqualTo("dispatcher \"server\" is stopping and takes no new calls");
+    } finally {
+      finish.countDown();
+      stopping.join(10_000);
+    }
+    get(held).body().release();
   }
 
   @Test

@@ -8,9 +8,15 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Body;
+import io.yarpc.transport.Handler;
+import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
+import io.yarpc.transport.Router;
+import io.yarpc.transport.RpcType;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.UnaryOutbound;
 import java.util.List;
@@ -61,14 +67,74 @@ class TransportConformanceSuiteSelfTest {
     assertThat(failure).contains("body was already released");
   }
 
+  /** The checks of what an error carries besides code and message; each broken transport fails one. */
+  private static final List<String> ERROR_CARGO_CHECKS =
+      List.of(
+          "errorDetailsRoundTrip", "errorResponseRoundTrip", "errorResponseBodyReleasedByServer");
+
+  @Test
+  void aTransportThatDropsErrorDetailsFails() {
+    String failure = onlyFailure(DropsErrorDetails.class, "errorDetailsRoundTrip");
+    assertThat(failure)
+        .contains("the error's details bytes")
+        .contains("none arrived (null), though")
+        .contains("bytes were sent");
+  }
+
+  @Test
+  void aTransportThatDropsTheErrorsResponseFails() {
+    String failure = onlyFailure(DropsErrorResponse.class, "errorResponseRoundTrip");
+    assertThat(failure)
+        .contains("the error arrived without the response the handler attached to it");
+  }
+
+  @Test
+  void anInboundThatNeverReleasesTheErrorsResponseFails() {
+    String failure =
+        onlyFailure(KeepsErrorResponseBodies.class, "errorResponseBodyReleasedByServer");
+    assertThat(failure)
+        .contains(
+            "the server's inbound never released the body of the response attached to the"
+                + " handler's error");
+  }
+
+  @Test
+  void anOutboundThatIgnoresCancellationFailsOnTheServersSide() {
+    String failure = singleFailure(IgnoresCancellation.class, "clientCancellationReachesServer");
+    assertThat(failure)
+        .contains(
+            "the client cancelled its call, but the server's handler never saw the cancellation");
+    // the deadline still reaches the handler: the server's own deadline, from the TTL sent
+    Events events = run(IgnoresCancellation.class, "deadlineExceededWhileHandlerRuns");
+    assertThat(failures(events)).isEmpty();
+  }
+
+  @Test
+  void aDeclaredLimitationSkipsItsCheckWithTheTransportsReason() {
+    Events events = run(DeclaresNoErrorCargo.class, "errorDetailsRoundTrip");
+    assertThat(events.skipped().count() + events.aborted().count()).isOne();
+    assertThat(reasons(events.aborted()))
+        .contains("DeclaresNoErrorCargo's TransportUnderTest declares errorDetailsLimitation()")
+        .contains("no place for details on this wire");
+    events = run(DeclaresNoErrorCargo.class, "errorResponseRoundTrip");
+    assertThat(reasons(events.aborted())).contains("no place for a response on this wire");
+    events = run(DeclaresNoErrorCargo.class, "errorResponseBodyReleasedByServer");
+    assertThat(events.succeeded().count())
+        .as("the release check runs whatever the transport carries")
+        .isOne();
+  }
+
   @Test
   void theCorrectTransportPassesTheSameTests() {
-    for (String method :
-        List.of(
-            "lazyRequestBody",
-            "slowReceiverBackpressure",
-            "headersRoundTripWithRaw",
-            "errorNameRoundTrip")) {
+    List<String> methods =
+        new java.util.ArrayList<>(
+            List.of(
+                "lazyRequestBody",
+                "slowReceiverBackpressure",
+                "headersRoundTripWithRaw",
+                "errorNameRoundTrip"));
+    methods.addAll(ERROR_CARGO_CHECKS);
+    for (String method : methods) {
       Events events = run(InMemoryTransportConformanceTest.class, method);
       assertThat(events.failed().count()).as("failures of %s", method).isZero();
       assertThat(events.succeeded().count()).as("successes of %s", method).isOne();
@@ -81,12 +147,32 @@ class TransportConformanceSuiteSelfTest {
   // ---- running
   // ------------------------------------------------------------------------------------
 
-  private static String singleFailure(Class<?> suite, String method, String... parameterTypes) {
-    Events events = run(suite, method, parameterTypes);
-    List<Event> failed = events.failed().list();
-    assertThat(failed).as("failed tests of %s.%s", suite.getSimpleName(), method).isNotEmpty();
-    assertThat(events.succeeded().count()).as("tests that passed anyway").isZero();
-    return failed.stream()
+  /**
+   * Runs every one of {@link #ERROR_CARGO_CHECKS} against {@code suite}: {@code method} must fail and the
+   * others pass; returns {@code method}'s failure.
+   */
+  private static String onlyFailure(Class<?> suite, String method) {
+    for (String other : ERROR_CARGO_CHECKS) {
+      if (!other.equals(method)) {
+        Events events = run(suite, other);
+        assertThat(failures(events))
+            .as("failures of %s.%s, which should pass", suite.getSimpleName(), other)
+            .isEmpty();
+        assertThat(events.succeeded().count())
+            .as("successes of %s.%s", suite.getSimpleName(), other)
+            .isOne();
+      }
+    }
+    return singleFailure(suite, method);
+  }
+
+  private static String failures(Events events) {
+    return reasons(events.failed());
+  }
+
+  /** The throwables (and their causes) of the events, one a line. */
+  private static String reasons(Events events) {
+    return events.list().stream()
         .map(
             e ->
                 e.getPayload(TestExecutionResult.class)
@@ -94,6 +180,14 @@ class TransportConformanceSuiteSelfTest {
                     .map(t -> t + (t.getCause() == null ? "" : " / " + t.getCause()))
                     .orElse("?"))
         .collect(Collectors.joining("\n"));
+  }
+
+  private static String singleFailure(Class<?> suite, String method, String... parameterTypes) {
+    Events events = run(suite, method, parameterTypes);
+    List<Event> failed = events.failed().list();
+    assertThat(failed).as("failed tests of %s.%s", suite.getSimpleName(), method).isNotEmpty();
+    assertThat(events.succeeded().count()).as("tests that passed anyway").isZero();
+    return failures(events);
   }
 
   /** The test events of running one method of {@code suite}. */
@@ -111,9 +205,24 @@ class TransportConformanceSuiteSelfTest {
   // ---- broken transports (run only through EngineTestKit; Surefire skips nested classes)
   // -----------
 
-  /** The in-memory transport with its unary outbound wrapped in {@code wrap}. */
+  /**
+   * The in-memory transport with its unary outbound wrapped in {@code wrap} and its inbound in {@code
+   * wrapInbound}.
+   */
   abstract static class Broken extends TransportConformanceSuite {
     abstract UnaryOutbound wrap(InMemoryOutbound outbound);
+
+    Inbound wrapInbound(InMemoryInbound inbound) {
+      return inbound;
+    }
+
+    String errorDetailsLimitation() {
+      return null;
+    }
+
+    String errorResponseLimitation() {
+      return null;
+    }
 
     InMemoryTransport.Builder configure(InMemoryTransport.Builder builder) {
       return builder;
@@ -129,13 +238,23 @@ class TransportConformanceSuiteSelfTest {
       return new TransportUnderTest() {
         @Override
         public List<Inbound> serverInbounds() {
-          return List.of(transport.inbound());
+          return List.of(wrapInbound(transport.inbound()));
         }
 
         @Override
         public Outbounds clientOutbounds() {
           InMemoryOutbound out = transport.outbound();
           return Outbounds.builder().unary(wrap(out)).oneway(out).stream(out).build();
+        }
+
+        @Override
+        public String errorDetailsLimitation() {
+          return Broken.this.errorDetailsLimitation();
+        }
+
+        @Override
+        public String errorResponseLimitation() {
+          return Broken.this.errorResponseLimitation();
         }
 
         @Override
@@ -251,6 +370,176 @@ class TransportConformanceSuiteSelfTest {
                         response.body().release();
                         return response;
                       }));
+    }
+  }
+
+  /** A unary outbound whose errors lose their details bytes (the rest of the error is kept). */
+  static class DropsErrorDetails extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return new Wrapped(
+          out,
+          r ->
+              out.call(r)
+                  .exceptionallyCompose(
+                      error -> {
+                        YarpcException e = YarpcException.from(error);
+                        YarpcException withoutDetails =
+                            YarpcException.of(e.code(), "%s", e.getMessage())
+                                .withName(e.name())
+                                .withResponse(e.response());
+                        return CompletableFuture.failedFuture(withoutDetails);
+                      }));
+    }
+  }
+
+  /** A unary outbound that releases the response attached to an error and delivers the error without it. */
+  static class DropsErrorResponse extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return new Wrapped(
+          out,
+          r ->
+              out.call(r)
+                  .exceptionallyCompose(
+                      error -> {
+                        YarpcException e = YarpcException.from(error);
+                        if (e.response() != null) {
+                          e.response().body().release();
+                        }
+                        return CompletableFuture.failedFuture(e.withResponse(null));
+                      }));
+    }
+  }
+
+  /**
+   * An inbound that sends a copy of the response attached to a handler's error and never releases the
+   * handler's body (it stands between the router's handlers and the in-memory inbound).
+   */
+  static class KeepsErrorResponseBodies extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return out;
+    }
+
+    @Override
+    Inbound wrapInbound(InMemoryInbound inbound) {
+      return new WrappedInbound(
+          inbound,
+          router ->
+              new Router() {
+                @Override
+                public String defaultService() {
+                  return router.defaultService();
+                }
+
+                @Override
+                public List<Procedure> procedures() {
+                  return router.procedures();
+                }
+
+                @Override
+                public HandlerSpec choose(RequestMeta meta) {
+                  HandlerSpec spec = router.choose(meta);
+                  if (spec.type() != RpcType.UNARY) {
+                    return spec;
+                  }
+                  Handler<Request, Response> handler = spec.unary();
+                  return HandlerSpec.unary(
+                      request ->
+                          handler
+                              .handle(request)
+                              .exceptionallyCompose(
+                                  error -> {
+                                    YarpcException e = YarpcException.from(error);
+                                    Response attached = e.response();
+                                    if (attached == null) {
+                                      return CompletableFuture.failedFuture(e);
+                                    }
+                                    Body copy = Body.of(attached.body().toByteArray()); // kept
+                                    return CompletableFuture.failedFuture(
+                                        e.withResponse(attached.toBuilder().body(copy).build()));
+                                  }));
+                }
+              });
+    }
+  }
+
+  /** A unary outbound whose future, when cancelled, does not stop the in-memory call. */
+  static class IgnoresCancellation extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return new Wrapped(
+          out,
+          r -> {
+            CompletableFuture<Response> detached = new CompletableFuture<>();
+            out.call(r)
+                .whenComplete(
+                    (response, error) -> {
+                      if (error != null) {
+                        if (!detached.completeExceptionally(error)) {
+                          YarpcException.releaseResponse(error);
+                        }
+                      } else if (!detached.complete(response)) {
+                        response.body().release();
+                      }
+                    });
+            return detached;
+          });
+    }
+  }
+
+  /** The correct in-memory transport, declaring that it carries neither details nor error responses. */
+  static class DeclaresNoErrorCargo extends Broken {
+    @Override
+    UnaryOutbound wrap(InMemoryOutbound out) {
+      return out;
+    }
+
+    @Override
+    String errorDetailsLimitation() {
+      return "no place for details on this wire";
+    }
+
+    @Override
+    String errorResponseLimitation() {
+      return "no place for a response on this wire";
+    }
+  }
+
+  /** An inbound that gives the in-memory inbound a router wrapped by {@code wrapRouter}. */
+  static final class WrappedInbound extends AbstractLifecycle implements Inbound {
+    private final InMemoryInbound inner;
+    private final Function<Router, Router> wrapRouter;
+
+    WrappedInbound(InMemoryInbound inner, Function<Router, Router> wrapRouter) {
+      this.inner = inner;
+      this.wrapRouter = wrapRouter;
+    }
+
+    @Override
+    public void setRouter(Router router) {
+      inner.setRouter(wrapRouter.apply(router));
+    }
+
+    @Override
+    protected void doStart() {
+      inner.start();
+    }
+
+    @Override
+    protected void doStop() {
+      inner.stop();
+    }
+
+    @Override
+    public List<Transport> transports() {
+      return inner.transports();
+    }
+
+    @Override
+    public String transportName() {
+      return inner.transportName();
     }
   }
 }

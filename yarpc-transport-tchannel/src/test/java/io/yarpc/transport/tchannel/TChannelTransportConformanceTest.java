@@ -61,6 +61,13 @@ class TChannelTransportConformanceTest extends TransportConformanceSuite {
       }
 
       @Override
+      public String errorDetailsLimitation() {
+        return "an error travels as an error frame (a code byte and a message) or, with an"
+            + " application-error response attached, as $rpc$-error-code/-name/-message headers:"
+            + " neither has a place for details bytes";
+      }
+
+      @Override
       public boolean supportsOneway() {
         return false;
       }
