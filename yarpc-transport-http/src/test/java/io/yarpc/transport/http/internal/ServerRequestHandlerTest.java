@@ -10,13 +10,13 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,19 +51,15 @@ class ServerRequestHandlerTest {
         });
     InboundSettings settings =
         new InboundSettings(
-            1024,
-            8192,
-            TimeUnit.SECONDS.toNanos(60),
-            TimeUnit.SECONDS.toNanos(60),
+            InboundLimits.builder().maxRequestSize(1024).maxHeaderBytes(8192).build(),
             true,
-            100,
             0,
             null,
             io.yarpc.transport.DeadlinePolicy.strict());
     channel =
         new EmbeddedChannel(
             new HttpServerCodec(),
-            new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT, false));
+            new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT));
   }
 
   @AfterEach
