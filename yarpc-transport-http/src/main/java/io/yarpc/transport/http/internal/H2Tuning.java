@@ -52,9 +52,9 @@ final class H2Tuning {
   /**
    * The initial window of each stream a server announces: {@link #STREAM_WINDOW}, or less when the bytes
    * a connection may hold ({@code perConnection}) shared by its streams ({@code maxStreams}) come to less,
-   * but never less than HTTP/2's default. Credit a server withholds cannot be taken back from the windows
-   * it already gave, so the windows of all open streams together should stay near what the connection may
-   * hold.
+   * but never less than HTTP/2's default (a client may send that much before it sees our SETTINGS).
+   * Credit a server withholds cannot take back the windows it already gave, so what the open streams of a
+   * connection may send without new credit stays near what the connection may hold.
    */
   static int serverStreamWindow(long perConnection, int maxStreams) {
     long share = perConnection / Math.max(1, maxStreams);
@@ -62,12 +62,16 @@ final class H2Tuning {
   }
 
   /**
-   * The connection window a server gives: {@link #CONNECTION_WINDOW}, or the bytes a connection may hold
-   * when that is less (never less than HTTP/2's default).
+   * The connection window a server gives: {@link #CONNECTION_WINDOW}, or more when {@code maxStreams}
+   * streams of {@code streamWindow} could otherwise use it all up. The connection window bounds nothing a
+   * server withholding credit stream by stream needs bounded (the stream windows do), but it must not run
+   * out: a stream whose credit is withheld keeps the connection window it used, and the stream that is
+   * still given credit (the oldest, see {@code ConnectionBudget}) needs some left, also while Netty waits
+   * for half the window to be consumed before it announces connection credit.
    */
-  static int serverConnectionWindow(long perConnection) {
-    return (int)
-        Math.max(Http2CodecUtil.DEFAULT_WINDOW_SIZE, Math.min(CONNECTION_WINDOW, perConnection));
+  static int serverConnectionWindow(int streamWindow, int maxStreams) {
+    long needed = 2L * maxStreams * streamWindow + 2L * streamWindow;
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(CONNECTION_WINDOW, needed));
   }
 
   /**

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -41,8 +42,9 @@ import java.util.concurrent.TimeUnit;
  * ({@code maxHeaderBytes}) and header count ({@link CountedHeaders}) in the decoder; HTTP/2 {@code
  * SETTINGS_MAX_HEADER_LIST_SIZE} ({@code maxHeaderBytes}), {@code SETTINGS_MAX_CONCURRENT_STREAMS} ({@code
  * maxConcurrentCallsPerConnection}), Netty's limits on the resets a client sends and provokes ({@code
- * maxRstFramesPerWindow}, then {@code GOAWAY(ENHANCE_YOUR_CALM)}), flow-control windows sized from {@code
- * maxPendingBytesPerConnection} ({@link H2Tuning#serverStreamWindow}), and an idle timer that counts from
+ * maxRstFramesPerWindow}, then {@code GOAWAY(ENHANCE_YOUR_CALM)}), stream windows sized from {@code
+ * maxPendingBytesPerConnection} ({@link H2Tuning#serverStreamWindow}) and a connection window that they
+ * cannot use up ({@link H2Tuning#serverConnectionWindow}), and an idle timer that counts from
  * the last open stream's end (PINGs do not keep a connection without calls open).
  */
 public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -97,9 +99,10 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     Channel ch = p.channel();
     int maxStreams = limits.maxConcurrentCallsPerConnection();
     long perConnection = limits.maxPendingBytesPerConnection();
+    int streamWindow = H2Tuning.serverStreamWindow(perConnection, maxStreams);
     Http2Settings initial =
         H2Tuning.initialSettings()
-            .initialWindowSize(H2Tuning.serverStreamWindow(perConnection, maxStreams))
+            .initialWindowSize(streamWindow)
             .maxHeaderListSize(limits.maxHeaderBytes())
             .maxConcurrentStreams(maxStreams);
     int rstWindowSeconds =
@@ -146,7 +149,17 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     p.addAfter("h2", "h2-mux", mux);
     p.addAfter("h2-mux", "h2-errors", new ConnectionErrors());
     H2Tuning.widenConnectionWindow(
-        p.context("h2-mux"), codec, H2Tuning.serverConnectionWindow(perConnection));
+        p.context("h2-mux"), codec, H2Tuning.serverConnectionWindow(streamWindow, maxStreams));
+  }
+
+  /** Whether {@code cause} (or one of its causes) is an HTTP/2 error, which the codec answers itself. */
+  static boolean isHttp2Error(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof Http2Exception) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static long ceilSeconds(java.time.Duration d) {
@@ -155,14 +168,19 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   }
 
   /**
-   * The end of an HTTP/2 connection's pipeline: connection errors were answered by the codec (GOAWAY);
-   * the client's first SETTINGS completes its handshake.
+   * The end of an HTTP/2 connection's pipeline: the client's first SETTINGS completes its handshake; errors
+   * end the connection. An HTTP/2 connection error is shown here before the codec answers it: the codec
+   * sends {@code GOAWAY} with the error's code (such as {@code ENHANCE_YOUR_CALM} past the reset limits) and
+   * closes the connection itself, so closing it here first would send a {@code GOAWAY(NO_ERROR)} in its
+   * place.
    */
   private static final class ConnectionErrors extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       log.debug("HTTP/2 connection {} failed: {}", ctx.channel(), cause.toString());
-      ctx.close();
+      if (!isHttp2Error(cause)) {
+        ctx.close();
+      }
     }
 
     @Override

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -216,7 +218,13 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
         TimeUnit.NANOSECONDS.toMillis(settings.writeTimeoutNanos()),
         http2 ? "resetting the stream" : "closing the connection");
     receiver.stop();
-    ctx.close(); // HTTP/2: RST_STREAM, the queued frames are released; HTTP/1.1: the connection
+    if (http2) {
+      // closing a stream channel whose request was fully read sends no RST_STREAM (Netty expects
+      // our
+      // end of the stream to close it): reset it, which releases the frames queued for it
+      ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+    }
+    ctx.close();
   }
 
   /** The exchange is over (answered, or abandoned): count it out and start the next one. */
@@ -293,6 +301,16 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("HTTP inbound connection {} failed: {}", ctx.channel(), cause.toString());
     receiver.stop();
+    if (http2 && ServerInitializer.isHttp2Error(cause)) {
+      // a stream error the client caused: Netty resets the stream right after this with the error's
+      // code (PROTOCOL_ERROR...), which its limit on provoked resets counts (CVE-2025-55163);
+      // closing
+      // the stream here first would reset it with CANCEL, which that limit ignores. Closed on the
+      // next
+      // turn of the loop if nothing did.
+      ctx.executor().execute(() -> ctx.close());
+      return;
+    }
     ctx.close();
   }
 
