@@ -262,7 +262,7 @@ final class RawH2Client implements AutoCloseable {
   }
 
   /** Writes one frame. */
-  void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+  synchronized void frame(int type, int flags, int stream, byte[] payload) throws IOException {
     byte[] head = new byte[9];
     head[0] = (byte) (payload.length >>> 16);
     head[1] = (byte) (payload.length >>> 8);
