@@ -50,14 +50,20 @@ import java.util.List;
  *   <li>{@code readTimeout}: a request not fully received that long after its first byte gets 408 ({@code
  *       deadline-exceeded}); time the server itself stopped receiving (budgets, pipelining) does not count.
  *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: received request bytes not yet handed
- *       to a handler. Past either, HTTP/1.1 stops reading the connection and h2c withholds flow-control credit
- *       from the stream, until bytes are handed on; a connection holding nothing may always receive, and
- *       its oldest request (on one connection of the inbound at a time, past the inbound's budget) may always
- *       finish, so budgets slow requests down but never deadlock them. h2c stream windows are sized so that
- *       all of a connection's streams together are given about its budget.
- *   <li>{@code maxConcurrentCallsPerConnection}: h2c {@code SETTINGS_MAX_CONCURRENT_STREAMS}; streams
- *       beyond it get {@code RST_STREAM(REFUSED_STREAM)}. HTTP/1.1 serves one call at a time per connection
- *       (a pipelined request waits, and reading stops while one waits).
+ *       to a handler ({@link #pendingBytes()}). Past either, HTTP/1.1 stops reading the connection and h2c
+ *       withholds flow-control credit from the stream, until bytes are handed on; a connection holding
+ *       nothing may always receive, and its oldest request (on one connection of the inbound at a time,
+ *       past the inbound's budget) may always finish, so budgets slow requests down but never deadlock them
+ *       (a stalled request ends with the read timeout). HTTP/1.1 holds at most one complete request besides
+ *       the one it receives, so only the inbound's budget stops it. h2c stream windows are the connection's
+ *       budget shared by {@code maxConcurrentCallsPerConnection} streams (64 KiB to 1 MiB), so a connection
+ *       holds at most about twice its budget plus one request.
+ *   <li>{@code maxConcurrentCallsPerConnection}: h2c {@code SETTINGS_MAX_CONCURRENT_STREAMS} (enforced
+ *       from the first stream, before the client acknowledged it); a stream beyond it gets {@code
+ *       RST_STREAM(REFUSED_STREAM)}, which counts as a provoked reset below, and DATA the client goes on
+ *       sending for it ends the connection with {@code GOAWAY(PROTOCOL_ERROR)} (Netty no longer knows the
+ *       stream). HTTP/1.1 serves one call at a time per connection (a pipelined request waits, and reading
+ *       stops while one waits).
  *   <li>{@code maxRstFramesPerWindow}: h2c resets a client sends, and (separately counted, Netty's two
  *       counters) resets it provokes the server into sending (any but {@code CANCEL} and {@code NO_ERROR}:
  *       CVE-2025-55163), beyond it within the window: {@code GOAWAY(ENHANCE_YOUR_CALM)} and the connection is

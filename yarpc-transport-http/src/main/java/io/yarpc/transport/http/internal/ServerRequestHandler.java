@@ -219,9 +219,9 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
         http2 ? "resetting the stream" : "closing the connection");
     receiver.stop();
     if (http2) {
-      // closing a stream channel whose request was fully read sends no RST_STREAM (Netty expects
-      // our
-      // end of the stream to close it): reset it, which releases the frames queued for it
+      // closing a stream channel whose request was fully read sends no RST_STREAM (Netty
+      // expects our end of the stream to close it): reset it, which releases the frames queued
+      // for it
       ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     }
     ctx.close();
@@ -302,12 +302,10 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     log.debug("HTTP inbound connection {} failed: {}", ctx.channel(), cause.toString());
     receiver.stop();
     if (http2 && ServerInitializer.isHttp2Error(cause)) {
-      // a stream error the client caused: Netty resets the stream right after this with the error's
-      // code (PROTOCOL_ERROR...), which its limit on provoked resets counts (CVE-2025-55163);
-      // closing
-      // the stream here first would reset it with CANCEL, which that limit ignores. Closed on the
-      // next
-      // turn of the loop if nothing did.
+      // a stream error the client caused: Netty resets the stream right after this with the
+      // error's code (PROTOCOL_ERROR...), which its limit on provoked resets counts
+      // (CVE-2025-55163); closing the stream here first would reset it with CANCEL, which that
+      // limit ignores. Closed on the next turn of the loop if nothing did.
       ctx.executor().execute(() -> ctx.close());
       return;
     }
