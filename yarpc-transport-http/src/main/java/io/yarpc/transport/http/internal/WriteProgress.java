@@ -137,8 +137,10 @@ final class WriteProgress implements Http2RemoteFlowController {
     public void write(ChannelHandlerContext ctx, int allowedBytes) {
       int before = payload.size();
       payload.write(ctx, allowedBytes);
-      counter.written +=
-          Math.max(1, before - payload.size()); // an empty frame written is progress too
+      int written = before - payload.size();
+      if (written > 0 || before == 0) {
+        counter.written += Math.max(1, written); // an empty frame written is progress too
+      }
     }
 
     @Override

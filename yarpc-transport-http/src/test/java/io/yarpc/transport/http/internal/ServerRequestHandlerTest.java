@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.yarpc.transport.Body;
@@ -133,5 +134,24 @@ class ServerRequestHandlerTest {
         .doesNotContain("fast");
     assertThat(channel.isOpen()).isFalse();
     assertThat(state.activeExchanges()).isZero();
+  }
+
+  @Test
+  void noRequestIsReadWhileTheClientDoesNotReadTheAnswers() {
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+    // an answer queued, not flushed: as when the socket is full
+    channel.write(
+        new io.netty.handler.codec.http.DefaultFullHttpResponse(
+            io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+            io.netty.handler.codec.http.HttpResponseStatus.OK,
+            Unpooled.wrappedBuffer(new byte[64])));
+    channel.runPendingTasks();
+    assertThat(channel.isWritable()).isFalse();
+    assertThat(channel.config().isAutoRead()).as("reading stops").isFalse();
+    channel.flush();
+    channel.runPendingTasks();
+    assertThat(channel.isWritable()).isTrue();
+    assertThat(channel.config().isAutoRead()).as("and resumes").isTrue();
+    written();
   }
 }
