@@ -54,10 +54,10 @@ import java.util.List;
  *       withholds flow-control credit from the stream, until bytes are handed on; a connection holding
  *       nothing may always receive, and its oldest request (on one connection of the inbound at a time,
  *       past the inbound's budget) may always finish, so budgets slow requests down but never deadlock them
- *       (a stalled request ends with the read timeout). HTTP/1.1 holds at most one complete request besides
- *       the one it receives, so only the inbound's budget stops it. h2c stream windows are the connection's
- *       budget shared by {@code maxConcurrentCallsPerConnection} streams (64 KiB to 1 MiB), so a connection
- *       holds at most about twice its budget plus one request.
+ *       (a stalled request ends with the read timeout). An HTTP/1.1 connection stops reading anyway once a
+ *       complete request waits for its turn, so it is mostly the inbound's budget that stops it. h2c stream
+ *       windows are the connection's budget shared by {@code maxConcurrentCallsPerConnection} streams (64
+ *       KiB to 1 MiB), so a connection holds at most about twice its budget plus one request.
  *   <li>{@code maxConcurrentCallsPerConnection}: h2c {@code SETTINGS_MAX_CONCURRENT_STREAMS} (enforced
  *       from the first stream, before the client acknowledged it); a stream beyond it gets {@code
  *       RST_STREAM(REFUSED_STREAM)}, which counts as a provoked reset below, and DATA the client goes on
