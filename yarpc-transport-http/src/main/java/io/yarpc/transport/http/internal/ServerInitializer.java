@@ -11,7 +11,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
@@ -233,7 +232,8 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     private final Http2FrameCodec codec;
     private final InboundSettings settings;
     private ChannelHandlerContext ctx;
-    private ScheduledFuture<?> idle;
+    private ScheduledFuture<?> idle; // at most one timer: rescheduled when it fires too early
+    private long idleSince; // System.nanoTime() when the last open stream closed
 
     Http2ConnectionEvents(Http2FrameCodec codec, InboundSettings settings) {
       this.codec = codec;
@@ -248,41 +248,45 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
           .addListener(
               new Http2ConnectionAdapter() {
                 @Override
-                public void onStreamActive(Http2Stream stream) {
-                  cancelIdle();
-                }
-
-                @Override
                 public void onStreamClosed(Http2Stream stream) {
                   if (codec.connection().numActiveStreams() == 0) {
-                    startIdle();
+                    becameIdle();
                   }
                 }
               });
-      startIdle();
-      ctx.channel().closeFuture().addListener(f -> cancelIdle());
+      becameIdle();
+      ctx.channel()
+          .closeFuture()
+          .addListener(
+              f -> {
+                if (idle != null) {
+                  idle.cancel(false);
+                  idle = null;
+                }
+              });
     }
 
-    private void startIdle() {
-      cancelIdle();
-      if (ctx.channel().isActive() || ctx.channel().isOpen()) {
-        idle =
-            ctx.executor()
-                .schedule(this::idleTimedOut, settings.idleTimeoutNanos(), TimeUnit.NANOSECONDS);
+    /** No stream is open any more: the idle time counts from now (one timer, not one per call). */
+    private void becameIdle() {
+      idleSince = System.nanoTime();
+      if (idle == null && ctx.channel().isOpen()) {
+        schedule(settings.idleTimeoutNanos());
       }
     }
 
-    private void cancelIdle() {
-      if (idle != null) {
-        idle.cancel(false);
-        idle = null;
-      }
+    private void schedule(long delayNanos) {
+      idle = ctx.executor().schedule(this::idleTimerFired, delayNanos, TimeUnit.NANOSECONDS);
     }
 
-    private void idleTimedOut() {
+    private void idleTimerFired() {
       idle = null;
-      Http2Connection c = codec.connection();
-      if (c.numActiveStreams() == 0) {
+      if (codec.connection().numActiveStreams() > 0 || !ctx.channel().isOpen()) {
+        return; // busy: the next time it becomes idle starts the timer again
+      }
+      long left = settings.idleTimeoutNanos() - (System.nanoTime() - idleSince);
+      if (left > 0) {
+        schedule(left); // it was busy in between
+      } else {
         ctx.channel().close(); // through the codec: sends GOAWAY
       }
     }
