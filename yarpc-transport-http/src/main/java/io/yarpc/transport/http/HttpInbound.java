@@ -5,10 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.yarpc.internal.Checks;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.InboundSettings;
@@ -31,17 +31,61 @@ import java.util.List;
  * handler's response, or the response an error carries) and releases it once written, or once it knows
  * it cannot be written (the client left).
  *
- * <p><b>Limits.</b> Request bodies larger than {@link Builder#maxBodySize} get 413 with
- * {@code Rpc-Error-Code: resource-exhausted}; request lines and header blocks larger than
- * {@link Builder#maxHeaderSize} get 431 ({@code invalid-argument}); malformed requests get 400
- * ({@code invalid-argument}); a request not fully received within {@link Builder#readTimeout} gets 408
- * ({@code deadline-exceeded}); in each case the connection (or HTTP/2 stream) is closed after the answer
- * (an HTTP/1.1 connection lingers half-closed for a moment so the client reads the answer). Over HTTP/2 the
- * header limit is announced as {@code SETTINGS_MAX_HEADER_LIST_SIZE}; a client that ignores it gets
- * Netty's own 431 (without YARPC headers) up to 25% over the limit and a GOAWAY beyond. Connections with
- * no request for {@link Builder#idleTimeout} are closed. A client that disconnects cancels its call.
- * Non-{@code POST} methods get 404 {@code request method was GET but only POST is allowed}, except the
- * health check below.
+ * <p><b>Limits</b> ({@link Builder#limits}, default {@link InboundLimits#defaults()}; what a peer gets past
+ * each):
+ *
+ * <ul>
+ *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is read
+ *       from it, and counted ({@link #refusedConnections()}).
+ *   <li>{@code maxRequestSize}: a larger body gets 413 with {@code Rpc-Error-Code: resource-exhausted}
+ *       (checked against {@code Content-Length} before any {@code 100 Continue}, and as bytes arrive).
+ *   <li>{@code maxRequestLineLength}: a longer HTTP/1.1 request line gets 414 ({@code invalid-argument}).
+ *   <li>{@code maxHeaderBytes}: a larger HTTP/1.1 header block gets 431 ({@code invalid-argument}). Over
+ *       h2c it is announced as {@code SETTINGS_MAX_HEADER_LIST_SIZE}; a client that ignores it gets Netty's
+ *       own 431 (without YARPC headers) up to 25% over it, and {@code GOAWAY} beyond (a CONTINUATION flood
+ *       ends there too).
+ *   <li>{@code maxHeaderCount}: more header fields (or trailer fields) get 431 ({@code invalid-argument}),
+ *       found while the HTTP/1.1 head is parsed, and on h2c from the decoded header block (which {@code
+ *       maxHeaderBytes} bounds while it is decoded) before it becomes a request.
+ *   <li>{@code readTimeout}: a request not fully received that long after its first byte gets 408 ({@code
+ *       deadline-exceeded}); time the server itself stopped receiving (budgets, pipelining) does not count.
+ *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: received request bytes not yet handed
+ *       to a handler ({@link #pendingBytes()}). Past either, HTTP/1.1 stops reading the connection and h2c
+ *       withholds flow-control credit from the stream, until bytes are handed on; a connection holding
+ *       nothing may always receive, and its oldest request (on one connection of the inbound at a time,
+ *       past the inbound's budget) may always finish, so budgets slow requests down but never deadlock them
+ *       (a stalled request ends with the read timeout). An HTTP/1.1 connection stops reading anyway once a
+ *       complete request waits for its turn, so it is mostly the inbound's budget that stops it. h2c stream
+ *       windows are the connection's budget shared by {@code maxConcurrentCallsPerConnection} streams (64
+ *       KiB to 1 MiB), so a connection holds at most about twice its budget plus one request.
+ *   <li>{@code maxConcurrentCallsPerConnection}: h2c {@code SETTINGS_MAX_CONCURRENT_STREAMS} (enforced
+ *       from the first stream, before the client acknowledged it); a stream beyond it gets {@code
+ *       RST_STREAM(REFUSED_STREAM)}, which counts as a provoked reset below, and DATA the client goes on
+ *       sending for it ends the connection with {@code GOAWAY(PROTOCOL_ERROR)} (Netty no longer knows the
+ *       stream). HTTP/1.1 serves one call at a time per connection (a pipelined request waits, and reading
+ *       stops while one waits).
+ *   <li>{@code maxRstFramesPerWindow}: h2c resets a client sends, and (separately counted, Netty's two
+ *       counters) resets it provokes the server into sending (any but {@code CANCEL} and {@code NO_ERROR}:
+ *       CVE-2025-55163), beyond it within the window: {@code GOAWAY(ENHANCE_YOUR_CALM)} and the connection is
+ *       closed. The window is counted in whole seconds (rounded up).
+ *   <li>{@code writeTimeout}: an answer of which nothing could be written that long (the client does not
+ *       read: a zero h2c flow-control window, a full socket) resets its h2c stream ({@code RST_STREAM(CANCEL)})
+ *       or closes the HTTP/1.1 connection, releasing what waited to be written. An HTTP/1.1 connection also
+ *       stops reading requests while its answers cannot be written.
+ *   <li>{@code idleTimeout}: a connection with no call in flight that long is closed (h2c: {@code GOAWAY}
+ *       first; PINGs do not keep it open).
+ *   <li>{@code maxConnectionAge} and its grace: h2c gets {@code GOAWAY} and is closed once its streams are
+ *       done; HTTP/1.1 gets {@code Connection: close} on its next answer (or is closed at once when it has
+ *       none to give); either is closed when the grace is over.
+ *   <li>{@code handshakeTimeout}: an h2c client must send its preface and SETTINGS, an HTTP/1.1 client its
+ *       first request head, within it; else the connection is closed.
+ *   <li>{@code permitKeepAliveTime} does not apply (HTTP has no keepalive pings to police).
+ * </ul>
+ *
+ * <p>After an HTTP/1.1 rejection (413, 414, 431, 400, 408) the connection is closed (it lingers half-closed
+ * for a moment so the client reads the answer); after an h2c one, the stream. A client that disconnects
+ * cancels its call. Non-{@code POST} methods get 404 {@code request method was GET but only POST is
+ * allowed}, except the health check below.
  *
  * <p><b>Health check</b> (for load balancers and Kubernetes probes; on by default, see {@link
  * Builder#healthPath} and {@link Builder#disableHealth}): a {@code GET} or {@code HEAD} whose path (the
@@ -66,7 +110,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
   private final String host;
   private final int port;
   private final InboundSettings settings;
-  private final InboundState state = new InboundState();
+  private final InboundState state;
   private volatile Channel server;
   private volatile InetSocketAddress bound;
 
@@ -76,15 +120,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     this.port = b.port;
     this.settings =
         new InboundSettings(
-            b.maxBodySize,
-            b.maxHeaderSize,
-            b.idleTimeout.toNanos(),
-            b.readTimeout.toNanos(),
-            b.http2,
-            b.maxConcurrentStreams,
-            b.shutdownTimeout.toNanos(),
-            b.healthPath,
-            b.deadlinePolicy);
+            b.limits, b.http2, b.shutdownTimeout.toNanos(), b.healthPath, b.deadlinePolicy);
+    this.state = new InboundState(b.limits);
   }
 
   @Override
@@ -133,6 +170,19 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     return state.activeExchanges();
   }
 
+  /** Connections closed at once because {@code maxConnections} were open (see {@link Builder#limits}). */
+  public long refusedConnections() {
+    return state.refusedConnections();
+  }
+
+  /**
+   * Bytes of requests received and not yet handed to a handler, on all connections (see {@code
+   * maxPendingBytes} in {@link Builder#limits}).
+   */
+  public long pendingBytes() {
+    return state.pending().total();
+  }
+
   @Override
   protected void doStart() throws Exception {
     transport.start();
@@ -171,12 +221,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     private final HttpTransport transport;
     private String host = "127.0.0.1";
     private int port;
-    private int maxBodySize = 64 << 20;
-    private int maxHeaderSize = 1 << 20;
-    private Duration idleTimeout = Duration.ofMinutes(5);
-    private Duration readTimeout = Duration.ofSeconds(60);
+    private InboundLimits limits = InboundLimits.defaults();
     private boolean http2 = true;
-    private long maxConcurrentStreams = 1000;
     private Duration shutdownTimeout = Duration.ofSeconds(6);
     private String healthPath = "/health";
     private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
@@ -195,59 +241,19 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
       return this;
     }
 
-    /** Largest request body accepted, in bytes; default 64 MiB. Larger: 413, {@code resource-exhausted}. */
-    public Builder maxBodySize(int bytes) {
-      if (bytes < 0) {
-        throw new IllegalArgumentException("bytes must not be negative: " + bytes);
-      }
-      this.maxBodySize = bytes;
-      return this;
-    }
-
     /**
-     * Largest request line and largest header block (HTTP/2: header list), in bytes; default 1 MiB (Go's
-     * {@code DefaultMaxHeaderBytes}). Larger: 431.
+     * What peers may send, how slowly and how often; default {@link InboundLimits#defaults()}. The class
+     * comment says what a peer gets past each limit over HTTP/1.1 and h2c; {@code permitKeepAliveTime}
+     * does not apply to HTTP.
      */
-    public Builder maxHeaderSize(int bytes) {
-      if (bytes < 256) {
-        throw new IllegalArgumentException("bytes must be at least 256: " + bytes);
-      }
-      this.maxHeaderSize = bytes;
-      return this;
-    }
-
-    /** How long a connection may stay open with no request in progress; default 5 min. */
-    public Builder idleTimeout(Duration timeout) {
-      this.idleTimeout = Checks.positive(timeout, "timeout");
-      return this;
-    }
-
-    /**
-     * How long receiving one request may take, from its first byte to its last, so a client that stalls
-     * half-way cannot hold a connection; default 60 s. Past it: 408 and the connection is closed.
-     */
-    public Builder readTimeout(Duration timeout) {
-      this.readTimeout = Checks.positive(timeout, "timeout");
+    public Builder limits(InboundLimits limits) {
+      this.limits = requireNonNull(limits, "limits");
       return this;
     }
 
     /** Whether h2c (HTTP/2 with prior knowledge) is served next to HTTP/1.1; default true. */
     public Builder http2(boolean http2) {
       this.http2 = http2;
-      return this;
-    }
-
-    /**
-     * HTTP/2 streams a client may have open at once on one connection ({@code
-     * SETTINGS_MAX_CONCURRENT_STREAMS}); default 1000. Keep it at 100 or more: clients may open up to 100
-     * streams before they see this setting (Go's client assumes 100), and Netty's codec refuses streams over
-     * the limit in a way that ends the connection when their data follows.
-     */
-    public Builder maxConcurrentStreams(long max) {
-      if (max < 1) {
-        throw new IllegalArgumentException("max must be positive: " + max);
-      }
-      this.maxConcurrentStreams = max;
       return this;
     }
 

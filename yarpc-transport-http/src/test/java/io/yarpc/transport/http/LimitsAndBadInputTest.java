@@ -11,6 +11,7 @@ import io.yarpc.testing.LeakDetectionExtension;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Limits and bad input at the HTTP inbound, each checked for status, message and that no buffer leaked
  * (the paranoid leak detector and {@link LeakDetectionExtension} run after every test): body size 413,
- * header size 431, malformed requests 400, stalled clients 408, idle connections, clients that disconnect
+ * header size 431, request line 414, malformed requests 400, stalled clients 408, idle connections, clients that disconnect
  * while their call runs or mid-response, {@code Expect: 100-continue}, pipelining.
  */
 class LimitsAndBadInputTest {
@@ -114,7 +115,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void bodyLargerThanTheLimitByContentLength() throws Exception {
-    start(b -> b.maxBodySize(1024));
+    start(b -> b.limits(InboundLimits.builder().maxRequestSize(1024).build()));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 2048)).send(new byte[2048]);
       assertError(
@@ -133,7 +134,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void chunkedBodyLargerThanTheLimit() throws Exception {
-    start(b -> b.maxBodySize(1024));
+    start(b -> b.limits(InboundLimits.builder().maxRequestSize(1024).build()));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", -1, "Transfer-Encoding: chunked"));
       c.send("200\r\n" + "a".repeat(512) + "\r\n");
@@ -162,7 +163,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void outboundSeesResourceExhausted() throws Exception {
-    start(b -> b.maxBodySize(1024));
+    start(b -> b.limits(InboundLimits.builder().maxRequestSize(1024).build()));
     for (boolean h2 : new boolean[] {false, true}) {
       HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(h2).build();
       out.start();
@@ -186,7 +187,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void expectContinue() throws Exception {
-    start(b -> b.maxBodySize(1024));
+    start(b -> b.limits(InboundLimits.builder().maxRequestSize(1024).build()));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 5, "Expect: 100-continue"));
       assertThat(c.readHead()).isEqualTo("HTTP/1.1 100 Continue");
@@ -209,7 +210,10 @@ class LimitsAndBadInputTest {
 
   @Test
   void headersLargerThanTheLimit() throws Exception {
-    start(b -> b.maxHeaderSize(1024));
+    start(
+        b ->
+            b.limits(
+                InboundLimits.builder().maxHeaderBytes(1024).maxRequestLineLength(1024).build()));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 0, "Rpc-Header-Big: " + "x".repeat(2000)));
       assertError(
@@ -223,15 +227,15 @@ class LimitsAndBadInputTest {
       c.send("POST /" + "p".repeat(2000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
       assertError(
           c.read(),
-          431,
+          414,
           "invalid-argument",
-          "request header fields are larger than the limit of 1024 bytes\n");
+          "request line is longer than the limit of 1024 bytes\n");
     }
   }
 
   @Test
   void headersLargerThanTheLimitOverHttp2() throws Exception {
-    start(b -> b.maxHeaderSize(1024));
+    start(b -> b.limits(InboundLimits.builder().maxHeaderBytes(1024).build()));
     HttpOutbound out = transport.singleOutboundBuilder(inbound.hostPort()).http2(true).build();
     out.start();
     try {
@@ -285,7 +289,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void clientThatStallsMidBodyTimesOut() throws Exception {
-    start(b -> b.readTimeout(Duration.ofMillis(300)));
+    start(b -> b.limits(InboundLimits.builder().readTimeout(Duration.ofMillis(300)).build()));
     try (RawClient c = new RawClient(port())) {
       c.send(RawClient.request("echo", 100)).send(new byte[10]);
       assertError(
@@ -297,7 +301,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void clientThatStallsMidHeadersTimesOut() throws Exception {
-    start(b -> b.readTimeout(Duration.ofMillis(300)));
+    start(b -> b.limits(InboundLimits.builder().readTimeout(Duration.ofMillis(300)).build()));
     try (RawClient c = new RawClient(port())) {
       c.send("POST / HTTP/1.1\r\nRpc-Caller: slow");
       assertError(
@@ -308,7 +312,7 @@ class LimitsAndBadInputTest {
 
   @Test
   void idleConnectionsAreClosed() throws Exception {
-    start(b -> b.idleTimeout(Duration.ofMillis(200)));
+    start(b -> b.limits(InboundLimits.builder().idleTimeout(Duration.ofMillis(200)).build()));
     try (RawClient c = new RawClient(port())) {
       assertThat(c.closedByServer()).isTrue(); // never sent anything
     }

@@ -12,6 +12,7 @@ import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.RoundRobinPeerList;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -55,7 +56,13 @@ class PeerManagementTest {
 
   private HttpInbound server(String name, int maxConcurrentStreams) {
     HttpTransport t = HttpTransport.builder().eventLoopThreads(1).build();
-    HttpInbound in = t.inboundBuilder().maxConcurrentStreams(maxConcurrentStreams).build();
+    HttpInbound in =
+        t.inboundBuilder()
+            .limits(
+                InboundLimits.builder()
+                    .maxConcurrentCallsPerConnection(maxConcurrentStreams)
+                    .build())
+            .build();
     Dispatcher d = Dispatcher.builder("peers").inbound(in).build();
     d.register(
         Procedure.builder("who")

@@ -29,7 +29,16 @@ final class RawClient implements AutoCloseable {
   private final OutputStream out;
 
   RawClient(int port) throws IOException {
-    socket = new Socket(InetAddress.getLoopbackAddress(), port);
+    this(port, 0);
+  }
+
+  /** A client whose socket receives into a buffer of {@code receiveBuffer} bytes (0: the default). */
+  RawClient(int port, int receiveBuffer) throws IOException {
+    socket = new Socket();
+    if (receiveBuffer > 0) {
+      socket.setReceiveBufferSize(receiveBuffer);
+    }
+    socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
     socket.setSoTimeout(10_000);
     in = socket.getInputStream();
     out = socket.getOutputStream();
@@ -111,7 +120,8 @@ final class RawClient implements AutoCloseable {
   /** True when the server closed the connection (end of stream or reset), reading and dropping anything before. */
   boolean closedByServer() throws IOException {
     try {
-      while (in.read() >= 0) {
+      byte[] drop = new byte[64 << 10];
+      while (in.read(drop) >= 0) {
         // drop
       }
       return true;

@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Ownership.</b> The exchange owns the received body buffer until {@link #takeBody()} hands it to the
  * call; {@link #finish()} and {@link #drop()} release whatever it still holds, exactly once. A rejection
- * holds no buffer: its answer is built when its turn comes.
+ * holds no buffer: its answer is built when its turn comes. The body's bytes stay counted in the
+ * connection's {@link ConnectionBudget} until the body is handed on or released (once, from whichever
+ * thread does it).
  */
 final class Exchange {
   private final InboundResponses.Context context;
@@ -28,6 +30,9 @@ final class Exchange {
   private HttpRequest head;
   private ByteBuf body;
   private CompletableFuture<?> future;
+  private ConnectionBudget budget; // where the body's bytes are counted until handed on; null after
+  private ConnectionBudget.Receiver receiver;
+  private long held;
 
   private Exchange(
       InboundResponses.Context context,
@@ -46,13 +51,32 @@ final class Exchange {
 
   /** A fully received request; the exchange takes over {@code body}. */
   static Exchange received(HttpRequest head, ByteBuf body, boolean http2) {
-    return new Exchange(
-        RequestDecoder.responseContext(head, http2),
-        RequestDecoder.keepAlive(head),
-        head,
-        body,
-        null,
-        0);
+    return received(head, body, http2, null, null, 0);
+  }
+
+  /**
+   * A fully received request; the exchange takes over {@code body}, whose {@code held} bytes {@code
+   * receiver} counted in {@code budget} (given back when the body is handed on or released).
+   */
+  static Exchange received(
+      HttpRequest head,
+      ByteBuf body,
+      boolean http2,
+      ConnectionBudget budget,
+      ConnectionBudget.Receiver receiver,
+      long held) {
+    Exchange ex =
+        new Exchange(
+            RequestDecoder.responseContext(head, http2),
+            RequestDecoder.keepAlive(head),
+            head,
+            body,
+            null,
+            0);
+    ex.budget = budget;
+    ex.receiver = receiver;
+    ex.held = held;
+    return ex;
   }
 
   /**
@@ -100,6 +124,7 @@ final class Exchange {
   ByteBuf takeBody() {
     ByteBuf b = body;
     body = null;
+    handedOn();
     return b;
   }
 
@@ -108,6 +133,16 @@ final class Exchange {
     if (body != null) {
       body.release();
       body = null;
+    }
+    handedOn();
+  }
+
+  /** The body's bytes no longer wait here: they leave the connection's budget (once). */
+  private void handedOn() {
+    ConnectionBudget b = budget;
+    if (b != null) {
+      budget = null;
+      b.releaseComplete(receiver, held);
     }
   }
 

@@ -40,6 +40,54 @@ final class H2Tuning {
     return new Builder(server);
   }
 
+  /**
+   * A server's frame-codec builder with the scheduler described above, whose outbound flow controller
+   * counts what it writes per stream ({@link WriteProgress}, which the builder's {@link
+   * ServerBuilder#progress()} gives).
+   */
+  static ServerBuilder serverCodecBuilder() {
+    return new ServerBuilder();
+  }
+
+  /**
+   * The initial window of each stream a server announces: {@link #STREAM_WINDOW}, or less when the bytes
+   * a connection may hold ({@code perConnection}) shared by its streams ({@code maxStreams}) come to less,
+   * but never less than HTTP/2's default (a client may send that much before it sees our SETTINGS).
+   * Credit a server withholds cannot take back the windows it already gave, so what the open streams of a
+   * connection may send without new credit stays near what the connection may hold.
+   */
+  static int serverStreamWindow(long perConnection, int maxStreams) {
+    long share = perConnection / Math.max(1, maxStreams);
+    return (int) Math.max(Http2CodecUtil.DEFAULT_WINDOW_SIZE, Math.min(STREAM_WINDOW, share));
+  }
+
+  /**
+   * The connection window a server gives: {@link #CONNECTION_WINDOW}, or more when {@code maxStreams}
+   * streams of {@code streamWindow} could otherwise use it all up. The connection window bounds nothing a
+   * server withholding credit stream by stream needs bounded (the stream windows do), but it must not run
+   * out: a stream whose credit is withheld keeps the connection window it used, and the stream that is
+   * still given credit (the oldest, see {@code ConnectionBudget}) needs some left, also while Netty waits
+   * for half the window to be consumed before it announces connection credit.
+   */
+  static int serverConnectionWindow(int streamWindow, int maxStreams) {
+    long needed = 2L * maxStreams * streamWindow + 2L * streamWindow;
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(CONNECTION_WINDOW, needed));
+  }
+
+  /**
+   * Raises the connection window of the server codec {@code codec} (in {@code ctx}'s pipeline, before
+   * {@code ctx}) to {@code target}, from whatever it is now (the codec widens it on its own to twice the
+   * stream window).
+   */
+  static void widenConnectionWindow(
+      ChannelHandlerContext ctx, io.netty.handler.codec.http2.Http2FrameCodec codec, int target) {
+    io.netty.handler.codec.http2.Http2Connection c = codec.connection();
+    int now = c.local().flowController().initialWindowSize(c.connectionStream());
+    if (target > now) {
+      ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(target - now));
+    }
+  }
+
   /** SETTINGS to announce: Netty's defaults with the stream window above. */
   static Http2Settings initialSettings() {
     return Http2Settings.defaultSettings().initialWindowSize(STREAM_WINDOW);
@@ -55,16 +103,34 @@ final class H2Tuning {
   }
 
   /** Netty's builder over a connection whose outbound flow controller uses {@link #ALLOCATION_QUANTUM}. */
-  private static final class Builder extends Http2FrameCodecBuilder {
+  private static class Builder extends Http2FrameCodecBuilder {
+    final DefaultHttp2Connection connection;
+    final DefaultHttp2RemoteFlowController remote;
+
     Builder(boolean server) {
-      DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
+      connection = new DefaultHttp2Connection(server);
       WeightedFairQueueByteDistributor distributor =
           new WeightedFairQueueByteDistributor(connection);
       distributor.allocationQuantum(ALLOCATION_QUANTUM);
-      connection
-          .remote()
-          .flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
+      remote = new DefaultHttp2RemoteFlowController(connection, distributor);
+      connection.remote().flowController(remote);
       connection(connection);
+    }
+  }
+
+  /** The server's builder: {@link Builder} with the outbound flow controller counting what it writes. */
+  static final class ServerBuilder extends Builder {
+    private final WriteProgress progress;
+
+    ServerBuilder() {
+      super(true);
+      progress = new WriteProgress(connection, remote);
+      connection.remote().flowController(progress);
+    }
+
+    /** What the built codec's connection has written per stream. */
+    WriteProgress progress() {
+      return progress;
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.yarpc.transport.http.internal;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -14,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The exchange queue of one HTTP/1.1 connection: answers go out in request order, one exchange is served
  * at a time, and while it is served at most one more (pipelined) request is received and waits, after
- * which reading stops ({@code autoRead} off) so that TCP pushes back on the client; reading resumes when
+ * which reading stops ({@link ReadGate#QUEUED}) so that TCP pushes back on the client; reading resumes when
  * nothing waits. Decides keep-alive: the connection closes after an answer to a rejected request, to a
  * client that did not ask to keep it (HTTP/1.0 without {@code keep-alive}, {@code Connection: close}), or
  * once the inbound drains; HTTP/1.0 clients that keep it are told so. An idle connection closes at once
@@ -30,14 +29,15 @@ final class Http1Exchanges implements ChannelExchanges {
   private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final InboundState state;
-  private final Channel channel;
+  private final ReadGate gate;
   private final ArrayDeque<Exchange> queued = new ArrayDeque<>(2);
   private Exchange current;
-  private boolean closeAfterResponse; // draining: close once the current answers are written
+  private boolean
+      closeAfterResponse; // draining or too old: close once the current answers are written
 
-  Http1Exchanges(InboundState state, Channel channel) {
+  Http1Exchanges(InboundState state, ReadGate gate) {
     this.state = state;
-    this.channel = channel;
+    this.gate = gate;
   }
 
   @Override
@@ -47,7 +47,7 @@ final class Http1Exchanges implements ChannelExchanges {
       return true;
     }
     queued.add(ex);
-    channel.config().setAutoRead(false); // at most one request waits; TCP pushes back the rest
+    gate.pause(ReadGate.QUEUED); // at most one request waits; TCP pushes back the rest
     return false;
   }
 
@@ -87,12 +87,12 @@ final class Http1Exchanges implements ChannelExchanges {
    * reading and discarding what still arrives for a while, so the client reads the answer instead of losing
    * it to a reset caused by unread data, as Go's server does.
    */
-  private static void lingerThenClose(ChannelHandlerContext ctx) {
+  private void lingerThenClose(ChannelHandlerContext ctx) {
     if (!(ctx.channel() instanceof SocketChannel)) {
       ctx.close();
       return;
     }
-    ctx.channel().config().setAutoRead(true);
+    gate.openForGood();
     ((SocketChannel) ctx.channel())
         .shutdownOutput()
         .addListener(
@@ -124,7 +124,7 @@ final class Http1Exchanges implements ChannelExchanges {
     if (next != null) {
       current = next;
     } else {
-      channel.config().setAutoRead(true);
+      gate.resume(ReadGate.QUEUED);
     }
     return next;
   }

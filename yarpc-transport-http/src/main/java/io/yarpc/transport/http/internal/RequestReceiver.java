@@ -25,11 +25,19 @@ import java.util.function.Consumer;
 
 /**
  * Assembles the requests of one HTTP/1.1 connection or one HTTP/2 stream from Netty {@link HttpObject}s
- * and enforces the receive limits: body size (413, checked against {@code content-length} before any
- * {@code 100 Continue} and against the bytes as they come), header size (431, found by the codec),
- * malformed input (400) and receive time (408, from a request's first byte to its last). Each complete
- * request, or the rejection of the one being received, goes to the sink as an {@link Exchange}. After a
- * rejection, or once {@link #stop()} is called, nothing more is read: every later message is released.
+ * and enforces the receive limits of {@code InboundLimits}: body size ({@code maxRequestSize}, 413,
+ * checked against {@code content-length} before any {@code 100 Continue} and against the bytes as they
+ * come), request line (414) and header block (431, both found by the codec), header count (431, found by
+ * {@link CountedHeaders} or {@link Http2StreamFlow}), malformed input (400) and receive time ({@code
+ * readTimeout}, 408, from a request's first byte to its last; time the server itself stopped reading does
+ * not count). Each complete request, or the rejection of the one being received, goes to the sink as an
+ * {@link Exchange}. After a rejection, or once {@link #stop()} is called, nothing more is read: every
+ * later message is released.
+ *
+ * <p><b>Pending bytes.</b> The body bytes it keeps are counted in the connection's {@link ConnectionBudget}
+ * as they arrive (which may pause this receiver); they leave it inside the {@link Exchange}, which gives
+ * them back when the body is handed to the call or dropped, or here when a request being received is
+ * dropped.
  *
  * <p><b>Threads.</b> Event loop only, like the channel handler that feeds it.
  *
@@ -44,7 +52,10 @@ final class RequestReceiver {
   private final Consumer<Exchange> sink;
 
   private ChannelHandlerContext ctx;
+  private ConnectionBudget budget;
+  private ConnectionBudget.Receiver self;
   private HttpRequest head;
+  private long held; // bytes of the request being received, counted in the budget
   private ReceivedContent content;
   private boolean discarding; // drop everything until the end of the current request
   private ScheduledFuture<?> readTimer;
@@ -57,9 +68,14 @@ final class RequestReceiver {
     this.sink = sink;
   }
 
-  /** Binds the receiver to its channel (from the handler's {@code handlerAdded}). */
-  void attach(ChannelHandlerContext ctx) {
+  /**
+   * Binds the receiver to its channel (from the handler's {@code handlerAdded}) and to the budget its
+   * bytes are counted in, as {@code self}.
+   */
+  void attach(ChannelHandlerContext ctx, ConnectionBudget budget, ConnectionBudget.Receiver self) {
     this.ctx = ctx;
+    this.budget = budget;
+    this.self = self;
   }
 
   /** Whether part of a request (at least its head) has arrived and it is not complete yet. */
@@ -116,12 +132,31 @@ final class RequestReceiver {
     head = null;
   }
 
-  /** Releases the content of a request being received, if any. */
+  /** Releases the content of a request being received, if any, and gives its bytes back to the budget. */
   void releaseReceived() {
     if (content != null) {
       content.release();
       content = null;
     }
+    if (budget != null) {
+      budget.stopReceiving(self);
+      long n = held;
+      held = 0;
+      budget.release(self, n);
+    }
+  }
+
+  /**
+   * The request being received has more header fields than {@code max} (HTTP/2, found before its headers
+   * were converted): answered 431, and the stream takes nothing more.
+   */
+  void tooManyHeaders(int max) {
+    if (stopped) {
+      return;
+    }
+    reject(
+        YarpcException.of(Code.INVALID_ARGUMENT, "request has more than %d header fields", max),
+        431);
   }
 
   private void onHead(HttpRequest req) {
@@ -129,8 +164,9 @@ final class RequestReceiver {
     releaseReceived();
     head = req;
     discarding = false;
+    budget.startReceiving(self);
     long declared = HttpUtil.getContentLength(req, -1L);
-    if (declared > settings.maxBodySize()) {
+    if (declared > settings.maxRequestSize()) {
       tooLarge();
       return;
     }
@@ -146,11 +182,14 @@ final class RequestReceiver {
     ByteBuf data = chunk.content();
     if (discarding || head == null || content == null) {
       chunk.release();
-    } else if (content.size() + data.readableBytes() > settings.maxBodySize()) {
+    } else if (content.size() + data.readableBytes() > settings.maxRequestSize()) {
       chunk.release();
       tooLarge();
     } else {
+      int n = data.readableBytes();
       content.append(chunk);
+      held += n;
+      budget.add(self, n);
     }
     if (chunk instanceof LastHttpContent) {
       onLast();
@@ -164,9 +203,11 @@ final class RequestReceiver {
       head = null;
       return;
     }
-    Exchange ex = Exchange.received(head, content.take(), http2);
+    Exchange ex = Exchange.received(head, content.take(), http2, budget, self, held);
     head = null;
     content = null;
+    budget.complete(self, held);
+    held = 0;
     sink.accept(ex);
   }
 
@@ -186,17 +227,31 @@ final class RequestReceiver {
         YarpcException.of(
             Code.RESOURCE_EXHAUSTED,
             "request body is larger than the limit of %d bytes",
-            settings.maxBodySize()),
+            settings.maxRequestSize()),
         413);
   }
 
   private void malformed(Throwable cause) {
-    if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException) {
+    if (cause instanceof CountedHeaders.TooManyHeadersException) {
+      reject(
+          YarpcException.of(
+              Code.INVALID_ARGUMENT,
+              "request has more than %d header fields",
+              settings.limits().maxHeaderCount()),
+          431);
+    } else if (cause instanceof TooLongHttpLineException) {
+      reject(
+          YarpcException.of(
+              Code.INVALID_ARGUMENT,
+              "request line is longer than the limit of %d bytes",
+              settings.limits().maxRequestLineLength()),
+          414);
+    } else if (cause instanceof TooLongHttpHeaderException) {
       reject(
           YarpcException.of(
               Code.INVALID_ARGUMENT,
               "request header fields are larger than the limit of %d bytes",
-              settings.maxHeaderSize()),
+              settings.limits().maxHeaderBytes()),
           431);
     } else {
       reject(
@@ -211,8 +266,9 @@ final class RequestReceiver {
     if (stopped) {
       return;
     }
-    if (!ctx.channel().config().isAutoRead()) {
-      // we stopped reading ourselves (a pipelined request waits): not the client's fault
+    if (self.isPaused()) {
+      // we stopped receiving ourselves (a pipelined request waits, the budget is spent, the client
+      // does not read our answers): not the client's fault
       requestBytesArrived();
       return;
     }

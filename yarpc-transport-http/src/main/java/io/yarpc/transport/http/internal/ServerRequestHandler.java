@@ -1,28 +1,39 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.timeout.IdleStateEvent;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Serves YARPC requests arriving as Netty {@link HttpObject}s on one HTTP/1.1 connection (one handler per
- * connection) or one HTTP/2 stream (one handler per stream, fed by {@code Http2StreamFrameToHttpObjectCodec}),
- * by wiring together the parts that do the work:
+ * connection) or one HTTP/2 stream (one handler per stream, fed by {@code Http2StreamFrameToHttpObjectCodec}
+ * behind an {@link Http2StreamFlow}), by wiring together the parts that do the work:
  *
  * <ul>
- *   <li>{@link RequestReceiver} assembles each request and enforces the receive limits (413, 431, 400, 408);
+ *   <li>{@link RequestReceiver} assembles each request and enforces the receive limits (413, 414, 431, 400,
+ *       408), counting the bytes it holds in the connection's {@link ConnectionBudget};
  *   <li>{@link ChannelExchanges} orders the exchanges and decides when the channel closes:
  *       {@link Http1Exchanges} (in order, pipelining, keep-alive) or {@link Http2StreamExchange};
  *   <li>{@link CallServer} serves each exchange in its turn (health check, {@link RequestDecoder}, routing,
  *       the handler) and builds its answer;
- *   <li>this handler writes each answer, finishes the exchange, starts the next, and relays the channel's
- *       events (idle, drain, inactive: the current call is cancelled when its client goes away).
+ *   <li>this handler writes each answer (giving up on it, and closing the connection or resetting the
+ *       stream, when the client reads none of it for {@code InboundLimits.writeTimeout}: {@link
+ *       WriteWatch}), finishes the exchange, starts the next, and relays the channel's events (idle, drain,
+ *       maximum age, writability, inactive: the current call is cancelled when its client goes away). An
+ *       HTTP/1.1 connection stops reading while the client does not read our answers ({@link
+ *       ReadGate#UNWRITABLE}).
  * </ul>
  *
  * <p><b>Threads.</b> All state is confined to the channel's event loop; answers built on a handler's
@@ -36,23 +47,50 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ServerRequestHandler.class);
 
   private final InboundState state;
+  private final InboundSettings settings;
   private final boolean http2;
+  private final Http2StreamFlow flow; // HTTP/2: the stream's credit and header count; else null
+  private final LongSupplier http2WriteMark; // HTTP/2: bytes written for the stream; else null
   private final RequestReceiver receiver;
   private final CallServer calls;
   private ChannelHandlerContext ctx;
   private ChannelExchanges exchanges;
+  private ConnectionBudget budget;
+  private ConnectionBudget.Receiver self;
+  private ReadGate gate; // HTTP/1.1 only
+  private boolean handshaken; // HTTP/1.1: a first request (or a failed one) has been decoded
+
+  /** A handler for one HTTP/1.1 connection; response bodies are allocated from {@code writeAllocator}. */
+  public ServerRequestHandler(
+      InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
+    this(state, settings, writeAllocator, false, null, null);
+  }
 
   /**
-   * A handler for one HTTP/1.1 connection ({@code http2} false) or one HTTP/2 stream ({@code http2} true);
-   * response bodies are allocated from {@code writeAllocator}.
+   * A handler for one HTTP/2 stream, behind {@code flow}; {@code writeMark} gives the bytes written for the
+   * stream so far.
    */
-  public ServerRequestHandler(
+  ServerRequestHandler(
       InboundState state,
       InboundSettings settings,
       ByteBufAllocator writeAllocator,
-      boolean http2) {
+      Http2StreamFlow flow,
+      LongSupplier writeMark) {
+    this(state, settings, writeAllocator, true, flow, writeMark);
+  }
+
+  private ServerRequestHandler(
+      InboundState state,
+      InboundSettings settings,
+      ByteBufAllocator writeAllocator,
+      boolean http2,
+      Http2StreamFlow flow,
+      LongSupplier writeMark) {
     this.state = state;
+    this.settings = settings;
     this.http2 = http2;
+    this.flow = flow;
+    this.http2WriteMark = writeMark;
     this.receiver = new RequestReceiver(settings, http2, this::received);
     this.calls =
         new CallServer(
@@ -84,9 +122,23 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    this.exchanges =
-        http2 ? new Http2StreamExchange(state) : new Http1Exchanges(state, ctx.channel());
-    receiver.attach(ctx);
+    if (http2) {
+      this.exchanges = new Http2StreamExchange(state);
+      this.budget = flow.budget();
+      this.self = flow;
+      flow.requests(this);
+    } else {
+      this.gate = new ReadGate(ctx.channel());
+      this.exchanges = new Http1Exchanges(state, gate);
+      this.budget =
+          new ConnectionBudget(
+              state.pending(), settings.limits().maxPendingBytesPerConnection(), ctx.executor());
+      this.self = new Http1Receiver(gate);
+      if (!ctx.channel().isWritable()) {
+        gate.pause(ReadGate.UNWRITABLE);
+      }
+    }
+    receiver.attach(ctx, budget, self);
     calls.attach(ctx);
   }
 
@@ -95,8 +147,17 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     receiver.requestBytesArrived();
   }
 
+  /** HTTP/2: the stream's headers carry more than {@code max} fields (found by {@link Http2StreamFlow}). */
+  void tooManyHeaders(int max) {
+    receiver.tooManyHeaders(max);
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!handshaken && !http2) {
+      handshaken = true;
+      ConnectionTimers.handshakeDone(ctx.channel());
+    }
     receiver.read(msg);
   }
 
@@ -120,20 +181,50 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     if (closeAfter) {
       receiver.stop();
     }
-    ctx.writeAndFlush(res)
-        .addListener(
-            (ChannelFutureListener)
-                f -> {
-                  if (closeAfter || !f.isSuccess()) {
-                    receiver.stop();
-                    if (f.isSuccess()) {
-                      exchanges.close(ctx, rejected);
-                    } else {
-                      ctx.close();
-                    }
-                  }
-                  finish(ex);
-                });
+    ChannelFuture written =
+        ctx.writeAndFlush(res)
+            .addListener(
+                (ChannelFutureListener)
+                    f -> {
+                      if (closeAfter || !f.isSuccess()) {
+                        receiver.stop();
+                        if (f.isSuccess()) {
+                          exchanges.close(ctx, rejected);
+                        } else {
+                          ctx.close();
+                        }
+                      }
+                      finish(ex);
+                    });
+    WriteWatch.watch(
+        ctx,
+        written,
+        http2 ? http2WriteMark : this::http1WriteMark,
+        settings.writeTimeoutNanos(),
+        this::writeTimedOut);
+  }
+
+  /** HTTP/1.1: the bytes still queued on the socket, which change as the client reads. */
+  private long http1WriteMark() {
+    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+    return out == null ? -1 : out.totalPendingWriteBytes();
+  }
+
+  /** Nothing of the answer was written for the write timeout: the client does not read. */
+  private void writeTimedOut() {
+    log.debug(
+        "HTTP inbound {}: the client read nothing of an answer for {} ms; {}",
+        ctx.channel(),
+        TimeUnit.NANOSECONDS.toMillis(settings.writeTimeoutNanos()),
+        http2 ? "resetting the stream" : "closing the connection");
+    receiver.stop();
+    if (http2) {
+      // closing a stream channel whose request was fully read sends no RST_STREAM (Netty
+      // expects our end of the stream to close it): reset it, which releases the frames queued
+      // for it
+      ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+    }
+    ctx.close();
   }
 
   /** The exchange is over (answered, or abandoned): count it out and start the next one. */
@@ -157,7 +248,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (evt == InboundState.DRAIN) {
+    if (evt == InboundState.DRAIN || evt == InboundState.MAX_AGE) {
       if (exchanges.drain(receiver.isReceiving())) {
         receiver.stop();
         ctx.close();
@@ -165,6 +256,19 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (gate != null) {
+      if (ctx.channel().isWritable()) {
+        gate.resume(ReadGate.UNWRITABLE);
+      } else {
+        gate.pause(
+            ReadGate.UNWRITABLE); // the client does not read our answers: read no more requests
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
   }
 
   @Override
@@ -181,6 +285,9 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       }
     }
     exchanges.dropWaiting();
+    if (!http2) {
+      budget.close();
+    }
     ctx.fireChannelInactive();
   }
 
@@ -194,6 +301,38 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("HTTP inbound connection {} failed: {}", ctx.channel(), cause.toString());
     receiver.stop();
+    if (http2 && ServerInitializer.isHttp2Error(cause)) {
+      // a stream error the client caused: Netty resets the stream right after this with the
+      // error's code (PROTOCOL_ERROR...), which its limit on provoked resets counts
+      // (CVE-2025-55163); closing the stream here first would reset it with CANCEL, which that
+      // limit ignores. Closed on the next turn of the loop if nothing did.
+      ctx.executor().execute(() -> ctx.close());
+      return;
+    }
     ctx.close();
+  }
+
+  /** An HTTP/1.1 connection as a receiver of its budget: paused by not reading. */
+  private static final class Http1Receiver implements ConnectionBudget.Receiver {
+    private final ReadGate gate;
+
+    Http1Receiver(ReadGate gate) {
+      this.gate = gate;
+    }
+
+    @Override
+    public void pause() {
+      gate.pause(ReadGate.BUDGET);
+    }
+
+    @Override
+    public void resume() {
+      gate.resume(ReadGate.BUDGET);
+    }
+
+    @Override
+    public boolean isPaused() {
+      return gate.isPaused();
+    }
   }
 }

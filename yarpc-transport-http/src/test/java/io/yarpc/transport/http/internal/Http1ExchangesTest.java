@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class Http1ExchangesTest {
   private final InboundState state = new InboundState();
   private final EmbeddedChannel channel = new EmbeddedChannel();
-  private final Http1Exchanges exchanges = new Http1Exchanges(state, channel);
+  private final Http1Exchanges exchanges = new Http1Exchanges(state, new ReadGate(channel));
 
   @AfterEach
   void close() {
@@ -141,11 +141,11 @@ class Http1ExchangesTest {
   @Test
   void drainingClosesAnIdleConnectionNowAndABusyOneAfterItsAnswer() {
     assertThat(exchanges.drain(false)).as("idle").isTrue();
-    assertThat(new Http1Exchanges(state, channel).drain(true))
+    assertThat(new Http1Exchanges(state, new ReadGate(channel)).drain(true))
         .as("a request is arriving")
         .isFalse();
 
-    Http1Exchanges busy = new Http1Exchanges(state, channel);
+    Http1Exchanges busy = new Http1Exchanges(state, new ReadGate(channel));
     Exchange ex = received();
     busy.offer(ex);
     assertThat(busy.drain(false)).isFalse();

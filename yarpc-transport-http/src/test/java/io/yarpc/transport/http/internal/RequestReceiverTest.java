@@ -19,8 +19,11 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.yarpc.errors.Code;
+import io.yarpc.transport.InboundLimits;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,16 +35,53 @@ class RequestReceiverTest {
   private final List<Exchange> received = new ArrayList<>();
   private RequestReceiver receiver;
   private EmbeddedChannel channel;
+  private PendingBytes pending;
+  private ConnectionBudget budget;
+  private final TestReceiver self = new TestReceiver();
 
-  private void open(int maxBodySize, boolean http2) {
+  /** Stands for the connection (or stream) in the budget: records pauses. */
+  private static final class TestReceiver implements ConnectionBudget.Receiver {
+    boolean paused;
+    int released;
+
+    @Override
+    public void pause() {
+      paused = true;
+    }
+
+    @Override
+    public void resume() {
+      paused = false;
+    }
+
+    @Override
+    public void released() {
+      released++;
+    }
+
+    @Override
+    public boolean isPaused() {
+      return paused;
+    }
+  }
+
+  private void open(int maxRequestSize, boolean http2) {
+    open(maxRequestSize, http2, 1 << 20, 1 << 20);
+  }
+
+  private void open(int maxRequestSize, boolean http2, long perConnection, long perInbound) {
     InboundSettings settings =
         new InboundSettings(
-            maxBodySize,
-            8192,
-            TimeUnit.SECONDS.toNanos(60),
-            TimeUnit.MILLISECONDS.toNanos(300),
+            InboundLimits.builder()
+                .maxRequestSize(maxRequestSize)
+                .maxHeaderBytes(8192)
+                .maxHeaderCount(10)
+                .maxRequestLineLength(512)
+                .readTimeout(Duration.ofMillis(300))
+                .maxPendingBytesPerConnection(perConnection)
+                .maxPendingBytes(perInbound)
+                .build(),
             true,
-            100,
             0,
             "/health",
             io.yarpc.transport.DeadlinePolicy.strict());
@@ -51,7 +91,9 @@ class RequestReceiverTest {
             new ChannelInboundHandlerAdapter() {
               @Override
               public void handlerAdded(ChannelHandlerContext ctx) {
-                receiver.attach(ctx);
+                pending = new PendingBytes(perInbound);
+                budget = new ConnectionBudget(pending, perConnection, ctx.executor());
+                receiver.attach(ctx, budget, self);
               }
 
               @Override
@@ -170,6 +212,26 @@ class RequestReceiverTest {
     received.clear();
 
     open(1024, false);
+    HttpRequest longLine = head(0);
+    longLine.setDecoderResult(DecoderResult.failure(new TooLongHttpLineException("too long")));
+    channel.writeInbound(longLine);
+    assertThat(only().rejectionStatus()).isEqualTo(414);
+    assertThat(only().rejection().code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(only().rejection().getMessage())
+        .isEqualTo("request line is longer than the limit of 512 bytes");
+    close();
+    received.clear();
+
+    open(1024, false);
+    HttpRequest tooMany = head(0);
+    tooMany.setDecoderResult(DecoderResult.failure(new CountedHeaders.TooManyHeadersException(10)));
+    channel.writeInbound(tooMany);
+    assertThat(only().rejectionStatus()).isEqualTo(431);
+    assertThat(only().rejection().getMessage()).isEqualTo("request has more than 10 header fields");
+    close();
+    received.clear();
+
+    open(1024, false);
     HttpRequest garbage = head(0);
     garbage.setDecoderResult(DecoderResult.failure(new IllegalArgumentException("bad chunk size")));
     channel.writeInbound(garbage);
@@ -192,17 +254,67 @@ class RequestReceiverTest {
   }
 
   @Test
-  void theTimerWaitsWhileReadingIsPausedForAPipelinedRequest() {
+  void theTimerWaitsWhileTheServerPausedReceiving() {
     open(1024, false);
     channel.writeInbound(head(10));
-    channel.config().setAutoRead(false);
+    self.paused = true; // a pipelined request waits, the budget is spent, or answers are not read
     channel.advanceTimeBy(300, TimeUnit.MILLISECONDS);
     channel.runScheduledPendingTasks();
     assertThat(received).as("not the client's fault").isEmpty();
-    channel.config().setAutoRead(true);
+    self.paused = false;
     channel.advanceTimeBy(300, TimeUnit.MILLISECONDS);
     channel.runScheduledPendingTasks();
     assertThat(only().rejectionStatus()).isEqualTo(408);
+  }
+
+  @Test
+  void receivedBytesAreHeldUntilTheBodyIsHandedOn() {
+    open(1024, false);
+    channel.writeInbound(head(6), chunk("abc"));
+    assertThat(budget.held()).isEqualTo(3);
+    assertThat(pending.total()).isEqualTo(3);
+    channel.writeInbound(last("def"));
+    Exchange ex = only();
+    assertThat(budget.held()).as("waiting for its turn: still held").isEqualTo(6);
+    ex.takeBody().release();
+    assertThat(budget.held()).isZero();
+    assertThat(pending.total()).isZero();
+    assertThat(self.released).isEqualTo(1);
+  }
+
+  @Test
+  void aConnectionOverItsBudgetPausesButMayFinishItsOneRequest() {
+    open(1024, false, 4, 1 << 20);
+    channel.writeInbound(head(10), chunk("abcdef"));
+    assertThat(self.paused).as("its only request may go past the budget").isFalse();
+    channel.writeInbound(last("ghij"));
+    Exchange first = only();
+    received.clear();
+    channel.writeInbound(head(2), chunk("k"));
+    assertThat(self.paused)
+        .as("holding a waiting request: the next one is not received past the budget")
+        .isTrue();
+    first.takeBody().release();
+    assertThat(self.paused).as("resumed once the waiting body was handed on").isFalse();
+    receiver.close();
+  }
+
+  @Test
+  void theInboundBudgetPausesEveryConnectionButTheExemptOne() {
+    open(1024, false, 1 << 20, 4);
+    ConnectionBudget other = new ConnectionBudget(pending, 1 << 20, channel.eventLoop());
+    TestReceiver otherSelf = new TestReceiver();
+    other.startReceiving(otherSelf);
+    other.add(otherSelf, 5); // the other connection spent the inbound's budget, and is exempt
+    assertThat(otherSelf.paused).isFalse();
+    channel.writeInbound(head(10), chunk("ab"));
+    assertThat(self.paused).as("over the inbound's budget, not exempt").isTrue();
+    other.stopReceiving(otherSelf); // its request is complete: the exemption is free
+    channel.runPendingTasks();
+    assertThat(self.paused).as("takes the exemption").isFalse();
+    other.release(otherSelf, 5);
+    receiver.close();
+    assertThat(pending.total()).isZero();
   }
 
   @Test

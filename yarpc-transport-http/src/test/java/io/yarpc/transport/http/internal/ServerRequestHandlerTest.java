@@ -6,17 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.HandlerSpec;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,19 +52,15 @@ class ServerRequestHandlerTest {
         });
     InboundSettings settings =
         new InboundSettings(
-            1024,
-            8192,
-            TimeUnit.SECONDS.toNanos(60),
-            TimeUnit.SECONDS.toNanos(60),
+            InboundLimits.builder().maxRequestSize(1024).maxHeaderBytes(8192).build(),
             true,
-            100,
             0,
             null,
             io.yarpc.transport.DeadlinePolicy.strict());
     channel =
         new EmbeddedChannel(
             new HttpServerCodec(),
-            new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT, false));
+            new ServerRequestHandler(state, settings, ByteBufAllocator.DEFAULT));
   }
 
   @AfterEach
@@ -137,5 +134,24 @@ class ServerRequestHandlerTest {
         .doesNotContain("fast");
     assertThat(channel.isOpen()).isFalse();
     assertThat(state.activeExchanges()).isZero();
+  }
+
+  @Test
+  void noRequestIsReadWhileTheClientDoesNotReadTheAnswers() {
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+    // an answer queued, not flushed: as when the socket is full
+    channel.write(
+        new io.netty.handler.codec.http.DefaultFullHttpResponse(
+            io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+            io.netty.handler.codec.http.HttpResponseStatus.OK,
+            Unpooled.wrappedBuffer(new byte[64])));
+    channel.runPendingTasks();
+    assertThat(channel.isWritable()).isFalse();
+    assertThat(channel.config().isAutoRead()).as("reading stops").isFalse();
+    channel.flush();
+    channel.runPendingTasks();
+    assertThat(channel.isWritable()).isTrue();
+    assertThat(channel.config().isAutoRead()).as("and resumes").isTrue();
+    written();
   }
 }
