@@ -99,4 +99,45 @@ class OnewayTest {
       d.stop();
     }
   }
+
+  @Test
+  void onewayBeyondAProceduresConcurrencyLimitIsRefusedNotAcknowledged() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    HttpTransport server = HttpTransport.builder().eventLoopThreads(1).build();
+    HttpInbound inbound = server.inbound();
+    Dispatcher d = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
+    d.register(
+        Procedure.builder("fire")
+            .maxConcurrentCalls(1)
+            .oneway(
+                r -> {
+                  entered.countDown();
+                  try {
+                    release.await(10, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return CompletableFuture.completedFuture(null);
+                })
+            .build());
+    d.start();
+    try (RawClient c = new RawClient(inbound.address().getPort())) {
+      c.send(RawClient.request("fire", 0));
+      assertThat(c.read().status()).isEqualTo(200);
+      assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+      // the one place is taken: the next call is refused, not acknowledged and dropped
+      c.send(RawClient.request("fire", 0));
+      RawClient.Res refused = c.read();
+      assertThat(refused.headers()).containsEntry("rpc-error-code", "resource-exhausted");
+      assertThat(refused.body())
+          .startsWith("procedure \"fire\" of service \"yarpc-test\" is at its limit of 1");
+
+      release.countDown();
+    } finally {
+      release.countDown();
+      d.stop();
+    }
+  }
 }

@@ -105,10 +105,9 @@ final class CallServer {
       log.error("unexpected failure serving an HTTP request", e);
       fail(
           ex,
+          // the exception's text stays in the log above, not on the wire
           YarpcException.withCause(
-              Code.INTERNAL,
-              "internal error serving the request: " + YarpcException.describe(e),
-              e),
+              Code.INTERNAL, "internal error serving the request (the server logged it)", e),
           0);
     }
   }
@@ -200,8 +199,10 @@ final class CallServer {
 
   /**
    * The error of a oneway call refused before its handler ran: the dispatcher answers a call it will not
-   * run (it is stopping) with an already failed future carrying {@code unavailable}. Any other outcome,
-   * including a handler that failed at once, is the handler's business: the call was accepted.
+   * run with an already failed future carrying {@code unavailable} (it is stopping) or {@code
+   * resource-exhausted} (the procedure is at its concurrency limit, or the handler executor is full). Any
+   * other outcome, including a handler that failed at once, is the handler's business: the call was
+   * accepted.
    */
   private static YarpcException refusal(CompletableFuture<Void> future) {
     if (future == null || !future.isCompletedExceptionally()) {
@@ -212,7 +213,9 @@ final class CallServer {
       return null;
     } catch (RuntimeException e) {
       YarpcException error = YarpcException.from(e);
-      return error.code() == Code.UNAVAILABLE ? error : null; // the dispatcher is stopping
+      return error.code() == Code.UNAVAILABLE || error.code() == Code.RESOURCE_EXHAUSTED
+          ? error
+          : null;
     }
   }
 
