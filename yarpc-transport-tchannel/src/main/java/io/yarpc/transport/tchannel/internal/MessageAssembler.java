@@ -21,17 +21,24 @@ import java.util.List;
  * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
  * by {@link #release()}.
  *
- * <p>Checks, each a {@link ProtocolException} bad request (the message ends, the connection stays): arg1
- * not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB (requests), more than three
- * args, a last frame before arg3, a checksum type that changes between frames, a CRC-32 or CRC-32C
- * checksum that does not match (verified frame by frame; farmhash is not verified), and more than
- * {@code maxBytes} bytes of args.
+ * <p>Checks, each a {@link ProtocolException} that ends the message (the connection stays): bad request
+ * for arg1 not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB
+ * (requests), more than three args, a last frame before arg3, a checksum type that changes between
+ * frames, a CRC-32 or CRC-32C checksum that does not match (verified frame by frame; farmhash is not
+ * verified), and an arg2 longer than {@code maxArg2Bytes} (checked on the raw bytes as they arrive, before
+ * anything decodes them); {@linkplain ProtocolException#tooLarge too large} for more than {@code maxBytes}
+ * bytes of args.
+ *
+ * <p>When given a {@link PendingBytes}, the assembler reports every chunk it holds to it, and every chunk
+ * that leaves (taken as the body or released).
  *
  * <p>Not thread-safe: used on the connection's event loop.
  */
 public final class MessageAssembler {
   private final boolean request;
   private final long maxBytes;
+  private final long maxArg2Bytes;
+  private final PendingBytes pending;
   private final ChecksumType checksumType;
   private final RunningChecksum checksum;
 
@@ -41,6 +48,7 @@ public final class MessageAssembler {
 
   private int current;
   private long total;
+  private long arg2Bytes;
   private boolean complete;
   private int frames;
 
@@ -51,10 +59,29 @@ public final class MessageAssembler {
    * @param maxBytes the most arg bytes the message may carry
    */
   public MessageAssembler(boolean request, ChecksumType checksumType, long maxBytes) {
+    this(request, checksumType, maxBytes, Long.MAX_VALUE, null);
+  }
+
+  /**
+   * An assembler for a message whose first frame has checksum type {@code checksumType}.
+   *
+   * @param request whether the message is a call req (arg1 length is checked) rather than a call res
+   * @param maxBytes the most arg bytes the message may carry
+   * @param maxArg2Bytes the most bytes arg2 may carry
+   * @param pending where the chunks held are counted, or null
+   */
+  MessageAssembler(
+      boolean request,
+      ChecksumType checksumType,
+      long maxBytes,
+      long maxArg2Bytes,
+      PendingBytes pending) {
     this.request = request;
     this.checksumType = checksumType;
     this.checksum = new RunningChecksum(checksumType);
     this.maxBytes = maxBytes;
+    this.maxArg2Bytes = maxArg2Bytes;
+    this.pending = pending;
   }
 
   /** The checksum type of the message. */
@@ -108,9 +135,24 @@ public final class MessageAssembler {
         throw ProtocolException.tooLarge(
             "message " + Frames.idString(f.id()) + " exceeds the limit of " + maxBytes + " bytes");
       }
+      if (current == 1) {
+        arg2Bytes += length;
+        if (arg2Bytes > maxArg2Bytes) {
+          throw ProtocolException.badRequest(
+              "the headers (arg2) of message "
+                  + Frames.idString(f.id())
+                  + " exceed the limit of "
+                  + maxArg2Bytes
+                  + " bytes");
+        }
+      }
       if (length > 0) {
         checksum.update(f.frame(), f.chunkIndex(i), length);
-        args[current].add(f.retainedChunk(i));
+        ByteBuf chunk = f.retainedChunk(i);
+        args[current].add(chunk);
+        if (pending != null) {
+          pending.add(chunk);
+        }
       }
     }
     if (checksum.isVerifiable() && checksum.value() != f.checksum()) {
@@ -159,6 +201,11 @@ public final class MessageAssembler {
    */
   public Body takeBody(ByteBufAllocator alloc) {
     List<ByteBuf> chunks = args[2];
+    if (pending != null) {
+      for (ByteBuf b : chunks) {
+        pending.remove(b);
+      }
+    }
     Body body;
     if (chunks.isEmpty()) {
       body = Body.empty();
@@ -179,6 +226,9 @@ public final class MessageAssembler {
   public void release() {
     for (int i = 0; i < args.length; i++) {
       for (ByteBuf b : args[i]) {
+        if (pending != null) {
+          pending.remove(b); // before the release: a released slice may be recycled
+        }
         b.release();
       }
       args[i] = new ArrayList<>(0);
