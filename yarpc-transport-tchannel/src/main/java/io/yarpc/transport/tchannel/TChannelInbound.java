@@ -95,6 +95,7 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   private final InboundLimits limits;
   private final DeadlinePolicy deadlinePolicy;
   private final PendingBudget pendingBudget;
+  private final int sendBufferSize;
   private final ChannelGroup accepted =
       new DefaultChannelGroup("tchannel-inbound", GlobalEventExecutor.INSTANCE);
   private final AtomicInteger open = new AtomicInteger();
@@ -111,6 +112,7 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     this.limits = b.limits;
     this.deadlinePolicy = b.deadlinePolicy;
     this.pendingBudget = new PendingBudget(b.limits.maxPendingBytes());
+    this.sendBufferSize = b.sendBufferSize;
   }
 
   @Override
@@ -198,6 +200,9 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
                         .addLast(new FrameDecoder(), new Connection(false, connectionHost));
                   }
                 });
+    if (sendBufferSize > 0) {
+      b.childOption(ChannelOption.SO_SNDBUF, sendBufferSize);
+    }
     Channel ch = b.bind(host, port).sync().channel();
     serverChannel = ch;
     InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
@@ -286,6 +291,7 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     private int port;
     private InboundLimits limits = InboundLimits.defaults();
     private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
+    private int sendBufferSize;
 
     Builder(TChannelTransport transport) {
       this.transport = transport;
@@ -327,6 +333,15 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * For tests: the kernel send buffer of accepted sockets ({@code SO_SNDBUF}), so that a peer that does
+     * not read fills it quickly; default the system's.
+     */
+    Builder sendBufferSize(int bytes) {
+      this.sendBufferSize = bytes;
       return this;
     }
 

@@ -232,6 +232,12 @@ public final class Connection extends ChannelDuplexHandler {
   }
 
   @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    out.readComplete();
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (limits.stopReadingWhenUnwritable()) {
       setPaused(PAUSED_UNWRITABLE, !ctx.channel().isWritable());
@@ -284,6 +290,7 @@ public final class Connection extends ChannelDuplexHandler {
       ReferenceCountUtil.release(msg);
       return;
     }
+    out.reading();
     try {
       if (!closed) {
         onFrame(ctx, frame);
@@ -337,7 +344,7 @@ public final class Connection extends ChannelDuplexHandler {
         break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing
       // waits for it
       case Frames.PING_REQ:
-        out.writeAndFlush(Frames.empty(out.alloc(), Frames.PING_RES, id));
+        out.writeAnswer(Frames.empty(out.alloc(), Frames.PING_RES, id));
         break;
       case Frames.ERROR:
         onError(ctx, frame, id);
@@ -501,14 +508,15 @@ public final class Connection extends ChannelDuplexHandler {
         writeHead = buffer.current();
         writeHeadProgress = buffer.currentProgress();
         lastWriteProgress = out.nanoTime();
-        writeTimer = out.schedule(this::checkWrites, limits.writeTimeoutNanos());
+        writeTimer = out.schedule(this::checkWrites, writeCheckInterval());
       }
     }
   }
 
   /**
    * The write watch: while frames wait in the outbound buffer, some of them must be written within the
-   * write timeout, or the connection closes (and Netty releases what was waiting).
+   * write timeout (progress is sampled: see {@link #writeCheckInterval}), or the connection closes (and
+   * Netty releases what was waiting).
    */
   private void checkWrites() {
     writeTimer = null;
@@ -537,7 +545,15 @@ public final class Connection extends ChannelDuplexHandler {
       channel.close();
       return;
     }
-    writeTimer = out.schedule(this::checkWrites, timeout - stalled);
+    writeTimer = out.schedule(this::checkWrites, Math.min(timeout - stalled, writeCheckInterval()));
+  }
+
+  /**
+   * Progress is sampled four times per write timeout, so a connection closes at most a quarter of it
+   * late.
+   */
+  private long writeCheckInterval() {
+    return Math.max(1, limits.writeTimeoutNanos() / 4);
   }
 
   /**

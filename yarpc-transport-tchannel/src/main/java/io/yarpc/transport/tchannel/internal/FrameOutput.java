@@ -44,6 +44,9 @@ final class FrameOutput {
   private final ByteBufAllocator alloc;
   private volatile ChannelHandlerContext ctx;
   private FlushListener listener = NONE;
+  private boolean
+      reading; // event loop only: frames are being read; answers wait for the read's end
+  private boolean unflushed;
 
   /** An output whose frames are allocated from {@code alloc} (the transport's pooled direct memory). */
   FrameOutput(ByteBufAllocator alloc) {
@@ -74,6 +77,38 @@ final class FrameOutput {
   /** Whether the channel is open and connected. */
   boolean isOpen() {
     return ctx.channel().isActive();
+  }
+
+  /**
+   * Event loop: the connection starts handing on what one read brought; until {@link #readComplete},
+   * {@link #writeAnswer answers} are written without a flush.
+   */
+  void reading() {
+    reading = true;
+  }
+
+  /** Event loop: the read is over; answers written during it are flushed (one system call for all). */
+  void readComplete() {
+    reading = false;
+    if (unflushed) {
+      unflushed = false;
+      ctx.flush();
+      listener.flushed(false);
+    }
+  }
+
+  /**
+   * Event loop: writes a frame that answers one just read (a ping res, an error frame); while a read is
+   * being handed on, the flush waits for its end, so a flood of small frames costs one flush per read
+   * instead of one per frame.
+   */
+  void writeAnswer(ByteBuf frame) {
+    if (reading) {
+      ctx.write(frame);
+      unflushed = true;
+    } else {
+      writeAndFlush(frame);
+    }
   }
 
   /** Event loop: writes one frame and flushes. */

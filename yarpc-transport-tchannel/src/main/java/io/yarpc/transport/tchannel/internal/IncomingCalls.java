@@ -330,7 +330,7 @@ final class IncomingCalls {
   }
 
   private void sendError(int id, int errorCode, byte[] tracing, String message) {
-    out.writeAndFlush(Frames.error(out.alloc(), id, errorCode, tracing, message));
+    out.writeAnswer(Frames.error(out.alloc(), id, errorCode, tracing, message));
   }
 
   private void dispatch(ServerCall call) {

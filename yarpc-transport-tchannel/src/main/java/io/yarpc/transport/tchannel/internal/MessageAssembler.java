@@ -16,7 +16,8 @@ import java.util.List;
  * of a frame with the more-fragments flag stays open and the next frame's first chunk continues it (a
  * zero-length first chunk just closes it); the last frame closes everything.
  *
- * <p>Chunks are kept as retained slices of the frame buffers, never copied. arg3 leaves as a {@link Body}
+ * <p>Chunks are kept as retained slices of the frame buffers, not copied (except small chunks of messages
+ * that span frames, below). arg3 leaves as a {@link Body}
  * with byte access over those slices ({@link #takeBody(ByteBufAllocator)}), composed with a {@link CompositeByteBuf} when
  * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
  * by {@link #release()}.
@@ -29,8 +30,11 @@ import java.util.List;
  * anything decodes them); {@linkplain ProtocolException#tooLarge too large} for more than {@code maxBytes}
  * bytes of args.
  *
- * <p>When given a {@link PendingBytes}, the assembler reports every chunk it holds to it, and every chunk
- * that leaves (taken as the body or released).
+ * <p>When given a {@link PendingBytes}, the assembler reports the chunks of a message that spans frames to
+ * it (a message complete in its first frame is handed on at once and never counted), and every such chunk
+ * that leaves (taken as the body or released). Such a message keeps a chunk that is small next to the
+ * socket buffer it was read into as a copy instead of a slice, so that a peer sending small fragments
+ * slowly cannot make the connection hold much more memory than it sent (see {@link PendingBytes}).
  *
  * <p>Not thread-safe: used on the connection's event loop.
  */
@@ -39,6 +43,7 @@ public final class MessageAssembler {
   private final long maxBytes;
   private final long maxArg2Bytes;
   private final PendingBytes pending;
+  private boolean tracked; // whether the chunks held are counted in pending
   private final ChecksumType checksumType;
   private final RunningChecksum checksum;
 
@@ -103,6 +108,9 @@ public final class MessageAssembler {
           "frame after the last frame of message " + Frames.idString(f.id()));
     }
     boolean first = frames++ == 0;
+    if (first && f.moreFragments() && pending != null) {
+      tracked = true; // the message spans frames: what it holds counts until it is handed on
+    }
     int count = f.chunkCount();
     if (first) {
       if (f.moreFragments() && count < 2) {
@@ -148,9 +156,15 @@ public final class MessageAssembler {
       }
       if (length > 0) {
         checksum.update(f.frame(), f.chunkIndex(i), length);
-        ByteBuf chunk = f.retainedChunk(i);
+        ByteBuf chunk;
+        if (tracked && PendingBytes.wouldPinMuchMore(f.frame(), length)) {
+          chunk = f.frame().alloc().buffer(length); // a copy pins only what it holds
+          chunk.writeBytes(f.frame(), f.chunkIndex(i), length);
+        } else {
+          chunk = f.retainedChunk(i);
+        }
         args[current].add(chunk);
-        if (pending != null) {
+        if (tracked) {
           pending.add(chunk);
         }
       }
@@ -201,7 +215,7 @@ public final class MessageAssembler {
    */
   public Body takeBody(ByteBufAllocator alloc) {
     List<ByteBuf> chunks = args[2];
-    if (pending != null) {
+    if (tracked) {
       for (ByteBuf b : chunks) {
         pending.remove(b);
       }
@@ -226,7 +240,7 @@ public final class MessageAssembler {
   public void release() {
     for (int i = 0; i < args.length; i++) {
       for (ByteBuf b : args[i]) {
-        if (pending != null) {
+        if (tracked) {
           pending.remove(b); // before the release: a released slice may be recycled
         }
         b.release();

@@ -9,11 +9,13 @@ import java.util.Map;
  * against {@code maxPendingBytesPerConnection} and the inbound's {@link PendingBudget}.
  *
  * <p>An arg chunk is kept as a retained slice of the buffer the socket was read into, and a slice pins
- * that whole buffer, however small the slice: counting the arg bytes alone would let a peer that sends
- * tiny fragments pin far more memory than it is charged for. So each buffer pinned by at least one held
- * chunk counts once, with the capacity it had when it was first pinned, and each chunk adds a fixed
- * overhead for its slice and bookkeeping. A chunk stops counting when its message is handed to a handler
- * (the body then belongs to the invocation), ended, or released.
+ * that whole buffer, however small the slice (the frame decoder's cumulation buffer can grow to hundreds
+ * of KiB while slices pin it): counting the arg bytes alone would let a peer that sends fragments slowly
+ * pin far more memory than it is charged for. So each buffer pinned by at least one held chunk counts
+ * once, with the memory it had reserved when it was first pinned, and each chunk adds a fixed overhead
+ * for its slice and bookkeeping; and a chunk that would pin much more than itself is kept as a copy
+ * instead ({@link #wouldPinMuchMore}). A chunk stops counting when its message is handed to a handler (the
+ * body then belongs to the invocation), ended, or released.
  *
  * <p>Not thread-safe: the connection's event loop only (the shared budget is thread-safe).
  */
@@ -46,7 +48,7 @@ final class PendingBytes {
     long[] entry = pinned.get(root);
     long delta = CHUNK_OVERHEAD;
     if (entry == null) {
-      long capacity = root.capacity();
+      long capacity = reserved(root);
       pinned.put(root, new long[] {1, capacity});
       delta += capacity;
     } else {
@@ -70,6 +72,19 @@ final class PendingBytes {
     }
     held -= delta;
     budget.remove(delta);
+  }
+
+  /**
+   * Whether a retained slice of {@code length} bytes of {@code frame} would pin more than twice its size
+   * (the buffer under the frame is that much larger): such a chunk is better kept as a copy.
+   */
+  static boolean wouldPinMuchMore(ByteBuf frame, int length) {
+    return 2L * length < reserved(root(frame));
+  }
+
+  /** The memory a buffer holds: its capacity, or what its pool reserved for it when that is more. */
+  private static long reserved(ByteBuf root) {
+    return Math.max(root.capacity(), (long) root.writerIndex() + root.maxFastWritableBytes());
   }
 
   private static ByteBuf root(ByteBuf b) {
