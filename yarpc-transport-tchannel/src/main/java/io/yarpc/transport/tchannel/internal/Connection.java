@@ -17,6 +17,7 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -97,7 +98,7 @@ public final class Connection extends ChannelDuplexHandler {
   // the rest: event loop only
   private int pausedFor; // PAUSED_* bits; auto-read is on when 0
   private boolean waitingForBudget;
-  private final Runnable budgetWake = () -> runOnLoop(this::budgetAvailable);
+  private final Runnable budgetWake = this::wakeForBudget;
   private long lastCallActivity; // the event loop's clock
   private ScheduledFuture<?> idleTimer;
   private ScheduledFuture<?> writeTimer;
@@ -218,17 +219,6 @@ public final class Connection extends ChannelDuplexHandler {
   public void channelActive(ChannelHandlerContext ctx) {
     handshake.start(ctx, outbound::takeId);
     ctx.fireChannelActive();
-  }
-
-  /** Whether the connection has stopped reading (for tests: backpressure is on). */
-  public boolean isReadPaused() {
-    Channel ch = channel;
-    return ch != null && !ch.config().isAutoRead();
-  }
-
-  /** The bytes this connection holds for call req messages still arriving; event loop only (tests). */
-  long pendingBytes() {
-    return inbound.pending().held();
   }
 
   @Override
@@ -436,9 +426,19 @@ public final class Connection extends ChannelDuplexHandler {
     }
   }
 
-  private void runOnLoop(Runnable task) {
-    if (channel != null) {
-      out.runOnLoop(task, () -> {});
+  /**
+   * Any thread (the one that released bytes of the shared budget): re-evaluates reading on this
+   * connection's event loop, always as a task of its own (never inside the releasing call).
+   */
+  private void wakeForBudget() {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(this::budgetAvailable);
+    } catch (RejectedExecutionException e) {
+      // the transport is stopping: the connection is closing anyway
     }
   }
 

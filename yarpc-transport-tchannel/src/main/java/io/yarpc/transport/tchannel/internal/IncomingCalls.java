@@ -214,7 +214,7 @@ final class IncomingCalls {
               + " still incomplete at its deadline ("
               + (deadline == call.received
                   ? "ttl " + call.ttl + " ms"
-                  : TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms")
+                  : (deadlineNanos + 999_999) / 1_000_000 + " ms")
               + ")";
     } else {
       delay = readNanos;
