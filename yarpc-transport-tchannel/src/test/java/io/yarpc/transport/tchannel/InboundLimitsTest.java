@@ -110,8 +110,8 @@ class InboundLimitsTest {
     }
   }
 
-  // ---- helpers
-  // ---------------------------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Helpers
 
   private SocketPeer peer() throws IOException {
     SocketPeer p = SocketPeer.connectAndInit(inbound.address());
@@ -214,8 +214,8 @@ class InboundLimitsTest {
     return byId;
   }
 
-  // ---- unfinished fragmented messages
-  // ------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Unfinished fragmented messages
 
   /**
    * The issue's attack, scaled down: two connections each start 100 fragmented calls of 16 KiB with a
@@ -294,8 +294,8 @@ class InboundLimitsTest {
     assertMemoryReturned();
   }
 
-  // ---- bytes held for messages still arriving
-  // ----------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Bytes held for messages still arriving
 
   /**
    * One connection sends 64 unfinished calls of 16 KiB (1 MiB and more pinned) against a budget of 256
@@ -388,8 +388,8 @@ class InboundLimitsTest {
     assertMemoryReturned();
   }
 
-  // ---- peers that do not read
-  // --------------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Peers that do not read
 
   /**
    * A peer sends up to 2,000,000 pings and never reads the answers: the server stops reading once the
@@ -398,10 +398,9 @@ class InboundLimitsTest {
    */
   @Test
   void pingFloodFromAPeerThatNeverReads() throws Exception {
-    // the server's kernel send buffer is made small so that the answers back up within a few
-    // thousand
-    // pings: with the system's (megabytes) and leak detection on every buffer, that takes much
-    // longer
+    // The server's kernel send buffer is made small so that the answers back up within a few
+    // thousand pings: with the system's (megabytes) and leak detection on every buffer, that takes
+    // much longer.
     start(
         transport ->
             transport
@@ -459,8 +458,8 @@ class InboundLimitsTest {
     return a.pinnedDirectMemory() + a.pinnedHeapMemory();
   }
 
-  // ---- headers
-  // ---------------------------------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Headers
 
   private static byte[] jsonObject(int keys) {
     StringBuilder sb = new StringBuilder("{");
@@ -588,8 +587,8 @@ class InboundLimitsTest {
     assertMemoryReturned();
   }
 
-  // ---- connections
-  // ---------------------------------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Connections
 
   /** A connection beyond the limit is closed at once, before anything is read, and counted. */
   @Test
@@ -643,8 +642,8 @@ class InboundLimitsTest {
     assertMemoryReturned();
   }
 
-  // ---- calls
-  // ---------------------------------------------------------------------------------------------
+  // ---------------------------------------------------------------------------------------------------
+  // Calls
 
   /** Calls beyond the in-flight limit get busy; those within it complete. */
   @Test
