@@ -158,8 +158,12 @@ public final class MessageAssembler {
         checksum.update(f.frame(), f.chunkIndex(i), length);
         ByteBuf chunk;
         if (tracked && PendingBytes.wouldPinMuchMore(f.frame(), length)) {
-          chunk = f.frame().alloc().buffer(length); // a copy pins only what it holds
-          chunk.writeBytes(f.frame(), f.chunkIndex(i), length);
+          ByteBuf frame = f.frame();
+          chunk = // a copy pins only what it holds; of the same kind (heap or direct) as the frame
+              frame.hasArray()
+                  ? frame.alloc().heapBuffer(length)
+                  : frame.alloc().directBuffer(length);
+          chunk.writeBytes(frame, f.chunkIndex(i), length);
         } else {
           chunk = f.retainedChunk(i);
         }

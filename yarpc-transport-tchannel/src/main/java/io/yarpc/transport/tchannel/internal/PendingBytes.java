@@ -75,11 +75,13 @@ final class PendingBytes {
   }
 
   /**
-   * Whether a retained slice of {@code length} bytes of {@code frame} would pin more than twice its size
-   * (the buffer under the frame is that much larger): such a chunk is better kept as a copy.
+   * Whether a retained slice of {@code length} bytes of {@code frame} would pin more than eight times its
+   * size (the buffer under the frame is that much larger): such a chunk is better kept as a copy. A full
+   * frame (64 KiB) pins at most about four times itself (the frame decoder compacts its cumulation after
+   * every read): large chunks stay zero-copy; a peer's small fragments cost only what they hold.
    */
   static boolean wouldPinMuchMore(ByteBuf frame, int length) {
-    return 2L * length < reserved(root(frame));
+    return 8L * length < reserved(root(frame));
   }
 
   /** The memory a buffer holds: its capacity, or what its pool reserved for it when that is more. */

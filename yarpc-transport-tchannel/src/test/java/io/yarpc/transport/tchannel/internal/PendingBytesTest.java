@@ -49,8 +49,9 @@ class PendingBytesTest {
     ByteBuf frame = read.retainedSlice(0, 20_000);
     try {
       assertThat(PendingBytes.wouldPinMuchMore(frame, 100)).isTrue();
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 16 << 10)).isTrue();
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 40 << 10)).isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 4 << 10)).isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 8 << 10)).as("8 times itself").isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 16 << 10)).isFalse();
     } finally {
       frame.release();
       read.release();
