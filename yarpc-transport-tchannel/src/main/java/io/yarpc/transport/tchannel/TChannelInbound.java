@@ -67,20 +67,23 @@ import java.util.concurrent.atomic.LongAdder;
  *       deadline if that comes first, gets a timeout error frame ({@code deadline-exceeded}); what was
  *       received is released and the rest of its frames are dropped.
  *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: the memory held for call messages
- *       still arriving (each socket buffer a held chunk pins counts whole). Past the connection's budget
- *       with more than one message arriving, or while the inbound's total is past its budget, the
- *       connection stops reading until messages complete, end or time out. A single message arriving
- *       alone may always complete; several interleaved messages over the budget wait for one of them to
- *       end (at the latest at its deadline or read timeout).
+ *       that span frames and are still arriving (a socket buffer that held chunks point into counts whole;
+ *       a chunk that would pin more than eight times its size is kept as a copy). Past the connection's
+ *       budget with more than one message arriving, or while the inbound's total is past its budget, the
+ *       connection stops reading until messages complete, end or time out: backpressure, no error. A
+ *       single message arriving alone may always complete (it is bounded by {@code maxRequestSize});
+ *       several interleaved messages over the budget wait for one of them to end, at the latest at its
+ *       deadline or read timeout.
  *   <li>{@code writeTimeout}: the connection stops reading while its outbound buffer is over Netty's
  *       high water mark (a peer that does not read what it asked for cannot make it grow); when frames
- *       wait with no progress for this long the connection is closed and they are released.
+ *       wait with no progress for this long (checked four times per timeout) the connection is closed
+ *       and they are released.
  *   <li>{@code idleTimeout}: a connection with no call in flight (either direction) and no call frame
  *       read or written for this long is closed, after what remains to be written is flushed (TChannel
  *       has no goaway frame; pings do not count as calls).
  *   <li>{@code maxRequestLineLength}, {@code maxRstFramesPerWindow}, {@code maxConnectionAge}, {@code
- *       permitKeepAliveTime}: not applicable (HTTP and HTTP/2 only; a ping is answered as long as the
- *       peer reads the answers).
+ *       permitKeepAliveTime}: ignored (HTTP and HTTP/2 only: TChannel has no request line, no stream
+ *       resets and no goaway frame; a ping is answered as long as the peer reads the answers).
  * </ul>
  *
  * <p>Ownership: the request body (arg3, byte access over the received buffers) belongs to the invocation,
