@@ -102,8 +102,8 @@ public final class Connection extends ChannelDuplexHandler {
   private long lastCallActivity; // the event loop's clock
   private ScheduledFuture<?> idleTimer;
   private ScheduledFuture<?> writeTimer;
-  private Object
-      writeHead; // the outbound buffer's current message when write progress was last seen
+  // the write watch: the outbound buffer's head and its progress when progress was last seen
+  private Object writeHead;
   private long writeHeadProgress;
   private long lastWriteProgress;
 
