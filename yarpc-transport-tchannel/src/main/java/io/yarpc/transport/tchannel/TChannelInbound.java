@@ -12,26 +12,33 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.tchannel.internal.CallCodec;
 import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
+import io.yarpc.transport.tchannel.internal.ConnectionLimits;
 import io.yarpc.transport.tchannel.internal.FrameDecoder;
 import io.yarpc.transport.tchannel.internal.InitFrames;
+import io.yarpc.transport.tchannel.internal.PendingBudget;
 import io.yarpc.transport.tchannel.internal.Settings;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves the dispatcher's unary procedures over TChannel: listens on a TCP address (default {@code
  * 127.0.0.1}, a free port; see {@link #address()}), completes the init handshake with each connecting
  * peer, and turns every call req into a YARPC request for the router (docs/spec/wire-tchannel.md §12.2).
  *
- * <p>Each call: transport {@code tchannel}, the deadline from the ttl (a ttl of 0 is answered with a
+ * <p>Each call: transport {@code tchannel}, the deadline from the ttl as the {@linkplain
+ * Builder#deadlinePolicy deadline policy} bounds it (by default a ttl of 0 is answered with a
  * bad-request error frame {@code timeout required}); the handler runs through the dispatcher's handler
  * (which hops to its executor; the event loop never blocks). A successful response is a call res with the
  * response's headers and {@code $rpc$-service} in arg2; an exception carrying an application-error
@@ -39,6 +46,45 @@ import java.util.concurrent.TimeUnit;
  * frame mapped by yarpc-go's table (docs/spec/wire-tchannel.md §12.4). Oneway and streaming procedures are refused
  * as yarpc-go does ({@code unimplemented}, a bad-request error frame). A cancel frame cancels the handler's
  * call.
+ *
+ * <p><b>Limits.</b> The connections this inbound accepts follow its {@link InboundLimits} ({@link
+ * Builder#limits}; connections the transport dials for its outbounds follow the transport's builder
+ * instead). What a peer gets for each:
+ *
+ * <ul>
+ *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is
+ *       read, and counted ({@link #refusedConnections()}).
+ *   <li>{@code handshakeTimeout}: a connection without a complete init handshake by then is closed.
+ *   <li>{@code maxConcurrentCallsPerConnection}: a call req beyond it (calls being received or handled)
+ *       gets a busy error frame ({@code resource-exhausted}); the connection stays.
+ *   <li>{@code maxRequestSize}: a call whose args grow past it gets a busy error frame ({@code
+ *       resource-exhausted}) as soon as they do; the rest of its frames are read and dropped.
+ *   <li>{@code maxHeaderBytes}: a call whose arg2 (application headers) grows past it gets a bad-request
+ *       error frame as soon as it does, before anything decodes it; {@code maxHeaderCount}: a call with
+ *       more transport and application headers together gets a bad-request error frame, found before
+ *       the rest of arg2 is decoded (JSON headers are read as a stream). The connection stays.
+ *   <li>{@code readTimeout}: a call message still arriving that long after its first frame, or at its
+ *       deadline if that comes first, gets a timeout error frame ({@code deadline-exceeded}); what was
+ *       received is released and the rest of its frames are dropped.
+ *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: the memory held for call messages
+ *       that span frames and are still arriving (a socket buffer that held chunks point into counts whole;
+ *       a chunk that would pin more than eight times its size is kept as a copy). Past the connection's
+ *       budget with more than one message arriving, or while the inbound's total is past its budget, the
+ *       connection stops reading until messages complete, end or time out: backpressure, no error. A
+ *       single message arriving alone may always complete (it is bounded by {@code maxRequestSize});
+ *       several interleaved messages over the budget wait for one of them to end, at the latest at its
+ *       deadline or read timeout.
+ *   <li>{@code writeTimeout}: the connection stops reading while its outbound buffer is over Netty's
+ *       high water mark (a peer that does not read what it asked for cannot make it grow); when frames
+ *       wait with no progress for this long (checked four times per timeout) the connection is closed
+ *       and they are released.
+ *   <li>{@code idleTimeout}: a connection with no call in flight (either direction) and no call frame
+ *       read or written for this long is closed, after what remains to be written is flushed (TChannel
+ *       has no goaway frame; pings do not count as calls).
+ *   <li>{@code maxRequestLineLength}, {@code maxRstFramesPerWindow}, {@code maxConnectionAge}, {@code
+ *       permitKeepAliveTime}: ignored (HTTP and HTTP/2 only: TChannel has no request line, no stream
+ *       resets and no goaway frame; a ping is answered as long as the peer reads the answers).
+ * </ul>
  *
  * <p>Ownership: the request body (arg3, byte access over the received buffers) belongs to the invocation,
  * which releases it when the handler completes; this inbound owns and releases every response body it
@@ -49,8 +95,14 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   private final TChannelTransport transport;
   private final String host;
   private final int port;
+  private final InboundLimits limits;
+  private final DeadlinePolicy deadlinePolicy;
+  private final PendingBudget pendingBudget;
+  private final int sendBufferSize;
   private final ChannelGroup accepted =
       new DefaultChannelGroup("tchannel-inbound", GlobalEventExecutor.INSTANCE);
+  private final AtomicInteger open = new AtomicInteger();
+  private final LongAdder refused = new LongAdder();
   private volatile Router router;
   private volatile Channel serverChannel;
   private volatile InetSocketAddress address;
@@ -60,6 +112,10 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     this.transport = b.transport;
     this.host = b.host;
     this.port = b.port;
+    this.limits = b.limits;
+    this.deadlinePolicy = b.deadlinePolicy;
+    this.pendingBudget = new PendingBudget(b.limits.maxPendingBytes());
+    this.sendBufferSize = b.sendBufferSize;
   }
 
   @Override
@@ -80,6 +136,24 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   @Override
   public String transportName() {
     return CallCodec.TRANSPORT_NAME;
+  }
+
+  /** The limits on the connections this inbound accepts. */
+  public InboundLimits limits() {
+    return limits;
+  }
+
+  /** What the inbound does with the deadline calls arrive with. */
+  public DeadlinePolicy deadlinePolicy() {
+    return deadlinePolicy;
+  }
+
+  /**
+   * How many connections this inbound closed as soon as it accepted them because it already had {@link
+   * InboundLimits#maxConnections()} open.
+   */
+  public long refusedConnections() {
+    return refused.sum();
   }
 
   /** The address the inbound listens on; null before {@link #start()}. */
@@ -103,7 +177,10 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     }
     transport.start();
     Settings settings = transport.settings();
-    ConnectionHost connectionHost = new AcceptedHost(settings);
+    ConnectionHost connectionHost =
+        new AcceptedHost(
+            settings, ConnectionLimits.accepted(limits, deadlinePolicy, pendingBudget));
+    int maxConnections = limits.maxConnections();
     ServerBootstrap b =
         new ServerBootstrap()
             .group(transport.group())
@@ -114,11 +191,21 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (open.incrementAndGet() > maxConnections) {
+                      open.decrementAndGet();
+                      refused.increment();
+                      ch.close();
+                      return;
+                    }
+                    ch.closeFuture().addListener(f -> open.decrementAndGet());
                     accepted.add(ch);
                     ch.pipeline()
                         .addLast(new FrameDecoder(), new Connection(false, connectionHost));
                   }
                 });
+    if (sendBufferSize > 0) {
+      b.childOption(ChannelOption.SO_SNDBUF, sendBufferSize);
+    }
     Channel ch = b.bind(host, port).sync().channel();
     serverChannel = ch;
     InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
@@ -145,6 +232,11 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     return accepted.size();
   }
 
+  /** The bytes all its connections hold for call messages still arriving; for tests. */
+  long pendingBytes() {
+    return pendingBudget.total();
+  }
+
   /** Closes every connection this inbound accepted. */
   void closeConnections() {
     accepted.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
@@ -157,14 +249,21 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
 
   private final class AcceptedHost implements ConnectionHost {
     private final Settings settings;
+    private final ConnectionLimits limits;
 
-    AcceptedHost(Settings settings) {
+    AcceptedHost(Settings settings, ConnectionLimits limits) {
       this.settings = settings;
+      this.limits = limits;
     }
 
     @Override
     public Settings settings() {
       return settings;
+    }
+
+    @Override
+    public ConnectionLimits limits() {
+      return limits;
     }
 
     @Override
@@ -193,6 +292,9 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     private final TChannelTransport transport;
     private String host = "127.0.0.1";
     private int port;
+    private InboundLimits limits = InboundLimits.defaults();
+    private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
+    private int sendBufferSize;
 
     Builder(TChannelTransport transport) {
       this.transport = transport;
@@ -210,6 +312,39 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
         throw new IllegalArgumentException("port out of range: " + port);
       }
       this.port = port;
+      return this;
+    }
+
+    /**
+     * The limits on the connections the inbound accepts; default {@link InboundLimits#defaults()}. See
+     * the class comment for what a peer gets for each. Connections the transport dials for its outbounds
+     * keep the transport's settings ({@link TChannelTransport.Builder#maxInFlightCalls}, {@link
+     * TChannelTransport.Builder#maxMessageSize}, {@link TChannelTransport.Builder#handshakeTimeout}),
+     * even when the remote side sends calls on them.
+     */
+    public Builder limits(InboundLimits limits) {
+      this.limits = requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * What the inbound does with the deadline (ttl) calls arrive with; default {@link
+     * DeadlinePolicy#strict()}: a ttl of 0 is answered with a bad-request error frame {@code timeout
+     * required}, as yarpc-go does. A policy with a default timeout serves a call with a ttl of 0 with that
+     * timeout instead; a policy with a cap brings a further deadline in to the cap (and a call message
+     * still arriving ends at the capped deadline).
+     */
+    public Builder deadlinePolicy(DeadlinePolicy policy) {
+      this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * For tests: the kernel send buffer of accepted sockets ({@code SO_SNDBUF}), so that a peer that does
+     * not read fills it quickly; default the system's.
+     */
+    Builder sendBufferSize(int bytes) {
+      this.sendBufferSize = bytes;
       return this;
     }
 

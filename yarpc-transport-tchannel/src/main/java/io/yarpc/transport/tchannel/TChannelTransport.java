@@ -30,6 +30,7 @@ import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
+import io.yarpc.transport.tchannel.internal.ConnectionLimits;
 import io.yarpc.transport.tchannel.internal.FrameDecoder;
 import io.yarpc.transport.tchannel.internal.Frames;
 import io.yarpc.transport.tchannel.internal.InitFrames;
@@ -71,6 +72,14 @@ import java.util.concurrent.TimeUnit;
  * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
  * needed, but only {@link #stop()} stops it: it closes every connection and shuts the event loops down.
  *
+ * <p><b>Limits.</b> A connection an inbound accepted follows that inbound's limits ({@link
+ * TChannelInbound.Builder#limits}). A connection this transport dialled for a peer follows this builder:
+ * calls the remote side sends on it are held to {@link Builder#maxInFlightCalls} and {@link
+ * Builder#maxMessageSize}, to the default header limits of {@link io.yarpc.transport.InboundLimits}, and a
+ * call message still arriving at its ttl or after the default read timeout (60 s) ends with a timeout
+ * error frame; the connection-level limits (idle and write timeouts, stopping to read under
+ * backpressure) do not apply to it: its peer manages it.
+ *
  * <p><b>Memory.</b> By default connections receive into pooled <em>heap</em> buffers (see {@link
  * Builder#receiveIntoHeap}): received arg3 bodies are byte access over arrays, parsed in place with no
  * copy. Frames this side sends are written into pooled direct buffers, with arg3 referenced from the
@@ -79,6 +88,7 @@ import java.util.concurrent.TimeUnit;
 public final class TChannelTransport extends AbstractLifecycle implements Transport, PeerTransport {
   private final Builder config;
   private final Settings settings;
+  private final ConnectionLimits dialledLimits;
   private final ByteBufAllocator receiveAllocator;
   private final Map<String, Connection> acceptedByHostPort = new ConcurrentHashMap<>();
   private final List<TChannelInbound> runningInbounds = new CopyOnWriteArrayList<>();
@@ -94,14 +104,10 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     this.config = b;
     ByteBufAllocator base = b.allocator != null ? b.allocator : PooledByteBufAllocator.DEFAULT;
     this.receiveAllocator = b.receiveIntoHeap ? new PreferHeapByteBufAllocator(base) : base;
-    this.settings =
-        new Settings(
-            b.processName,
-            base,
-            b.maxMessageSize,
-            b.maxInFlightCalls,
-            b.handshakeTimeout.toNanos(),
-            b.maxFrameSize);
+    this.settings = new Settings(b.processName, base, b.maxMessageSize, b.maxFrameSize);
+    this.dialledLimits =
+        ConnectionLimits.dialled(
+            b.maxInFlightCalls, b.maxMessageSize, b.handshakeTimeout.toNanos());
   }
 
   /** A builder; {@link Builder#serviceName} is required. */
@@ -394,6 +400,11 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     }
 
     @Override
+    public ConnectionLimits limits() {
+      return dialledLimits;
+    }
+
+    @Override
     public Router router() {
       return defaultRouter();
     }
@@ -468,16 +479,22 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       return this;
     }
 
-    /** How long a connection may take to complete the init handshake, in either role; default 5 s. */
+    /**
+     * How long a connection this transport dials may take to complete the init handshake; default 5 s.
+     * (Connections an inbound accepts follow its {@link io.yarpc.transport.InboundLimits#handshakeTimeout}.)
+     */
     public Builder handshakeTimeout(Duration timeout) {
       this.handshakeTimeout = Checks.positive(timeout, "handshakeTimeout");
       return this;
     }
 
     /**
-     * The most arg bytes (procedure, headers and body together) one received call message may carry,
-     * reassembled across frames; default 16 MiB. A larger request is answered with a bad-request error
-     * frame, a larger response fails the call with {@code resource-exhausted}; neither is buffered.
+     * The most arg bytes (procedure, headers and body together) one received call res message may carry,
+     * and one call req message arriving on a connection this transport dialled, reassembled across
+     * frames; default 16 MiB. A larger response fails the call with {@code resource-exhausted}, a larger
+     * request is answered with a busy error frame ({@code resource-exhausted}); neither is buffered.
+     * (Requests on connections an inbound accepted follow its {@link
+     * io.yarpc.transport.InboundLimits#maxRequestSize}.)
      */
     public Builder maxMessageSize(long bytes) {
       if (bytes <= 0) {
@@ -488,8 +505,10 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     }
 
     /**
-     * The most calls one connection may have in flight towards this side's inbound (being received or
-     * handled); beyond it calls are answered with a busy error frame. Default 4096.
+     * The most calls one connection this transport dialled may have in flight from the remote side (being
+     * received or handled); beyond it calls are answered with a busy error frame. Default 4096.
+     * (Connections an inbound accepted follow its {@link
+     * io.yarpc.transport.InboundLimits#maxConcurrentCallsPerConnection}.)
      */
     public Builder maxInFlightCalls(int calls) {
       if (calls <= 0) {

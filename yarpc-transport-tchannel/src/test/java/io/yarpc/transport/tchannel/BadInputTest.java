@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.yarpc.Call;
 import io.yarpc.Dispatcher;
 import io.yarpc.encoding.raw.Raw;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.tchannel.internal.Connection;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -53,14 +54,17 @@ class BadInputTest {
   void start() {
     unexpectedBefore = Connection.unexpectedFailures();
     TChannelTransport transport =
-        TChannelTransport.builder()
-            .serviceName(SERVICE)
-            .allocator(allocator)
-            .maxInFlightCalls(2)
-            .maxMessageSize(MAX_MESSAGE)
-            .handshakeTimeout(Duration.ofMillis(500))
+        TChannelTransport.builder().serviceName(SERVICE).allocator(allocator).build();
+    TChannelInbound inbound =
+        transport
+            .inboundBuilder()
+            .limits(
+                InboundLimits.builder()
+                    .maxConcurrentCallsPerConnection(2)
+                    .maxRequestSize(MAX_MESSAGE)
+                    .handshakeTimeout(Duration.ofMillis(500))
+                    .build())
             .build();
-    TChannelInbound inbound = transport.inbound();
     dispatcher =
         Dispatcher.builder(SERVICE)
             .inbound(inbound)
@@ -431,7 +435,7 @@ class BadInputTest {
     byte[] part2 = new byte[10_000];
     p.write(callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), part1));
     p.write(callReqContinue(2, 1, 3, crc32c(bytes("echo"), noHeaders(), part1, part2), part2));
-    p.expectError(2, 0x06, "message 2 exceeds the limit of " + MAX_MESSAGE + " bytes");
+    p.expectError(2, 0x03, "message 2 exceeds the limit of " + MAX_MESSAGE + " bytes");
     p.write(callReqContinue(2, 1, 3, 0, part2), callReqContinue(2, 0, 3, 0, part2));
     p.assertOpen(9);
     p.write(echoCall(3));

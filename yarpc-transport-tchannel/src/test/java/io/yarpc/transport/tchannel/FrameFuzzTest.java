@@ -13,6 +13,7 @@ import io.yarpc.Dispatcher;
 import io.yarpc.Outbounds;
 import io.yarpc.encoding.raw.Raw;
 import io.yarpc.encoding.raw.RawClient;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.tchannel.internal.Connection;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,14 +50,17 @@ class FrameFuzzTest {
     long unexpectedBefore = Connection.unexpectedFailures();
     TrackingAllocator allocator = new TrackingAllocator();
     TChannelTransport transport =
-        TChannelTransport.builder()
-            .serviceName(SERVICE)
-            .allocator(allocator)
-            .maxInFlightCalls(16)
-            .maxMessageSize(256 * 1024)
-            .handshakeTimeout(Duration.ofSeconds(5))
+        TChannelTransport.builder().serviceName(SERVICE).allocator(allocator).build();
+    TChannelInbound inbound =
+        transport
+            .inboundBuilder()
+            .limits(
+                InboundLimits.builder()
+                    .maxConcurrentCallsPerConnection(16)
+                    .maxRequestSize(256 * 1024)
+                    .handshakeTimeout(Duration.ofSeconds(5))
+                    .build())
             .build();
-    TChannelInbound inbound = transport.inbound();
     Dispatcher server = Dispatcher.builder(SERVICE).inbound(inbound).build();
     server.register(Raw.procedure("echo", body -> body));
     server.start();

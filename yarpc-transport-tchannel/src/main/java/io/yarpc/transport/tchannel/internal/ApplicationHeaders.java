@@ -2,12 +2,10 @@ package io.yarpc.transport.tchannel.internal;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
-import com.google.gson.JsonPrimitive;
+import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.LinkedHashMap;
@@ -22,9 +20,23 @@ import java.util.Map;
  * sends one), JSON {@code null} is an empty map, trailing whitespace and a newline (tchannel-go's encoder)
  * are fine, and JSON numbers and booleans are taken as their text. Anything else malformed is an {@link
  * IllegalArgumentException} saying what is wrong.
+ *
+ * <p>Decoding with a count limit stops as soon as it is passed, before the rest is decoded: the binary
+ * map's count is checked before any entry is read, and JSON is read as a stream, one entry at a time
+ * (never as a tree), so a peer's header block costs at most the limit's worth of work. (The byte limit
+ * is checked earlier still, on the raw arg2 as it arrives: {@link MessageAssembler}.)
  */
 public final class ApplicationHeaders {
   private ApplicationHeaders() {}
+
+  /** The headers hold more entries than the caller allows. */
+  public static final class TooManyHeadersException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    TooManyHeadersException(int max) {
+      super("more than " + max + " headers");
+    }
+  }
 
   /** Whether the arg scheme carries headers as JSON. */
   public static boolean isJson(String argScheme) {
@@ -42,7 +54,16 @@ public final class ApplicationHeaders {
 
   /** Decodes headers written for {@code argScheme}; keys in the order found. */
   public static Map<String, String> decode(byte[] bytes, String argScheme) {
-    return isJson(argScheme) ? decodeJson(bytes) : decodeBinary(bytes);
+    return decode(bytes, argScheme, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Decodes at most {@code maxCount} headers written for {@code argScheme}; keys in the order found.
+   *
+   * @throws TooManyHeadersException as soon as the headers turn out to hold more
+   */
+  public static Map<String, String> decode(byte[] bytes, String argScheme, int maxCount) {
+    return isJson(argScheme) ? decodeJson(bytes, maxCount) : decodeBinary(bytes, maxCount);
   }
 
   /** The binary header map. */
@@ -79,6 +100,10 @@ public final class ApplicationHeaders {
 
   /** Decodes a binary header map; an empty array is an empty map. */
   public static Map<String, String> decodeBinary(byte[] bytes) {
+    return decodeBinary(bytes, Integer.MAX_VALUE);
+  }
+
+  private static Map<String, String> decodeBinary(byte[] bytes, int maxCount) {
     if (bytes.length == 0) {
       return new LinkedHashMap<>();
     }
@@ -86,6 +111,9 @@ public final class ApplicationHeaders {
       throw new IllegalArgumentException("header map truncated in its count");
     }
     int count = (bytes[0] & 0xFF) << 8 | bytes[1] & 0xFF;
+    if (count > maxCount) {
+      throw new TooManyHeadersException(maxCount);
+    }
     Map<String, String> headers = new LinkedHashMap<>(Math.min(count, 64) * 2);
     int pos = 2;
     for (int i = 0; i < count; i++) {
@@ -121,41 +149,66 @@ public final class ApplicationHeaders {
 
   /** Decodes a JSON object of strings; empty input and {@code null} are an empty map. */
   public static Map<String, String> decodeJson(byte[] bytes) {
+    return decodeJson(bytes, Integer.MAX_VALUE);
+  }
+
+  private static Map<String, String> decodeJson(byte[] bytes, int maxCount) {
     Map<String, String> headers = new LinkedHashMap<>();
     String text = new String(bytes, UTF_8);
     if (text.isBlank()) {
       return headers;
     }
-    JsonElement root;
     try (JsonReader reader = new JsonReader(new StringReader(text))) {
-      root = JsonParser.parseReader(reader);
-      if (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
+      reader.setStrictness(Strictness.LENIENT); // as Gson's JsonParser reads a document
+      JsonToken root = reader.peek();
+      if (root == JsonToken.NULL) {
+        reader.nextNull();
+      } else if (root != JsonToken.BEGIN_OBJECT) {
+        throw new IllegalArgumentException("headers must be a JSON object, got " + kind(root));
+      } else {
+        reader.beginObject();
+        int entries = 0; // counted as read: repeated keys cost work too
+        while (reader.hasNext()) {
+          if (entries++ == maxCount) {
+            throw new TooManyHeadersException(maxCount);
+          }
+          String key = reader.nextName();
+          JsonToken value = reader.peek();
+          switch (value) {
+            case STRING:
+            case NUMBER:
+              headers.put(key, reader.nextString()); // a number as its text
+              break;
+            case BOOLEAN:
+              headers.put(key, String.valueOf(reader.nextBoolean()));
+              break;
+            default:
+              throw new IllegalArgumentException(
+                  "header " + key + " must be a string, got " + kind(value));
+          }
+        }
+        reader.endObject();
+      }
+      reader.setStrictness(Strictness.LEGACY_STRICT); // whitespace may follow, nothing else
+      if (reader.peek() != JsonToken.END_DOCUMENT) {
         throw new IllegalArgumentException("unexpected data after the headers' JSON object");
       }
-    } catch (JsonParseException | IOException | IllegalStateException e) {
+    } catch (IOException | IllegalStateException e) {
       throw new IllegalArgumentException("malformed JSON headers: " + e.getMessage(), e);
-    }
-    if (root.isJsonNull()) {
-      return headers;
-    }
-    if (!root.isJsonObject()) {
-      throw new IllegalArgumentException("headers must be a JSON object, got " + kind(root));
-    }
-    for (Map.Entry<String, JsonElement> e : root.getAsJsonObject().entrySet()) {
-      JsonElement v = e.getValue();
-      if (!v.isJsonPrimitive()) {
-        throw new IllegalArgumentException(
-            "header " + e.getKey() + " must be a string, got " + kind(v));
-      }
-      JsonPrimitive p = v.getAsJsonPrimitive();
-      headers.put(e.getKey(), p.getAsString());
     }
     return headers;
   }
 
-  private static String kind(JsonElement e) {
-    return e.isJsonArray()
-        ? "an array"
-        : e.isJsonObject() ? "an object" : e.isJsonNull() ? "null" : "a value";
+  private static String kind(JsonToken t) {
+    switch (t) {
+      case BEGIN_ARRAY:
+        return "an array";
+      case BEGIN_OBJECT:
+        return "an object";
+      case NULL:
+        return "null";
+      default:
+        return "a value";
+    }
   }
 }

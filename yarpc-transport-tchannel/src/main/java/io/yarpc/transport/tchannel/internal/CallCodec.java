@@ -205,12 +205,49 @@ public final class CallCodec {
       long ttlMillis,
       byte[] arg1,
       byte[] arg2) {
+    return decodeRequestMeta(
+        service,
+        transportHeaders,
+        Deadline.after(ttlMillis, TimeUnit.MILLISECONDS),
+        arg1,
+        arg2,
+        Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #decodeRequestMeta(String, Map, long, byte[], byte[])}, with the deadline the call was
+   * given on receipt ({@code null} for a ttl of 0) and a limit on the headers: more than {@code
+   * maxHeaderCount} transport and application headers together are refused before the rest of arg2 is
+   * decoded.
+   *
+   * @throws YarpcException {@code invalid-argument} when arg2 cannot be decoded or holds too many headers
+   */
+  public static RequestMeta decodeRequestMeta(
+      String service,
+      Map<String, String> transportHeaders,
+      Deadline deadline,
+      byte[] arg1,
+      byte[] arg2,
+      int maxHeaderCount) {
     String encoding = orEmpty(transportHeaders.get(TransportHeaders.ARG_SCHEME));
     String caller = orEmpty(transportHeaders.get(TransportHeaders.CALLER));
     String procedure = new String(arg1, UTF_8);
     Map<String, String> raw;
     try {
-      raw = ApplicationHeaders.decode(arg2, encoding);
+      int left = maxHeaderCount - transportHeaders.size();
+      if (left < 0) {
+        throw new ApplicationHeaders.TooManyHeadersException(maxHeaderCount);
+      }
+      raw = ApplicationHeaders.decode(arg2, encoding, left);
+    } catch (ApplicationHeaders.TooManyHeadersException e) {
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "request for procedure \"%s\" of service \"%s\" from caller \"%s\" has more than %d"
+              + " headers (transport and application headers together)",
+          procedure,
+          service,
+          caller,
+          maxHeaderCount);
     } catch (IllegalArgumentException e) {
       throw YarpcException.of(
           Code.INVALID_ARGUMENT,
@@ -243,7 +280,7 @@ public final class CallCodec {
         .routingKey(transportHeaders.get(TransportHeaders.ROUTING_KEY))
         .routingDelegate(transportHeaders.get(TransportHeaders.ROUTING_DELEGATE))
         .callerProcedure(callerProcedure)
-        .deadline(Deadline.after(ttlMillis, TimeUnit.MILLISECONDS))
+        .deadline(deadline)
         .build();
   }
 

@@ -1,11 +1,14 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
@@ -14,6 +17,8 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,16 +60,34 @@ import org.slf4j.LoggerFactory;
  * second init frame after the handshake, an init frame without {@code host_port} or {@code process_name} or
  * with a version other than 2, and a call frame whose fields cannot be parsed (truncated fields, an empty,
  * repeated or over-long transport header key, more than 128 transport headers, an unknown checksum type).
- * Per message, connection kept: bad request for ttl 0 ("timeout required"), a fragmented arg1, a last frame
- * before arg3, more than three args, a checksum mismatch or change, a message over the size limit, a
- * duplicate message id; busy when the connection already has the most in-flight calls allowed.
+ * Per message, connection kept: bad request for ttl 0 ("timeout required", unless the deadline policy
+ * gives such calls a default timeout), a fragmented arg1, a last frame before arg3, more than three args,
+ * a checksum mismatch or change, a duplicate message id, headers over the count or byte limit; busy for a
+ * message over the size limit and when the connection already has the most in-flight calls allowed;
+ * timeout for a message still arriving at its deadline or after the read timeout.
+ *
+ * <h2>Limits on the connection</h2>
+ *
+ * As its {@link ConnectionLimits} say (an accepted connection has them all, a dialled one none of these):
+ * the connection stops reading (auto-read off) while its outbound buffer is over the high water mark, so
+ * a peer that does not read what it asked for cannot make it grow, and while it holds too many bytes for
+ * messages still arriving ({@link PendingBytes}: more than its own budget with more than one message
+ * arriving, or anything at all while the inbound's shared budget is exhausted; a single message always
+ * goes on, so it cannot deadlock); it closes when frames wait to be written with no progress for the
+ * write timeout (what was waiting is released), and when it has had no call in flight and no call frame
+ * read or written for the idle timeout (after flushing what is still to be written; TChannel has no
+ * goaway frame).
  */
 public final class Connection extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
   private static final AtomicLong UNEXPECTED_FAILURES = new AtomicLong();
 
+  private static final int PAUSED_UNWRITABLE = 1;
+  private static final int PAUSED_PENDING = 2;
+
   private final boolean initiator;
   private final ConnectionHost host;
+  private final ConnectionLimits limits;
   private final FrameOutput out;
   private final Handshake handshake;
   private final IncomingCalls inbound;
@@ -72,6 +95,17 @@ public final class Connection extends ChannelDuplexHandler {
   private volatile Channel channel;
   private volatile boolean closed;
   private boolean closeNotified; // event loop only
+  // the rest: event loop only
+  private int pausedFor; // PAUSED_* bits; auto-read is on when 0
+  private boolean waitingForBudget;
+  private final Runnable budgetWake = this::wakeForBudget;
+  private long lastCallActivity; // the event loop's clock
+  private ScheduledFuture<?> idleTimer;
+  private ScheduledFuture<?> writeTimer;
+  // the write watch: the outbound buffer's head and its progress when progress was last seen
+  private Object writeHead;
+  private long writeHeadProgress;
+  private long lastWriteProgress;
 
   /**
    * A connection handler.
@@ -81,11 +115,14 @@ public final class Connection extends ChannelDuplexHandler {
   public Connection(boolean initiator, ConnectionHost host) {
     this.initiator = initiator;
     this.host = host;
+    this.limits = host.limits();
     Settings settings = host.settings();
     this.out = new FrameOutput(settings.writeAllocator());
     this.handshake = new Handshake(initiator, host, this);
     this.inbound = new IncomingCalls(out, settings, host, this);
     this.outbound = new OutgoingCalls(out, settings, 1, this::isActive, this::peerName);
+    out.listen(this::flushed);
+    inbound.onExpired(this::updateReading);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -185,8 +222,27 @@ public final class Connection extends ChannelDuplexHandler {
   }
 
   @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    out.readComplete();
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (limits.stopReadingWhenUnwritable()) {
+      setPaused(PAUSED_UNWRITABLE, !ctx.channel().isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
+    stopTimers();
+    if (waitingForBudget) {
+      waitingForBudget = false;
+      limits.pendingBudget().cancel(budgetWake);
+    }
     handshake.fail(
         YarpcException.of(
             Code.UNAVAILABLE,
@@ -224,12 +280,15 @@ public final class Connection extends ChannelDuplexHandler {
       ReferenceCountUtil.release(msg);
       return;
     }
+    out.reading();
     try {
       if (!closed) {
         onFrame(ctx, frame);
       }
+      updateReading();
     } catch (ProtocolException e) {
       onProtocolError(frame, e);
+      updateReading();
     } catch (RuntimeException | Error e) {
       UNEXPECTED_FAILURES.incrementAndGet();
       log.warn(
@@ -253,6 +312,9 @@ public final class Connection extends ChannelDuplexHandler {
     }
     int type = Frames.type(frame);
     int id = Frames.id(frame);
+    if (Frames.isCallFrame(type)) {
+      lastCallActivity = out.nanoTime();
+    }
     switch (type) {
       case Frames.CALL_REQ:
         inbound.onCallReq(frame, id);
@@ -272,7 +334,7 @@ public final class Connection extends ChannelDuplexHandler {
         break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing
       // waits for it
       case Frames.PING_REQ:
-        out.writeAndFlush(Frames.empty(out.alloc(), Frames.PING_RES, id));
+        out.writeAnswer(Frames.empty(out.alloc(), Frames.PING_RES, id));
         break;
       case Frames.ERROR:
         onError(ctx, frame, id);
@@ -348,5 +410,173 @@ public final class Connection extends ChannelDuplexHandler {
     handshake.fail(YarpcException.of(Code.UNAVAILABLE, "tchannel protocol error: %s", message));
     out.writeAndFlush(Frames.error(out.alloc(), id, ErrorCodes.FATAL, null, message))
         .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  // Limits on the connection (event loop only)
+
+  /** The handshake is done: the idle timer starts. */
+  void handshakeDone() {
+    if (channel == null) {
+      return; // a handshake tested on its own
+    }
+    lastCallActivity = out.nanoTime();
+    if (limits.idleTimeoutNanos() > 0) {
+      idleTimer = out.schedule(this::checkIdle, limits.idleTimeoutNanos());
+    }
+  }
+
+  /**
+   * Any thread (the one that released bytes of the shared budget): re-evaluates reading on this
+   * connection's event loop, always as a task of its own (never inside the releasing call).
+   */
+  private void wakeForBudget() {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(this::budgetAvailable);
+    } catch (RejectedExecutionException e) {
+      // the transport is stopping: the connection is closing anyway
+    }
+  }
+
+  private void stopTimers() {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
+    if (writeTimer != null) {
+      writeTimer.cancel(false);
+      writeTimer = null;
+    }
+  }
+
+  private void setPaused(int reason, boolean paused) {
+    int before = pausedFor;
+    pausedFor = paused ? before | reason : before & ~reason;
+    if ((before == 0) != (pausedFor == 0)) {
+      channel.config().setAutoRead(pausedFor == 0);
+    }
+  }
+
+  /**
+   * Stops or resumes reading for the bytes held for messages still arriving: past the connection's own
+   * budget while more than one message is arriving (a single message may always complete), or holding
+   * anything while the inbound's shared budget is exhausted (then it waits to be woken).
+   */
+  private void updateReading() {
+    PendingBytes pending = inbound.pending();
+    long held = pending.held();
+    if (held == 0 && pausedFor == 0 && !waitingForBudget) {
+      return; // the usual case
+    }
+    boolean pause = false;
+    boolean waitBudget = false;
+    if (held > 0 && !closed) {
+      if (held >= limits.maxPendingBytes() && inbound.assembling() > 1) {
+        pause = true;
+      } else if (pending.budget().exhausted()) {
+        waitBudget = waitingForBudget || pending.budget().await(budgetWake);
+        pause = waitBudget;
+      }
+    }
+    if (waitingForBudget && !waitBudget) {
+      pending.budget().cancel(budgetWake);
+    }
+    waitingForBudget = waitBudget;
+    setPaused(PAUSED_PENDING, pause);
+  }
+
+  /** The shared budget dropped below its limit (the budget forgot this connection's registration). */
+  private void budgetAvailable() {
+    waitingForBudget = false;
+    if (!closed) {
+      updateReading();
+    }
+  }
+
+  /** After every flush: call frames count as activity; frames left unwritten start the write watch. */
+  private void flushed(boolean callMessage) {
+    if (callMessage) {
+      lastCallActivity = out.nanoTime();
+    }
+    if (limits.writeTimeoutNanos() > 0 && writeTimer == null && !closed) {
+      ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+      if (buffer != null && !buffer.isEmpty()) {
+        writeHead = buffer.current();
+        writeHeadProgress = buffer.currentProgress();
+        lastWriteProgress = out.nanoTime();
+        writeTimer = out.schedule(this::checkWrites, writeCheckInterval());
+      }
+    }
+  }
+
+  /**
+   * The write watch: while frames wait in the outbound buffer, some of them must be written within the
+   * write timeout (progress is sampled: see {@link #writeCheckInterval}), or the connection closes (and
+   * Netty releases what was waiting).
+   */
+  private void checkWrites() {
+    writeTimer = null;
+    ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+    if (closed || buffer == null || buffer.isEmpty()) {
+      return;
+    }
+    long now = out.nanoTime();
+    Object head = buffer.current();
+    long progress = buffer.currentProgress();
+    if (head != writeHead || progress != writeHeadProgress) {
+      writeHead = head;
+      writeHeadProgress = progress;
+      lastWriteProgress = now;
+    }
+    long stalled = now - lastWriteProgress;
+    long timeout = limits.writeTimeoutNanos();
+    if (stalled >= timeout) {
+      log.debug(
+          "{}: nothing written for {} ms ({} bytes waiting); closing the connection",
+          this,
+          TimeUnit.NANOSECONDS.toMillis(stalled),
+          buffer.totalPendingWriteBytes());
+      writeHead = null;
+      closed = true;
+      channel.close();
+      return;
+    }
+    writeTimer = out.schedule(this::checkWrites, Math.min(timeout - stalled, writeCheckInterval()));
+  }
+
+  /**
+   * Progress is sampled four times per write timeout, so a connection closes at most a quarter of it
+   * late.
+   */
+  private long writeCheckInterval() {
+    return Math.max(1, limits.writeTimeoutNanos() / 4);
+  }
+
+  /**
+   * The idle timer: a connection with no call in flight in either direction and no call frame read or
+   * written for the idle timeout is closed, once what is still to be written has been flushed.
+   */
+  private void checkIdle() {
+    idleTimer = null;
+    if (closed || !channel.isActive()) {
+      return;
+    }
+    long timeout = limits.idleTimeoutNanos();
+    if (inbound.size() > 0 || outbound.size() > 0) {
+      idleTimer = out.schedule(this::checkIdle, timeout);
+      return;
+    }
+    long idle = out.nanoTime() - lastCallActivity;
+    if (idle < timeout) {
+      idleTimer = out.schedule(this::checkIdle, timeout - idle);
+      return;
+    }
+    log.debug("{}: no call for {} ms; closing the idle connection", this, idle / 1_000_000);
+    closed = true;
+    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 }

@@ -10,6 +10,9 @@ public interface ConnectionHost {
   /** Shared settings. */
   Settings settings();
 
+  /** What the connection enforces against its peer. */
+  ConnectionLimits limits();
+
   /** The router that serves calls arriving on the connection, or {@code null} when nothing serves them. */
   Router router();
 

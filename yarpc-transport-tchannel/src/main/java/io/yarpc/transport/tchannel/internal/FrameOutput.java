@@ -6,9 +6,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.transport.Body;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where one connection's frames go: the connection handler's context, the allocator for the frames this
@@ -26,8 +28,25 @@ import java.util.concurrent.RejectedExecutionException;
  * that will never be written.
  */
 final class FrameOutput {
+  /** Told about every flush, on the event loop: the connection's idle and write-progress watch. */
+  interface FlushListener {
+    /**
+     * Frames were written and flushed.
+     *
+     * @param callMessage whether they were a call message's (call req or res frames, or the error frame
+     *     that replaces a call res), which counts as activity on the connection
+     */
+    void flushed(boolean callMessage);
+  }
+
+  private static final FlushListener NONE = callMessage -> {};
+
   private final ByteBufAllocator alloc;
   private volatile ChannelHandlerContext ctx;
+  private FlushListener listener = NONE;
+  private boolean
+      reading; // event loop only: frames are being read; answers wait for the read's end
+  private boolean unflushed;
 
   /** An output whose frames are allocated from {@code alloc} (the transport's pooled direct memory). */
   FrameOutput(ByteBufAllocator alloc) {
@@ -37,6 +56,11 @@ final class FrameOutput {
   /** Binds the output to the connection handler's context; once, before anything is written. */
   void attach(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+  }
+
+  /** Sets the listener told about every flush; before anything is written. */
+  void listen(FlushListener listener) {
+    this.listener = listener;
   }
 
   /** The allocator for frames this side writes. */
@@ -55,9 +79,43 @@ final class FrameOutput {
     return ctx.channel().isActive();
   }
 
+  /**
+   * Event loop: the connection starts handing on what one read brought; until {@link #readComplete},
+   * {@link #writeAnswer answers} are written without a flush.
+   */
+  void reading() {
+    reading = true;
+  }
+
+  /** Event loop: the read is over; answers written during it are flushed (one system call for all). */
+  void readComplete() {
+    reading = false;
+    if (unflushed) {
+      unflushed = false;
+      ctx.flush();
+      listener.flushed(false);
+    }
+  }
+
+  /**
+   * Event loop: writes a frame that answers one just read (a ping res, an error frame); while a read is
+   * being handed on, the flush waits for its end, so a flood of small frames costs one flush per read
+   * instead of one per frame.
+   */
+  void writeAnswer(ByteBuf frame) {
+    if (reading) {
+      ctx.write(frame);
+      unflushed = true;
+    } else {
+      writeAndFlush(frame);
+    }
+  }
+
   /** Event loop: writes one frame and flushes. */
   ChannelFuture writeAndFlush(ByteBuf frame) {
-    return ctx.writeAndFlush(frame);
+    ChannelFuture f = ctx.writeAndFlush(frame);
+    listener.flushed(false);
+    return f;
   }
 
   /** Event loop: writes a message's frames and flushes; {@code body} is released once they are written. */
@@ -68,6 +126,7 @@ final class FrameOutput {
       last = c.write(frame);
     }
     c.flush();
+    listener.flushed(true);
     if (body != null) {
       if (last == null) {
         body.release();
@@ -87,6 +146,16 @@ final class FrameOutput {
     if (body != null) {
       body.release();
     }
+  }
+
+  /** Event loop: runs {@code task} on the event loop after {@code nanos}. */
+  ScheduledFuture<?> schedule(Runnable task, long nanos) {
+    return ctx.executor().schedule(task, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** The event loop's clock, in nanoseconds (a test's embedded loop may move it by hand). */
+  long nanoTime() {
+    return ctx.executor().ticker().nanoTime();
   }
 
   /** Whether the caller runs on the channel's event loop. */

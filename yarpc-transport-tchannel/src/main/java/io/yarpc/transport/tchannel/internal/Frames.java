@@ -167,6 +167,14 @@ public final class Frames {
     return out;
   }
 
+  /** Whether frames of {@code type} carry a call message: call req, call res and their continuations. */
+  static boolean isCallFrame(int type) {
+    return type == CALL_REQ
+        || type == CALL_REQ_CONTINUE
+        || type == CALL_RES
+        || type == CALL_RES_CONTINUE;
+  }
+
   /** Whether a frame's flags byte (the first payload byte of call frames) says more fragments follow. */
   static boolean moreFragments(ByteBuf frame) {
     return frame.readableBytes() > HEADER_SIZE

@@ -18,13 +18,14 @@ import org.slf4j.LoggerFactory;
  * sends init req when the channel becomes active and waits for init res (an error frame instead is a
  * refusal); the acceptor waits for init req and answers init res with the same id. Both sides send all
  * five init headers; the version must be 2, and an init req must carry {@code host_port} and {@code
- * process_name}. The handshake must be done within {@link Settings#handshakeTimeoutNanos()} of the channel
- * becoming active, or the future fails with {@code unavailable} and the channel is closed.
+ * process_name}. The handshake must be done within {@link ConnectionLimits#handshakeTimeoutNanos()} of the
+ * channel becoming active, or the future fails with {@code unavailable} and the channel is closed.
  *
  * <p>Contract: {@link #start} is called once, from {@code channelActive}; {@link #onFrame} with the frames
  * that arrive while the handshake {@link #isDone() is not done}; {@link #fail} when the connection ends
- * first (a fatal protocol error, the channel closing). On success the handshake tells the host ({@link
- * ConnectionHost#onHandshake}) and then completes {@link #future()} with the connection.
+ * first (a fatal protocol error, the channel closing). On success the handshake tells the connection (which
+ * starts its idle timer), then the host ({@link ConnectionHost#onHandshake}), and then completes {@link
+ * #future()} with the connection.
  *
  * <p>Threads: everything but {@link #future()}, {@link #isDone()} and {@link #remoteHostPort()} (safe from
  * any thread) runs on the channel's event loop. Buffers: {@link #onFrame} reads the frame and never
@@ -43,6 +44,7 @@ final class Handshake {
   private final boolean initiator;
   private final ConnectionHost host;
   private final Settings settings;
+  private final long timeoutNanos;
   private final Connection connection;
   private final CompletableFuture<Connection> future = new CompletableFuture<>();
   private volatile Phase phase = Phase.WAITING;
@@ -61,6 +63,7 @@ final class Handshake {
     this.initiator = initiator;
     this.host = host;
     this.settings = host.settings();
+    this.timeoutNanos = host.limits().handshakeTimeoutNanos();
     this.connection = connection;
   }
 
@@ -99,7 +102,7 @@ final class Handshake {
                     ctx.close();
                   }
                 },
-                settings.handshakeTimeoutNanos(),
+                timeoutNanos,
                 TimeUnit.NANOSECONDS);
     if (initiator) {
       ctx.writeAndFlush(
@@ -193,6 +196,7 @@ final class Handshake {
     if (timer != null) {
       timer.cancel(false);
     }
+    connection.handshakeDone();
     try {
       host.onHandshake(connection);
     } catch (RuntimeException e) {

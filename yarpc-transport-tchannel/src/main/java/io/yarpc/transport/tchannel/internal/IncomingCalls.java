@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
-import io.yarpc.transport.DeadlinePolicy;
+import io.yarpc.transport.Deadline;
 import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -22,17 +22,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The calls the peer sends on one {@link Connection}: assembles each call req message from its frames,
  * hands it to the host's router, and answers with the handler's response (call res frames) or an error
- * frame. Enforces the per-message rules: a ttl of 0 is a bad request ("timeout required"), a message id
- * already in use is a bad request, more than {@link Settings#maxInFlightCalls()} calls being received or
- * handled is busy. A cancel frame cancels the handler's future and is answered with a cancelled error; the
- * later frames of a message that was ended early are ignored (the last {@value #MAX_DISCARDED_IDS} ids
- * are remembered).
+ * frame. Enforces the per-message rules and the {@link ConnectionLimits}: a ttl of 0 is a bad request
+ * ("timeout required") unless the deadline policy gives such calls a default timeout, a message id
+ * already in use is a bad request, more than {@link ConnectionLimits#maxInFlightCalls()} calls being
+ * received or handled is busy, and so is a message over {@link ConnectionLimits#maxRequestBytes()}; an
+ * arg2 over {@link ConnectionLimits#maxHeaderBytes()} or more than {@link
+ * ConnectionLimits#maxHeaderCount()} headers is a bad request, found before arg2 is decoded. A message
+ * still arriving when its deadline (the ttl, from the first frame's arrival, as the deadline policy
+ * bounds it) or the read timeout passes, whichever comes first, ends with a timeout error frame and its
+ * chunks are released. A cancel frame cancels the handler's future and is answered with a cancelled
+ * error; the later frames of a message that was ended early are ignored (the last {@value
+ * #MAX_DISCARDED_IDS} ids are remembered). The chunks of messages being assembled are counted in a
+ * {@link PendingBytes}, from which the connection decides whether to keep reading.
  *
  * <p>Threads: every method runs on the connection's event loop, except the handler-completion path, which
  * encodes the response on whatever thread completes the handler's future and then writes it from the
@@ -54,24 +63,35 @@ final class IncomingCalls {
 
   private final FrameOutput out;
   private final Settings settings;
+  private final ConnectionLimits limits;
   private final ConnectionHost host;
   private final Object owner;
+  private final PendingBytes pending;
   private final Map<Integer, ServerCall> calls = new HashMap<>();
   private final LinkedHashSet<Integer> discarding = new LinkedHashSet<>();
+  private int assembling;
+  private Runnable expired = () -> {};
 
   /**
    * The inbound calls of one connection.
    *
    * @param out where answers go
-   * @param settings the limits
-   * @param host gives the router that serves the calls
+   * @param settings the largest frame written
+   * @param host gives the router that serves the calls and the limits
    * @param owner the connection, for log messages
    */
   IncomingCalls(FrameOutput out, Settings settings, ConnectionHost host, Object owner) {
     this.out = out;
     this.settings = settings;
+    this.limits = host.limits();
     this.host = host;
     this.owner = owner;
+    this.pending = new PendingBytes(limits.pendingBudget());
+  }
+
+  /** Runs {@code task} (on the event loop) after a message still arriving was ended by its timer. */
+  void onExpired(Runnable task) {
+    this.expired = task;
   }
 
   /** A call the peer sent: being received, then being handled. Event loop only, except where noted. */
@@ -81,17 +101,30 @@ final class IncomingCalls {
     final String service;
     final Map<String, String> transportHeaders;
     final long ttl;
+    final Deadline received; // the ttl from the first frame's arrival; null for a ttl of 0
     final MessageAssembler assembler;
+    ScheduledFuture<?> expiry; // while the message is still arriving
     CompletableFuture<Response> future;
     volatile boolean cancelled;
 
-    ServerCall(CallFrame f, long maxBytes) {
+    ServerCall(CallFrame f, ConnectionLimits limits, PendingBytes pending) {
       this.id = f.id();
       this.tracing = f.tracing();
       this.service = f.service();
       this.transportHeaders = f.headers();
       this.ttl = f.ttl();
-      this.assembler = new MessageAssembler(true, f.checksumType(), maxBytes);
+      this.received = f.ttl() == 0 ? null : Deadline.after(f.ttl(), TimeUnit.MILLISECONDS);
+      this.assembler =
+          new MessageAssembler(
+              true, f.checksumType(), limits.maxRequestBytes(), limits.maxHeaderBytes(), pending);
+    }
+
+    /** The message is no longer arriving (complete, ended or dropped): its timer stops. */
+    void stopExpiry() {
+      if (expiry != null) {
+        expiry.cancel(false);
+        expiry = null;
+      }
     }
 
     String argScheme() {
@@ -109,6 +142,16 @@ final class IncomingCalls {
   /** How many calls are being received or handled. */
   int size() {
     return calls.size();
+  }
+
+  /** How many call req messages are still arriving. */
+  int assembling() {
+    return assembling;
+  }
+
+  /** The memory held for the messages still arriving. */
+  PendingBytes pending() {
+    return pending;
   }
 
   /**
@@ -133,21 +176,70 @@ final class IncomingCalls {
       return;
     }
     CallFrame f = CallFrame.parse(frame);
-    if (calls.size() >= settings.maxInFlightCalls()) {
+    if (calls.size() >= limits.maxInFlightCalls()) {
       throw ProtocolException.of(
           ErrorCodes.BUSY,
           "too many in-flight calls on this connection (the limit is "
-              + settings.maxInFlightCalls()
+              + limits.maxInFlightCalls()
               + ")");
     }
-    if (f.ttl() == 0) {
+    if (f.ttl() == 0 && limits.deadlinePolicy().defaultTimeout() == null) {
       throw ProtocolException.badRequest("timeout required");
     }
-    ServerCall call = new ServerCall(f, settings.maxMessageBytes());
+    ServerCall call = new ServerCall(f, limits, pending);
     calls.put(id, call);
+    assembling++;
     if (call.assembler.add(f)) {
       dispatch(call);
+    } else {
+      armExpiry(call);
     }
+  }
+
+  /**
+   * A message that did not arrive in its first frame must be complete by its deadline (as the policy
+   * bounds it) or the read timeout, whichever comes first.
+   */
+  private void armExpiry(ServerCall call) {
+    Deadline deadline = limits.deadlinePolicy().apply(call.received, RpcType.UNARY);
+    long deadlineNanos = deadline == null ? Long.MAX_VALUE : Math.max(0, deadline.remainingNanos());
+    long readNanos = limits.readTimeoutNanos();
+    String why;
+    long delay;
+    if (deadlineNanos <= readNanos) {
+      delay = deadlineNanos;
+      why =
+          "call req message "
+              + Frames.idString(call.id)
+              + " still incomplete at its deadline ("
+              + (deadline == call.received
+                  ? "ttl " + call.ttl + " ms"
+                  : (deadlineNanos + 999_999) / 1_000_000 + " ms")
+              + ")";
+    } else {
+      delay = readNanos;
+      why =
+          "call req message "
+              + Frames.idString(call.id)
+              + " still incomplete after the read timeout of "
+              + TimeUnit.NANOSECONDS.toMillis(readNanos)
+              + " ms";
+    }
+    call.expiry = out.schedule(() -> expire(call, why), delay);
+  }
+
+  /** The timer of a message still arriving: it ends with a timeout error frame. */
+  private void expire(ServerCall call, String why) {
+    if (calls.get(call.id) != call || call.future != null) {
+      return;
+    }
+    call.expiry = null;
+    calls.remove(call.id);
+    assembling--;
+    call.assembler.release();
+    discard(call.id);
+    sendError(call.id, ErrorCodes.TIMEOUT, call.tracing, why);
+    expired.run();
   }
 
   /** A call req continue frame. @throws ProtocolException as {@link #onCallReq} */
@@ -181,6 +273,8 @@ final class IncomingCalls {
     byte[] tracing = null;
     if (call != null && call.future == null) {
       calls.remove(id);
+      assembling--;
+      call.stopExpiry();
       call.assembler.release();
       tracing = call.tracing;
     } else if (call != null) {
@@ -202,6 +296,8 @@ final class IncomingCalls {
     if (call.future != null) {
       call.future.cancel(false);
     } else {
+      assembling--;
+      call.stopExpiry();
       call.assembler.release();
       discard(id);
     }
@@ -215,10 +311,12 @@ final class IncomingCalls {
       if (c.future != null) {
         c.future.cancel(false);
       } else {
+        c.stopExpiry();
         c.assembler.release();
       }
     }
     calls.clear();
+    assembling = 0;
     discarding.clear();
   }
 
@@ -232,17 +330,24 @@ final class IncomingCalls {
   }
 
   private void sendError(int id, int errorCode, byte[] tracing, String message) {
-    out.writeAndFlush(Frames.error(out.alloc(), id, errorCode, tracing, message));
+    out.writeAnswer(Frames.error(out.alloc(), id, errorCode, tracing, message));
   }
 
   private void dispatch(ServerCall call) {
+    assembling--;
+    call.stopExpiry();
     MessageAssembler a = call.assembler;
     RequestMeta meta;
     Body body;
     try {
       meta =
           CallCodec.decodeRequestMeta(
-              call.service, call.transportHeaders, call.ttl, a.argBytes(0), a.argBytes(1));
+              call.service,
+              call.transportHeaders,
+              call.received,
+              a.argBytes(0),
+              a.argBytes(1),
+              limits.maxHeaderCount());
     } catch (YarpcException e) {
       calls.remove(call.id);
       a.release();
@@ -258,10 +363,9 @@ final class IncomingCalls {
         throw YarpcException.of(
             Code.UNAVAILABLE, "no tchannel inbound serves calls on this connection");
       }
-      // every call req carries a TTL (0 is refused above), so yarpc-go's strict rule is the policy
-      // here
+      // a ttl of 0 was refused above unless the policy gives such calls a default timeout
       InboundCalls.Routed routed =
-          InboundCalls.route(router, meta, "tchannel", HANDLED, DeadlinePolicy.strict());
+          InboundCalls.route(router, meta, "tchannel", HANDLED, limits.deadlinePolicy());
       future =
           InboundCalls.handle(
               routed.spec().unary(), Request.of(routed.meta(), body), body::release);

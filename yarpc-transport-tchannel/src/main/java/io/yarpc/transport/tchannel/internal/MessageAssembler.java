@@ -16,22 +16,34 @@ import java.util.List;
  * of a frame with the more-fragments flag stays open and the next frame's first chunk continues it (a
  * zero-length first chunk just closes it); the last frame closes everything.
  *
- * <p>Chunks are kept as retained slices of the frame buffers, never copied. arg3 leaves as a {@link Body}
+ * <p>Chunks are kept as retained slices of the frame buffers, not copied (except small chunks of messages
+ * that span frames, below). arg3 leaves as a {@link Body}
  * with byte access over those slices ({@link #takeBody(ByteBufAllocator)}), composed with a {@link CompositeByteBuf} when
  * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
  * by {@link #release()}.
  *
- * <p>Checks, each a {@link ProtocolException} bad request (the message ends, the connection stays): arg1
- * not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB (requests), more than three
- * args, a last frame before arg3, a checksum type that changes between frames, a CRC-32 or CRC-32C
- * checksum that does not match (verified frame by frame; farmhash is not verified), and more than
- * {@code maxBytes} bytes of args.
+ * <p>Checks, each a {@link ProtocolException} that ends the message (the connection stays): bad request
+ * for arg1 not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB
+ * (requests), more than three args, a last frame before arg3, a checksum type that changes between
+ * frames, a CRC-32 or CRC-32C checksum that does not match (verified frame by frame; farmhash is not
+ * verified), and an arg2 longer than {@code maxArg2Bytes} (checked on the raw bytes as they arrive, before
+ * anything decodes them); {@linkplain ProtocolException#tooLarge too large} for more than {@code maxBytes}
+ * bytes of args.
+ *
+ * <p>When given a {@link PendingBytes}, the assembler reports the chunks of a message that spans frames to
+ * it (a message complete in its first frame is handed on at once and never counted), and every such chunk
+ * that leaves (taken as the body or released). Such a message keeps a chunk that is small next to the
+ * socket buffer it was read into as a copy instead of a slice, so that a peer sending small fragments
+ * slowly cannot make the connection hold much more memory than it sent (see {@link PendingBytes}).
  *
  * <p>Not thread-safe: used on the connection's event loop.
  */
 public final class MessageAssembler {
   private final boolean request;
   private final long maxBytes;
+  private final long maxArg2Bytes;
+  private final PendingBytes pending;
+  private boolean tracked; // whether the chunks held are counted in pending
   private final ChecksumType checksumType;
   private final RunningChecksum checksum;
 
@@ -41,6 +53,7 @@ public final class MessageAssembler {
 
   private int current;
   private long total;
+  private long arg2Bytes;
   private boolean complete;
   private int frames;
 
@@ -51,10 +64,29 @@ public final class MessageAssembler {
    * @param maxBytes the most arg bytes the message may carry
    */
   public MessageAssembler(boolean request, ChecksumType checksumType, long maxBytes) {
+    this(request, checksumType, maxBytes, Long.MAX_VALUE, null);
+  }
+
+  /**
+   * An assembler for a message whose first frame has checksum type {@code checksumType}.
+   *
+   * @param request whether the message is a call req (arg1 length is checked) rather than a call res
+   * @param maxBytes the most arg bytes the message may carry
+   * @param maxArg2Bytes the most bytes arg2 may carry
+   * @param pending where the chunks held are counted, or null
+   */
+  MessageAssembler(
+      boolean request,
+      ChecksumType checksumType,
+      long maxBytes,
+      long maxArg2Bytes,
+      PendingBytes pending) {
     this.request = request;
     this.checksumType = checksumType;
     this.checksum = new RunningChecksum(checksumType);
     this.maxBytes = maxBytes;
+    this.maxArg2Bytes = maxArg2Bytes;
+    this.pending = pending;
   }
 
   /** The checksum type of the message. */
@@ -76,6 +108,9 @@ public final class MessageAssembler {
           "frame after the last frame of message " + Frames.idString(f.id()));
     }
     boolean first = frames++ == 0;
+    if (first && f.moreFragments() && pending != null) {
+      tracked = true; // the message spans frames: what it holds counts until it is handed on
+    }
     int count = f.chunkCount();
     if (first) {
       if (f.moreFragments() && count < 2) {
@@ -108,9 +143,34 @@ public final class MessageAssembler {
         throw ProtocolException.tooLarge(
             "message " + Frames.idString(f.id()) + " exceeds the limit of " + maxBytes + " bytes");
       }
+      if (current == 1) {
+        arg2Bytes += length;
+        if (arg2Bytes > maxArg2Bytes) {
+          throw ProtocolException.badRequest(
+              "the headers (arg2) of message "
+                  + Frames.idString(f.id())
+                  + " exceed the limit of "
+                  + maxArg2Bytes
+                  + " bytes");
+        }
+      }
       if (length > 0) {
         checksum.update(f.frame(), f.chunkIndex(i), length);
-        args[current].add(f.retainedChunk(i));
+        ByteBuf chunk;
+        if (tracked && PendingBytes.wouldPinMuchMore(f.frame(), length)) {
+          ByteBuf frame = f.frame();
+          chunk = // a copy pins only what it holds; of the same kind (heap or direct) as the frame
+              frame.hasArray()
+                  ? frame.alloc().heapBuffer(length)
+                  : frame.alloc().directBuffer(length);
+          chunk.writeBytes(frame, f.chunkIndex(i), length);
+        } else {
+          chunk = f.retainedChunk(i);
+        }
+        args[current].add(chunk);
+        if (tracked) {
+          pending.add(chunk);
+        }
       }
     }
     if (checksum.isVerifiable() && checksum.value() != f.checksum()) {
@@ -159,6 +219,11 @@ public final class MessageAssembler {
    */
   public Body takeBody(ByteBufAllocator alloc) {
     List<ByteBuf> chunks = args[2];
+    if (tracked) {
+      for (ByteBuf b : chunks) {
+        pending.remove(b);
+      }
+    }
     Body body;
     if (chunks.isEmpty()) {
       body = Body.empty();
@@ -179,6 +244,9 @@ public final class MessageAssembler {
   public void release() {
     for (int i = 0; i < args.length; i++) {
       for (ByteBuf b : args[i]) {
+        if (tracked) {
+          pending.remove(b); // before the release: a released slice may be recycled
+        }
         b.release();
       }
       args[i] = new ArrayList<>(0);

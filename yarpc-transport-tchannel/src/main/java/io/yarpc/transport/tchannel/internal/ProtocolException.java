@@ -20,9 +20,13 @@ final class ProtocolException extends Exception {
     this.tooLarge = tooLarge;
   }
 
-  /** A message larger than the limit: a bad request for requests, resource-exhausted for responses. */
+  /**
+   * A message larger than the limit: a request is answered with busy (YARPC's {@code
+   * resource-exhausted}, as {@code InboundLimits.maxRequestSize} says), a response fails its call with
+   * {@code resource-exhausted}.
+   */
   public static ProtocolException tooLarge(String message) {
-    return new ProtocolException(ErrorCodes.BAD_REQUEST, message, false, true);
+    return new ProtocolException(ErrorCodes.BUSY, message, false, true);
   }
 
   /** Whether the message broke the size limit. */

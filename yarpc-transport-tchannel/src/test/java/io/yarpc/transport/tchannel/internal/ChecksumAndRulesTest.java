@@ -173,6 +173,33 @@ class ChecksumAndRulesTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void headerCountLimits() {
+    byte[] claimingMany = {(byte) 0xFF, (byte) 0xFF, 0, 1, 'a'};
+    assertThatThrownBy(() -> ApplicationHeaders.decode(claimingMany, "raw", 16))
+        .isInstanceOf(ApplicationHeaders.TooManyHeadersException.class)
+        .hasMessage("more than 16 headers");
+    byte[] three = ApplicationHeaders.encodeBinary(Map.of("a", "1", "b", "2", "c", "3"));
+    assertThat(ApplicationHeaders.decode(three, "thrift", 3)).hasSize(3);
+    assertThatThrownBy(() -> ApplicationHeaders.decode(three, "thrift", 2))
+        .isInstanceOf(ApplicationHeaders.TooManyHeadersException.class);
+    byte[] json = "{\"a\":\"1\",\"b\":2,\"c\":true}".getBytes(UTF_8);
+    assertThat(ApplicationHeaders.decode(json, "json", 3))
+        .containsExactly(Map.entry("a", "1"), Map.entry("b", "2"), Map.entry("c", "true"));
+    assertThatThrownBy(() -> ApplicationHeaders.decode(json, "json", 2))
+        .isInstanceOf(ApplicationHeaders.TooManyHeadersException.class);
+    // repeated keys cost work too: they count as read
+    byte[] repeated = "{\"a\":\"1\",\"a\":\"2\",\"a\":\"3\"}".getBytes(UTF_8);
+    assertThat(ApplicationHeaders.decode(repeated, "json", 3)).containsExactly(Map.entry("a", "3"));
+    assertThatThrownBy(() -> ApplicationHeaders.decode(repeated, "json", 2))
+        .isInstanceOf(ApplicationHeaders.TooManyHeadersException.class);
+    assertThatThrownBy(() -> ApplicationHeaders.decodeJson("{\"a\":null}".getBytes(UTF_8)))
+        .hasMessage("header a must be a string, got null");
+    assertThatThrownBy(() -> ApplicationHeaders.decodeJson("{} x".getBytes(UTF_8)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("malformed JSON headers");
+  }
+
   @ParameterizedTest
   @CsvSource({
     "CANCELLED, 2",

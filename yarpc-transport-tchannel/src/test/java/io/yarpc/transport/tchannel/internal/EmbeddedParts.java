@@ -6,6 +6,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Router;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,18 +26,26 @@ final class EmbeddedParts implements ConnectionHost, AutoCloseable {
   final ChannelHandlerContext ctx = channel.pipeline().firstContext();
   final FrameOutput out = new FrameOutput(ALLOC);
   final Settings settings;
+  final ConnectionLimits limits;
   final List<Connection> handshakes = new ArrayList<>();
   Router router;
 
   EmbeddedParts(int maxInFlightCalls) {
-    settings =
-        new Settings(
-            "java[test]",
-            ALLOC,
-            1 << 20,
+    settings = new Settings("java[test]", ALLOC, 1 << 20, Frames.MAX_FRAME_SIZE);
+    limits =
+        new ConnectionLimits(
             maxInFlightCalls,
+            1 << 20,
+            256,
+            64 << 10,
             TimeUnit.SECONDS.toNanos(HANDSHAKE_TIMEOUT_SECONDS),
-            Frames.MAX_FRAME_SIZE);
+            TimeUnit.SECONDS.toNanos(60),
+            0,
+            0,
+            false,
+            Long.MAX_VALUE,
+            PendingBudget.UNLIMITED,
+            DeadlinePolicy.strict());
     out.attach(ctx);
     channel.freezeTime();
   }
@@ -48,6 +57,11 @@ final class EmbeddedParts implements ConnectionHost, AutoCloseable {
   @Override
   public Settings settings() {
     return settings;
+  }
+
+  @Override
+  public ConnectionLimits limits() {
+    return limits;
   }
 
   @Override

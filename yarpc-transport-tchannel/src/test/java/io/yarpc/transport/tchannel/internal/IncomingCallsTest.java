@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.yarpc.errors.Code;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.HandlerSpec;
@@ -16,6 +17,7 @@ import io.yarpc.transport.tchannel.ChecksumType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -211,5 +213,42 @@ class InboundCallsTest {
     assertThat(pending.get(0)).isCancelled();
     assertThat(calls.size()).isZero();
     assertThat(parts.written()).isNull();
+  }
+
+  @Test
+  void aMessageStillArrivingAtItsTtlEndsWithATimeoutAndItsLaterFramesAreIgnored() throws Exception {
+    List<ByteBuf> frames = request(2, "b");
+    ByteBuf partial = frames.get(0);
+    partial.setByte(partial.readerIndex() + Frames.HEADER_SIZE, Frames.FLAG_MORE_FRAGMENTS);
+    try {
+      calls.onCallReq(partial, 2);
+    } finally {
+      frames.forEach(ByteBuf::release);
+    }
+    assertThat(calls.assembling()).isEqualTo(1);
+    parts.advance(900, TimeUnit.MILLISECONDS); // the ttl is 1000 ms
+    assertThat(parts.written()).isNull();
+    parts.advance(200, TimeUnit.MILLISECONDS);
+    assertThat(expectWritten(Frames.ERROR, 2, ErrorCodes.TIMEOUT))
+        .isEqualTo("call req message 2 still incomplete at its deadline (ttl 1000 ms)");
+    assertThat(calls.size()).isZero();
+    assertThat(calls.assembling()).isZero();
+
+    ByteBuf last =
+        Unpooled.buffer()
+            .writeShort(Frames.HEADER_SIZE + 2)
+            .writeByte(Frames.CALL_REQ_CONTINUE)
+            .writeByte(0)
+            .writeInt(2)
+            .writeLong(0)
+            .writeByte(0) // flags: the last frame
+            .writeByte(0); // checksum type none
+    try {
+      calls.onCallReqContinue(last, 2);
+    } finally {
+      last.release();
+    }
+    assertThat(parts.written()).as("the ended message's last frame is ignored").isNull();
+    assertThat(received).isEmpty();
   }
 }

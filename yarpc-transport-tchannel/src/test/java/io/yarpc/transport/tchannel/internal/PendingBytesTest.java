@@ -1,0 +1,189 @@
+package io.yarpc.transport.tchannel.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.yarpc.transport.tchannel.ChecksumType;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a connection is charged for the chunks of messages still arriving: each buffer a chunk pins counts
+ * once, whole, plus an overhead per chunk; small chunks of messages that span frames are copied so they
+ * pin only themselves; the shared budget adds every connection's share up and wakes waiters.
+ */
+class PendingBytesTest {
+  private static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+
+  @Test
+  void aBufferPinnedBySeveralChunksCountsOnceWhole() {
+    PendingBudget budget = new PendingBudget(1 << 20);
+    PendingBytes pending = new PendingBytes(budget);
+    ByteBuf read = ALLOC.heapBuffer(8192).writeZero(8192);
+    ByteBuf a = read.retainedSlice(0, 10);
+    ByteBuf b = read.retainedSlice(100, 10);
+    try {
+      pending.add(a);
+      long one = pending.held();
+      assertThat(one).isGreaterThanOrEqualTo(8192 + PendingBytes.CHUNK_OVERHEAD);
+      pending.add(b);
+      assertThat(pending.held()).isEqualTo(one + PendingBytes.CHUNK_OVERHEAD);
+      assertThat(budget.total()).isEqualTo(pending.held());
+      pending.remove(a);
+      assertThat(pending.held()).isEqualTo(one);
+      pending.remove(b);
+      assertThat(pending.held()).isZero();
+      assertThat(budget.total()).isZero();
+    } finally {
+      a.release();
+      b.release();
+      read.release();
+    }
+  }
+
+  @Test
+  void aChunkSmallNextToItsBufferWouldPinMuchMore() {
+    ByteBuf read = ALLOC.heapBuffer(64 << 10).writeZero(64 << 10);
+    ByteBuf frame = read.retainedSlice(0, 20_000);
+    try {
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 100)).isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 4 << 10)).isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 8 << 10)).as("8 times itself").isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 16 << 10)).isFalse();
+    } finally {
+      frame.release();
+      read.release();
+    }
+  }
+
+  @Test
+  void aMessageSpanningFramesKeepsSmallChunksAsCopiesAndIsChargedUntilItIsHandedOn()
+      throws Exception {
+    PendingBudget budget = new PendingBudget(1 << 20);
+    PendingBytes pending = new PendingBytes(budget);
+    // one 64 KiB socket read holding a small first frame of a message that goes on
+    ByteBuf read = ALLOC.heapBuffer(64 << 10);
+    read.writeShort(0)
+        .writeByte(Frames.CALL_REQ)
+        .writeByte(0)
+        .writeInt(7)
+        .writeLong(0)
+        .writeByte(Frames.FLAG_MORE_FRAGMENTS)
+        .writeInt(1000)
+        .writeZero(Frames.TRACING_SIZE)
+        .writeByte(3)
+        .writeBytes("svc".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+        .writeByte(0) // no transport headers
+        .writeByte(0) // checksum none
+        .writeShort(4)
+        .writeBytes("echo".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+        .writeShort(2)
+        .writeShort(0)
+        .writeShort(3)
+        .writeBytes(new byte[] {1, 2, 3});
+    read.setShort(0, read.writerIndex());
+    read.writerIndex(read.capacity());
+    ByteBuf frame = read.retainedSlice(0, read.getUnsignedShort(0));
+    read.release();
+    MessageAssembler a = new MessageAssembler(true, ChecksumType.NONE, 1 << 20, 1 << 10, pending);
+    try {
+      assertThat(a.add(CallFrame.parse(frame))).isFalse();
+    } finally {
+      frame.release();
+    }
+    assertThat(read.refCnt()).as("no chunk pins the 64 KiB read buffer").isZero();
+    assertThat(pending.held())
+        .as("three small copies and their overhead")
+        .isGreaterThan(3 * PendingBytes.CHUNK_OVERHEAD)
+        .isLessThan(4096);
+    a.release();
+    assertThat(pending.held()).isZero();
+    assertThat(budget.total()).isZero();
+  }
+
+  @Test
+  void aMessageCompleteInItsFirstFrameIsNeverCharged() throws Exception {
+    PendingBytes pending = new PendingBytes(new PendingBudget(1 << 20));
+    ByteBuf frame =
+        CallCodec.encodeRequest(
+                ALLOC,
+                3,
+                io.yarpc.transport.RequestMeta.builder()
+                    .caller("c")
+                    .service("svc")
+                    .procedure("echo")
+                    .encoding("raw")
+                    .build(),
+                io.yarpc.transport.Body.of(new byte[] {1, 2, 3}),
+                1000,
+                new byte[Frames.TRACING_SIZE],
+                ChecksumType.NONE,
+                Frames.MAX_FRAME_SIZE)
+            .get(0);
+    MessageAssembler a = new MessageAssembler(true, ChecksumType.NONE, 1 << 20, 1 << 10, pending);
+    try {
+      assertThat(a.add(CallFrame.parse(frame))).isTrue();
+      assertThat(pending.held()).isZero();
+    } finally {
+      frame.release();
+      a.release();
+    }
+  }
+
+  @Test
+  void arg2IsCheckedAgainstItsLimitAsItArrives() throws Exception {
+    MessageAssembler a =
+        new MessageAssembler(
+            true, ChecksumType.NONE, 1 << 20, 8, new PendingBytes(PendingBudget.UNLIMITED));
+    ByteBuf frame =
+        ALLOC
+            .buffer()
+            .writeShort(0)
+            .writeByte(Frames.CALL_REQ)
+            .writeByte(0)
+            .writeInt(9)
+            .writeLong(0)
+            .writeByte(Frames.FLAG_MORE_FRAGMENTS)
+            .writeInt(1000)
+            .writeZero(Frames.TRACING_SIZE)
+            .writeByte(1)
+            .writeByte('s')
+            .writeByte(0)
+            .writeByte(0)
+            .writeShort(1)
+            .writeByte('p')
+            .writeShort(9)
+            .writeZero(9);
+    frame.setShort(0, frame.readableBytes());
+    try {
+      CallFrame f = CallFrame.parse(frame);
+      assertThatThrownBy(() -> a.add(f))
+          .isInstanceOfSatisfying(
+              ProtocolException.class,
+              e -> assertThat(e.errorCode()).isEqualTo(ErrorCodes.BAD_REQUEST))
+          .hasMessage("the headers (arg2) of message 9 exceed the limit of 8 bytes");
+    } finally {
+      frame.release();
+      a.release();
+    }
+  }
+
+  @Test
+  void theSharedBudgetWakesWaitersOnceWhenItDropsBelowItsLimit() {
+    PendingBudget budget = new PendingBudget(100);
+    AtomicInteger woken = new AtomicInteger();
+    Runnable wake = woken::incrementAndGet;
+    assertThat(budget.await(wake)).as("not exhausted: no need to wait").isFalse();
+    budget.add(150);
+    assertThat(budget.exhausted()).isTrue();
+    assertThat(budget.await(wake)).isTrue();
+    budget.remove(10);
+    assertThat(woken).hasValue(0);
+    budget.remove(60);
+    assertThat(woken).hasValue(1);
+    budget.remove(10);
+    assertThat(woken).as("once").hasValue(1);
+  }
+}
