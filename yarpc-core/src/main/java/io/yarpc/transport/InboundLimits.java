@@ -22,8 +22,14 @@ import java.time.Duration;
 public final class InboundLimits {
   private static final InboundLimits DEFAULTS = new Builder().build();
 
+  /** The default of {@link Builder#maxConcurrentCallsPerConnection} on HTTP/2 and gRPC. */
+  public static final int DEFAULT_CONCURRENT_CALLS_PER_CONNECTION = 250;
+
+  /** The default of {@link Builder#maxConcurrentCallsPerConnection} on TChannel. */
+  public static final int DEFAULT_TCHANNEL_CONCURRENT_CALLS_PER_CONNECTION = 512;
+
   private final int maxConnections;
-  private final int maxConcurrentCallsPerConnection;
+  private final int maxConcurrentCallsPerConnection; // 0: not set, each transport's default
   private final int maxRequestSize;
   private final long maxPendingBytesPerConnection;
   private final long maxPendingBytes;
@@ -80,9 +86,22 @@ public final class InboundLimits {
     return maxConnections;
   }
 
-  /** See {@link Builder#maxConcurrentCallsPerConnection}. */
+  /**
+   * See {@link Builder#maxConcurrentCallsPerConnection}: the value set, or {@value
+   * #DEFAULT_CONCURRENT_CALLS_PER_CONNECTION} (the HTTP/2 and gRPC default).
+   */
   public int maxConcurrentCallsPerConnection() {
-    return maxConcurrentCallsPerConnection;
+    return maxConcurrentCallsPerConnectionOr(DEFAULT_CONCURRENT_CALLS_PER_CONNECTION);
+  }
+
+  /**
+   * The value set with {@link Builder#maxConcurrentCallsPerConnection}, or {@code transportDefault} when
+   * none was: for transports whose default differs (TChannel's, see the builder).
+   */
+  public int maxConcurrentCallsPerConnectionOr(int transportDefault) {
+    return maxConcurrentCallsPerConnection != 0
+        ? maxConcurrentCallsPerConnection
+        : transportDefault;
   }
 
   /** See {@link Builder#maxRequestSize}. */
@@ -165,7 +184,7 @@ public final class InboundLimits {
     return "InboundLimits{maxConnections="
         + maxConnections
         + ", maxConcurrentCallsPerConnection="
-        + maxConcurrentCallsPerConnection
+        + (maxConcurrentCallsPerConnection == 0 ? "default" : maxConcurrentCallsPerConnection)
         + ", maxRequestSize="
         + maxRequestSize
         + ", maxPendingBytesPerConnection="
@@ -202,7 +221,7 @@ public final class InboundLimits {
   /** Builds {@link InboundLimits}; starts from the defaults. Not thread-safe. */
   public static final class Builder {
     private int maxConnections = 10_000;
-    private int maxConcurrentCallsPerConnection = 250;
+    private int maxConcurrentCallsPerConnection; // 0: each transport's default
     private int maxRequestSize = 64 << 20;
     private long maxPendingBytesPerConnection = 64L << 20;
     private long maxPendingBytes = 256L << 20;
@@ -251,13 +270,16 @@ public final class InboundLimits {
     }
 
     /**
-     * Calls one connection may have in flight (being received or handled) at once; default 250 (Go's
-     * HTTP/2 server default), well below the dispatcher's handler pool, so one connection cannot take all
-     * of it. HTTP/2 and gRPC announce it as {@code SETTINGS_MAX_CONCURRENT_STREAMS} and refuse streams
-     * beyond it with {@code RST_STREAM(REFUSED_STREAM)}; TChannel answers a call beyond it with a {@code
-     * busy} error frame ({@code resource-exhausted}); HTTP/1.1 handles one call at a time per connection
-     * anyway. Keep it at 100 or more: HTTP/2 clients may open up to 100 streams before they see the
-     * setting.
+     * Calls one connection may have in flight (being received or handled) at once, below the dispatcher's
+     * handler pool (1,024 threads by default), so one connection cannot take all of it. HTTP/2 and gRPC
+     * announce it as {@code SETTINGS_MAX_CONCURRENT_STREAMS} (clients queue calls beyond it) and refuse
+     * streams beyond it with {@code RST_STREAM(REFUSED_STREAM)}; default {@value
+     * #DEFAULT_CONCURRENT_CALLS_PER_CONNECTION} (Go's HTTP/2 server default). TChannel answers a call
+     * beyond it with a {@code busy} error frame ({@code resource-exhausted}); default {@value
+     * #DEFAULT_TCHANNEL_CONCURRENT_CALLS_PER_CONNECTION}, higher because TChannel clients send every call
+     * to a server over one connection and learn no limit. HTTP/1.1 handles one call at a time per
+     * connection anyway. Keep it at 100 or more: HTTP/2 clients may open up to 100 streams before they see
+     * the setting.
      */
     public Builder maxConcurrentCallsPerConnection(int max) {
       this.maxConcurrentCallsPerConnection = positive(max, "maxConcurrentCallsPerConnection");
@@ -266,7 +288,8 @@ public final class InboundLimits {
 
     /**
      * The largest request body (gRPC: message; TChannel: arg bytes of one call) accepted, in bytes;
-     * default 64 MiB. Larger: HTTP 413 and gRPC/TChannel errors with {@code resource-exhausted}.
+     * default 64 MiB. Larger: HTTP 413 and gRPC {@code RESOURCE_EXHAUSTED}; TChannel a bad-request error
+     * frame (not busy, which TChannel clients retry on another peer).
      */
     public Builder maxRequestSize(int bytes) {
       this.maxRequestSize = positive(bytes, "maxRequestSize");
@@ -276,9 +299,10 @@ public final class InboundLimits {
     /**
      * Bytes one connection may hold for requests received but not yet handed to a handler; default 64
      * MiB. Past it the connection stops reading (HTTP/1.1, TChannel) or withholds HTTP/2 flow-control
-     * credit (h2c) until those bytes are handed on or released: backpressure, not failure. A connection
-     * holding nothing may always read one request, so a budget below {@link #maxRequestSize} only slows
-     * large requests down, it never deadlocks them.
+     * credit (h2c) until those bytes are handed on or released: backpressure, not failure. A connection's
+     * oldest request (on TChannel: a message arriving alone) may always complete past the budget, so a
+     * budget below {@link #maxRequestSize} only slows large requests down, it never deadlocks them; on a
+     * multiplexed connection (h2c) the budget does not take back flow-control windows already granted.
      */
     public Builder maxPendingBytesPerConnection(long bytes) {
       this.maxPendingBytesPerConnection = positive(bytes, "maxPendingBytesPerConnection");
@@ -288,7 +312,9 @@ public final class InboundLimits {
     /**
      * Bytes all connections of the inbound together may hold for requests not yet handed to a handler;
      * default 256 MiB. Past it, every connection that holds such bytes stops reading (or withholds
-     * credit) until the total drops again.
+     * credit) until the total drops again, except one connection at a time that may finish its oldest
+     * request (so the inbound cannot wedge with every connection holding part of one): the total may
+     * overshoot by about one request and one socket read per connection.
      */
     public Builder maxPendingBytes(long bytes) {
       this.maxPendingBytes = positive(bytes, "maxPendingBytes");
@@ -298,7 +324,8 @@ public final class InboundLimits {
     /**
      * Header fields one request may carry (HTTP headers, gRPC metadata entries, TChannel application and
      * transport headers); default 256. More: HTTP/1.1 431, HTTP/2 and gRPC a 431 or {@code RST_STREAM},
-     * TChannel a {@code bad-request} error frame; counted before the headers are decoded further.
+     * TChannel a {@code bad-request} error frame; counted before the headers are decoded further (on
+     * HTTP/2 after HPACK decoding of a block, which {@link #maxHeaderBytes} bounds while it decodes).
      */
     public Builder maxHeaderCount(int max) {
       this.maxHeaderCount = positive(max, "maxHeaderCount");
@@ -334,7 +361,9 @@ public final class InboundLimits {
      * HTTP/2 stream resets one connection may cause within {@code window}, whether the client sends
      * {@code RST_STREAM} (rapid reset, CVE-2023-44487) or provokes the server into sending one
      * (CVE-2025-55163); default 200 per 30 s (Netty's). Beyond it the connection gets {@code
-     * GOAWAY(ENHANCE_YOUR_CALM)} and is closed. Applies to h2c and gRPC.
+     * GOAWAY(ENHANCE_YOUR_CALM)} and is closed. Applies to h2c and gRPC. On h2c, resets received and
+     * resets sent are counted separately (Netty's two counters, each up to {@code max}; resets sent with
+     * {@code CANCEL} or {@code NO_ERROR} are not counted) and the window is rounded up to whole seconds.
      */
     public Builder maxRstFramesPerWindow(int max, Duration window) {
       this.maxRstFramesPerWindow = positive(max, "maxRstFramesPerWindow");

@@ -13,6 +13,13 @@ class InboundLimitsTest {
     InboundLimits l = InboundLimits.defaults();
     assertEquals(10_000, l.maxConnections());
     assertEquals(250, l.maxConcurrentCallsPerConnection());
+    assertEquals(512, l.maxConcurrentCallsPerConnectionOr(512));
+    assertEquals(
+        100,
+        l.toBuilder()
+            .maxConcurrentCallsPerConnection(100)
+            .build()
+            .maxConcurrentCallsPerConnectionOr(512));
     assertEquals(64 << 20, l.maxRequestSize());
     assertEquals(64L << 20, l.maxPendingBytesPerConnection());
     assertEquals(256L << 20, l.maxPendingBytes());

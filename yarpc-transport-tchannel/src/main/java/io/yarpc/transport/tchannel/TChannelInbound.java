@@ -55,10 +55,13 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is
  *       read, and counted ({@link #refusedConnections()}).
  *   <li>{@code handshakeTimeout}: a connection without a complete init handshake by then is closed.
- *   <li>{@code maxConcurrentCallsPerConnection}: a call req beyond it (calls being received or handled)
- *       gets a busy error frame ({@code resource-exhausted}); the connection stays.
- *   <li>{@code maxRequestSize}: a call whose args grow past it gets a busy error frame ({@code
- *       resource-exhausted}) as soon as they do; the rest of its frames are read and dropped.
+ *   <li>{@code maxConcurrentCallsPerConnection} (default {@value
+ *       InboundLimits#DEFAULT_TCHANNEL_CONCURRENT_CALLS_PER_CONNECTION} here: TChannel clients put every
+ *       call to a server on one connection): a call req beyond it (calls being received or handled) gets
+ *       a busy error frame ({@code resource-exhausted}); the connection stays.
+ *   <li>{@code maxRequestSize}: a call whose args grow past it gets a bad-request error frame as soon as
+ *       they do (not busy: TChannel clients retry busy on another peer); the rest of its frames are read
+ *       and dropped.
  *   <li>{@code maxHeaderBytes}: a call whose arg2 (application headers) grows past it gets a bad-request
  *       error frame as soon as it does, before anything decodes it; {@code maxHeaderCount}: a call with
  *       more transport and application headers together gets a bad-request error frame, found before

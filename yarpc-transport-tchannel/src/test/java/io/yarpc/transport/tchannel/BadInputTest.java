@@ -435,7 +435,7 @@ class BadInputTest {
     byte[] part2 = new byte[10_000];
     p.write(callReq(2, 1, 5000, SERVICE, rawHeaders(), bytes("echo"), noHeaders(), part1));
     p.write(callReqContinue(2, 1, 3, crc32c(bytes("echo"), noHeaders(), part1, part2), part2));
-    p.expectError(2, 0x03, "message 2 exceeds the limit of " + MAX_MESSAGE + " bytes");
+    p.expectError(2, 0x06, "message 2 exceeds the limit of " + MAX_MESSAGE + " bytes");
     p.write(callReqContinue(2, 1, 3, 0, part2), callReqContinue(2, 0, 3, 0, part2));
     p.assertOpen(9);
     p.write(echoCall(3));

@@ -46,7 +46,8 @@ public record ConnectionLimits(
   public static ConnectionLimits accepted(
       InboundLimits limits, DeadlinePolicy deadlinePolicy, PendingBudget pendingBudget) {
     return new ConnectionLimits(
-        limits.maxConcurrentCallsPerConnection(),
+        limits.maxConcurrentCallsPerConnectionOr(
+            InboundLimits.DEFAULT_TCHANNEL_CONCURRENT_CALLS_PER_CONNECTION),
         limits.maxRequestSize(),
         limits.maxHeaderCount(),
         limits.maxHeaderBytes(),

@@ -21,12 +21,12 @@ final class ProtocolException extends Exception {
   }
 
   /**
-   * A message larger than the limit: a request is answered with busy (YARPC's {@code
-   * resource-exhausted}, as {@code InboundLimits.maxRequestSize} says), a response fails its call with
-   * {@code resource-exhausted}.
+   * A message larger than the limit: a request is answered with a bad-request error frame (not busy:
+   * tchannel-go and tchannel-node retry busy on another peer, which would send the same oversized request
+   * again), a response fails its call with {@code resource-exhausted}.
    */
   public static ProtocolException tooLarge(String message) {
-    return new ProtocolException(ErrorCodes.BUSY, message, false, true);
+    return new ProtocolException(ErrorCodes.BAD_REQUEST, message, false, true);
   }
 
   /** Whether the message broke the size limit. */
