@@ -296,7 +296,8 @@ public final class Connection extends ChannelDuplexHandler {
           this,
           Frames.typeName(Frames.type(frame)),
           e);
-      fatal(Frames.NULL_ID, "internal error: " + YarpcException.describe(e));
+      // the exception's text stays in the log above, not on the wire
+      fatal(Frames.NULL_ID, "internal error (the server logged it)");
     } finally {
       frame.release();
     }
