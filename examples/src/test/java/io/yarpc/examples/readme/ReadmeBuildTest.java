@@ -75,6 +75,13 @@ class ReadmeBuildTest {
       }
     }
     assertThat(compared).as("properties compared with the root pom").isGreaterThanOrEqualTo(6);
+    String plugin = buildProperties.get("protoc-gen-grpc-java.version");
+    String grpc = buildProperties.get("grpc.version");
+    if (!plugin.equals(grpc)) {
+      assertThat(section(readme(root), SECTION))
+          .as("the README says why protoc-gen-grpc-java is not grpc-java's version")
+          .contains("it is " + plugin + " rather than " + grpc);
+    }
 
     // Plugins and extensions with a literal version, in the root pom and in examples'
     // (os-maven-plugin).
@@ -120,7 +127,7 @@ class ReadmeBuildTest {
     }
     requireOrSkip(
         missing.isEmpty(),
-        "the reactor's jars: "
+        "it needs this reactor's packaged jars and Maven, and "
             + String.join("; ", missing)
             + " (run it through Maven: mvn -B -ntp verify -pl examples -am)");
 
@@ -345,11 +352,11 @@ class ReadmeBuildTest {
     return modules;
   }
 
-  private static void requireOrSkip(boolean available, String what) {
+  private static void requireOrSkip(boolean available, String why) {
     if (System.getenv("YARPC_REQUIRE_PEERS") != null && !available) {
-      fail("YARPC_REQUIRE_PEERS is set and this test cannot run: " + what);
+      fail("YARPC_REQUIRE_PEERS is set and this test cannot run: " + why);
     }
-    Assumptions.assumeTrue(available, "skipped, it needs " + what);
+    Assumptions.assumeTrue(available, "skipped: " + why);
   }
 
   private static String readme(Path root) throws IOException {
