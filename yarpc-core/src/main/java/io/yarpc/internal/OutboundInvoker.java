@@ -134,6 +134,9 @@ public final class OutboundInvoker {
         return CompletableFuture.failedFuture(current.cancellation());
       }
 
+      // the time the call had when it began, for the timeout message (the timer below is armed after
+      // the transport's synchronous part, which may take a while on a cold JVM)
+      Duration ttl = unaryLike ? deadline.timeRemaining() : null;
       CompletableFuture<O> result = new CompletableFuture<>();
       // The futures the transport itself returned. A middleware may hand back a future of its own
       // (thenApply, whenComplete), whose cancellation does not reach the transport's: the deadline
@@ -176,7 +179,6 @@ public final class OutboundInvoker {
 
       ScheduledFuture<?> timer = null;
       if (unaryLike) {
-        Duration ttl = deadline.timeRemaining();
         timer =
             Timers.schedule(
                 () -> {
@@ -185,7 +187,7 @@ public final class OutboundInvoker {
                     stop.run();
                   }
                 },
-                ttl.toNanos());
+                Math.max(0, deadline.remainingNanos()));
       }
       AutoCloseable cancelRegistration =
           current == null
