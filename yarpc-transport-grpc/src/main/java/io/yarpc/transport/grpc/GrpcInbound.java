@@ -7,11 +7,18 @@ import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.ConnectionLimiter;
+import io.yarpc.transport.grpc.internal.HeaderCountLimit;
 import io.yarpc.transport.grpc.internal.HealthService;
 import io.yarpc.transport.grpc.internal.InboundHandler;
 import java.net.InetSocketAddress;
@@ -82,7 +89,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
 
   private final GrpcTransport transport;
   private final InetSocketAddress requestedAddress;
-  private final int maxReceiveMessageSize;
+  private final InboundLimits limits;
   private final Duration gracePeriod;
   private final Executor executor;
   private final DeadlinePolicy deadlinePolicy;
@@ -90,17 +97,24 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final HealthService health; // null when turned off
   private final boolean reflection;
   private volatile Server server;
+  private volatile ConnectionLimiter connections;
+  // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
+  private EventLoopGroup eventLoops;
 
   private GrpcInbound(Builder b) {
     this.transport = b.transport;
     this.requestedAddress = b.address;
-    this.maxReceiveMessageSize = b.maxReceiveMessageSize;
+    this.limits = b.limits;
     this.gracePeriod = b.gracePeriod;
     this.executor = b.executor;
     this.deadlinePolicy = b.deadlinePolicy;
     this.handler =
         new InboundHandler(
-            transport.marshaller(), b.maxSendMessageSize, b.defaultService, b.deadlinePolicy);
+            transport.marshaller(),
+            b.maxSendMessageSize,
+            b.defaultService,
+            b.deadlinePolicy,
+            b.limits);
     this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
     this.reflection = b.reflection;
   }
@@ -162,6 +176,31 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     return deadlinePolicy;
   }
 
+  /** The limits the inbound enforces (see the class comment). */
+  public InboundLimits limits() {
+    return limits;
+  }
+
+  /** Connections open now; 0 before {@link #start()}. */
+  public int openConnections() {
+    ConnectionLimiter c = connections;
+    return c == null ? 0 : c.open();
+  }
+
+  /**
+   * Connections closed at once since {@link #start()} because {@link InboundLimits#maxConnections()}
+   * were open.
+   */
+  public long refusedConnections() {
+    ConnectionLimiter c = connections;
+    return c == null ? 0 : c.refused();
+  }
+
+  /** Calls in flight: started and not yet complete or cancelled (tests). */
+  int callsInFlight() {
+    return handler.watch().size();
+  }
+
   /** Whether the server has begun shutting down (tests). */
   boolean isShuttingDown() {
     Server s = server;
@@ -177,10 +216,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   @SuppressWarnings(
       "deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
+    ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections());
+    // grpc-java takes a server channel factory (the connection limit) only with our event loops.
+    EventLoopGroup loops =
+        new MultiThreadIoEventLoopGroup(
+            0, new DefaultThreadFactory("yarpc-grpc-inbound", true), NioIoHandler.newFactory());
     NettyServerBuilder b =
         NettyServerBuilder.forAddress(requestedAddress)
+            .channelFactory(limiter.serverChannels())
+            .bossEventLoopGroup(loops)
+            .workerEventLoopGroup(loops)
             .fallbackHandlerRegistry(handler)
-            .maxInboundMessageSize(maxReceiveMessageSize);
+            .addStreamTracerFactory(InboundHandler.streamTracers())
+            .intercept(new HeaderCountLimit(limits.maxHeaderCount()))
+            .maxInboundMessageSize(limits.maxRequestSize())
+            .maxInboundMetadataSize(limits.maxHeaderBytes())
+            .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
+            .maxRstFramesPerWindow(
+                limits.maxRstFramesPerWindow(), wholeSeconds(limits.rstFramesWindow()))
+            .maxConnectionIdle(nanos(limits.idleTimeout()), TimeUnit.NANOSECONDS)
+            .handshakeTimeout(nanos(limits.handshakeTimeout()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveTime(nanos(limits.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveWithoutCalls(false);
+    if (limits.maxConnectionAge() != null) {
+      b.maxConnectionAge(nanos(limits.maxConnectionAge()), TimeUnit.NANOSECONDS);
+      b.maxConnectionAgeGrace(
+          limits.maxConnectionAgeGrace() == null
+              ? Long.MAX_VALUE // until its calls finish
+              : nanos(limits.maxConnectionAgeGrace()),
+          TimeUnit.NANOSECONDS);
+    }
     if (health != null) {
       b.addService(health);
     }
@@ -194,10 +259,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's
       // executor
     }
-    server = b.build().start();
+    try {
+      server = b.build().start();
+    } catch (Exception | Error e) {
+      shutDown(loops);
+      throw e;
+    }
+    connections = limiter;
+    eventLoops = loops;
+    handler.watch().start(loops.next());
     if (health != null) {
       health.setServing(true);
     }
+  }
+
+  private static long nanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  /** grpc-java counts resets per whole seconds: the window rounded up. */
+  private static int wholeSeconds(Duration window) {
+    long seconds = window.getSeconds() + (window.getNano() > 0 ? 1 : 0);
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, seconds));
+  }
+
+  private static void shutDown(EventLoopGroup loops) {
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
   }
 
   /**
@@ -214,13 +305,21 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     if (s == null) {
       return;
     }
-    s.shutdown();
-    if (health != null) {
-      health.closeWatches(Status.UNAVAILABLE.withDescription("the server is stopping"));
-    }
-    if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
-      s.shutdownNow();
-      s.awaitTermination(5, TimeUnit.SECONDS);
+    try {
+      s.shutdown();
+      if (health != null) {
+        health.closeWatches(Status.UNAVAILABLE.withDescription("the server is stopping"));
+      }
+      if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
+        s.shutdownNow();
+        s.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } finally {
+      handler.watch().stop();
+      EventLoopGroup loops = eventLoops;
+      if (loops != null) {
+        shutDown(loops);
+      }
     }
   }
 
@@ -234,7 +333,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   public static final class Builder {
     private final GrpcTransport transport;
     private final InetSocketAddress address;
-    private int maxReceiveMessageSize;
+    private InboundLimits limits = InboundLimits.defaults();
     private int maxSendMessageSize;
     private Duration gracePeriod;
     private Executor executor;
@@ -246,15 +345,18 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
       this.address = address;
-      this.maxReceiveMessageSize = transport.maxReceiveMessageSize();
       this.maxSendMessageSize = transport.maxSendMessageSize();
       this.gracePeriod = transport.shutdownTimeout();
       this.executor = transport.executor();
     }
 
-    /** The largest request message accepted (default: the transport's, 64 MiB). */
-    public Builder maxReceiveMessageSize(int bytes) {
-      this.maxReceiveMessageSize = GrpcTransport.Builder.positive(bytes, "maxReceiveMessageSize");
+    /**
+     * What the inbound bounds against peers that send too much, too slowly or too often (default {@link
+     * InboundLimits#defaults()}); the class comment says what a peer gets for each. The largest request
+     * message accepted is its {@link InboundLimits#maxRequestSize() maxRequestSize}.
+     */
+    public Builder limits(InboundLimits limits) {
+      this.limits = requireNonNull(limits, "limits");
       return this;
     }
 
