@@ -43,8 +43,9 @@ import java.util.concurrent.TimeUnit;
  * rpc-encoding}, its encoding comes from the content-type ({@code application/grpc} and {@code
  * application/grpc+proto}: {@code proto}; {@code application/grpc+json}: {@code json}). A unary call without
  * {@code grpc-timeout} gets the {@linkplain Builder#deadlinePolicy deadline policy}'s default timeout
- * ({@value #DEFAULT_TIMEOUT_SECONDS} s unless configured); {@link DeadlinePolicy#strict()} keeps yarpc-go's
- * {@code missing TTL} instead. YARPC peers send all of these, so nothing changes for them.
+ * ({@value #DEFAULT_TIMEOUT_SECONDS} s unless configured), counted from its headers; {@link
+ * DeadlinePolicy#strict()} keeps yarpc-go's {@code missing TTL} instead, answered on the headers. YARPC
+ * peers send all of these, so nothing changes for them.
  *
  * <p>Ownership: a request body reaches the handler as byte access over grpc-java's received buffers,
  * without a copy; the dispatcher releases it when the handler's result completes, and stream messages are
@@ -74,6 +75,57 @@ import java.util.concurrent.TimeUnit;
  *       list, describe and call them. Services registered after start are listed on the next reflection
  *       stream.
  * </ul>
+ *
+ * <p><b>Limits</b> ({@link Builder#limits}, default {@link InboundLimits#defaults()}; docs/spec/wire-grpc.md
+ * §4.5) bound what a peer can make the server hold or do. What a peer gets for each:
+ * <ul>
+ *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is read
+ *       from it (no HTTP/2 frame is sent), and counted ({@link #refusedConnections()}).
+ *   <li>{@code maxConcurrentCallsPerConnection}: announced as {@code SETTINGS_MAX_CONCURRENT_STREAMS}; a
+ *       stream beyond it gets {@code RST_STREAM(REFUSED_STREAM)} (grpc clients queue such calls).
+ *   <li>{@code maxRequestSize}: a request message longer than it ends the call with {@code
+ *       RESOURCE_EXHAUSTED} as soon as its length prefix arrives, before its body is read.
+ *   <li>{@code maxHeaderBytes}: announced as {@code SETTINGS_MAX_HEADER_LIST_SIZE}; a header block over it
+ *       gets HTTP status 431 and {@code RST_STREAM(PROTOCOL_ERROR)}, and the connection stays; one that
+ *       grows past a quarter more while it arrives (a {@code CONTINUATION} flood) gets {@code
+ *       GOAWAY(PROTOCOL_ERROR)} and the connection is closed.
+ *   <li>{@code maxHeaderCount}: a call with more metadata entries (all but the HTTP/2 pseudo-headers) ends
+ *       with {@code RESOURCE_EXHAUSTED} when it starts, before it is routed.
+ *   <li>{@code maxRstFramesPerWindow}: counts the {@code RST_STREAM} frames the client sends and those the
+ *       server sends because of the client's frames (any code but {@code NO_ERROR} and {@code CANCEL}:
+ *       refused streams, protocol errors such as a zero window increment); beyond it the connection gets
+ *       {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_rststreams")} and is closed. grpc-java counts in whole
+ *       seconds: the window is rounded up to one.
+ *   <li>{@code readTimeout}: a unary call whose request (its message and the client's end) has not arrived
+ *       within it, or by its deadline if sooner, both counted from the headers, ends with {@code
+ *       DEADLINE_EXCEEDED}; what arrived is released and, when the client is still sending, the stream is
+ *       reset ({@code RST_STREAM(CANCEL)}). A stream message the handler asked for that began to arrive
+ *       must arrive whole within it, with the same outcome (the handler is cancelled); the time between
+ *       messages is not limited.
+ *   <li>{@code writeTimeout}: a response that cannot be written for that long (the call is not ready: the
+ *       client grants no flow-control window, or does not read) is reset ({@code RST_STREAM(CANCEL)}),
+ *       which releases what was queued and cancels a stream's handler. Progress is seen when grpc-java's
+ *       call becomes ready again (under 32 KiB queued), so a single message must be written, down to
+ *       that, within it.
+ *   <li>{@code idleTimeout}: a connection without calls for that long gets {@code GOAWAY} and is closed
+ *       (grpc-java's {@code maxConnectionIdle}; at least 1 s).
+ *   <li>{@code maxConnectionAge}: the connection gets {@code GOAWAY} after that long (grpc-java adds up to
+ *       ±10% jitter; at least 1 s) and is closed once its calls end, or after the grace period.
+ *   <li>{@code handshakeTimeout}: a connection whose HTTP/2 preface and first {@code SETTINGS} have not
+ *       arrived by then is closed.
+ *   <li>{@code permitKeepAliveTime}: a client that pings more often, or keeps pinging while it has no calls,
+ *       gets {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_pings")} and is closed.
+ *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: not enforced as byte budgets.
+ *       grpc-java returns flow-control credit for a message's bytes as its deframer reads them, which it
+ *       does only for a message the call asked for, and reads that message to its end; there is no hook to
+ *       withhold the credit half-way. What holds: bytes nobody asked for stay within the HTTP/2 windows; a
+ *       unary call asks for its one message at once, and a stream when its handler receives; so a
+ *       connection holds at most {@code maxConcurrentCallsPerConnection} messages of up to {@code
+ *       maxRequestSize} being received, each for at most the read timeout.
+ *   <li>{@code maxRequestLineLength}: not used (HTTP/2 has no request line).
+ * </ul>
+ * Timeouts are checked by one periodic sweep per inbound (an eighth of the shortest timeout, from 10 ms
+ * to 1 s), so they fire up to that much late; no call arms a timer of its own.
  *
  * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
  * with port 0); {@link #stop()} reports not-serving, stops accepting calls, lets calls in flight finish for

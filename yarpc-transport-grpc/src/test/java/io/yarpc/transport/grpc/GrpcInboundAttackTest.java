@@ -299,7 +299,7 @@ class GrpcInboundAttackTest {
   }
 
   private static void awaitStatus(RawH2Client c, int stream) throws InterruptedException {
-    await("the status of stream " + stream, () -> c.grpcStatus(stream) != null);
+    await("the status of stream " + stream + " on " + c, () -> c.grpcStatus(stream) != null);
   }
 
   /** Bystander calls running next to an attack; {@link #stopAndCheck} asserts they all succeeded. */
@@ -716,6 +716,35 @@ class GrpcInboundAttackTest {
     await("2 connections", () -> inbound.openConnections() == 2);
     freshCallSucceeds();
     assertThat(inbound.refusedConnections()).isEqualTo(1);
+    before.awaitReturned(WAIT, SLACK);
+  }
+
+  @Test
+  void pingFloodsAndIdleConnectionsAreSentAway() throws Exception {
+    start(
+        InboundLimits.builder()
+            .idleTimeout(Duration.ofSeconds(1))
+            .permitKeepAliveTime(Duration.ofMinutes(1))
+            .build());
+    MemoryBaseline before = baseline();
+
+    RawH2Client pinger = connect();
+    RawH2Client idle = connect();
+    for (int i = 0; i < 10 && !pinger.ended() && !pinger.writeFailed(); i++) {
+      pinger.ping();
+    }
+    RawH2Client.GoAway tooManyPings = pinger.awaitGoAway();
+    assertThat(tooManyPings.errorCode()).isEqualTo(RawH2Client.ENHANCE_YOUR_CALM);
+    assertThat(tooManyPings.debug()).isEqualTo("too_many_pings");
+    assertThat(pinger.awaitEnd(WAIT)).isTrue();
+
+    RawH2Client.GoAway idleGoAway = idle.awaitGoAway();
+    assertThat(idleGoAway.errorCode()).isEqualTo(RawH2Client.NO_ERROR);
+    assertThat(idle.awaitEnd(WAIT)).as("closed once idle").isTrue();
+
+    // (d) calls within the limits: the bystander's connection serves calls (or reconnects)
+    bystanderCallSucceeds();
+    freshCallSucceeds();
     before.awaitReturned(WAIT, SLACK);
   }
 

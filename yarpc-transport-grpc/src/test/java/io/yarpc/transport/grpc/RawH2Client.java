@@ -89,6 +89,7 @@ final class RawH2Client implements AutoCloseable {
   private long initialStreamWindow = 65_535; // guarded by windows
   private int nextStreamId = 1;
   private volatile IOException writeFailure;
+  private volatile Exception readFailure;
 
   private RawH2Client(Socket socket) throws IOException {
     this.socket = socket;
@@ -272,6 +273,10 @@ final class RawH2Client implements AutoCloseable {
     }
   }
 
+  void ping() {
+    frame(PING, 0, 0, new byte[8]);
+  }
+
   void rst(int streamId, long code) {
     frame(RST_STREAM, 0, streamId, ByteBuffer.allocate(4).putInt((int) code).array());
   }
@@ -312,6 +317,23 @@ final class RawH2Client implements AutoCloseable {
   /** Whether a write failed (the server closed the connection). */
   boolean writeFailed() {
     return writeFailure != null;
+  }
+
+  @Override
+  public String toString() {
+    return "RawH2Client{ended="
+        + ended()
+        + ", goAways="
+        + goAways
+        + ", resets="
+        + resets
+        + ", streamsWithHeaders="
+        + headers.keySet()
+        + ", readFailure="
+        + readFailure
+        + ", writeFailure="
+        + writeFailure
+        + "}";
   }
 
   /** Whether the server ended the connection (end of input or a reset). */
@@ -450,7 +472,7 @@ final class RawH2Client implements AutoCloseable {
     } catch (EOFException | java.net.SocketException e) {
       // the connection ended
     } catch (IOException | RuntimeException e) {
-      // the connection ended badly; tests look at what was recorded
+      readFailure = e; // the connection ended badly; tests look at what was recorded
     } finally {
       ended.countDown();
       synchronized (windows) {

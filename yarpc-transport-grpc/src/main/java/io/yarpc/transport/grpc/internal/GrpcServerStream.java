@@ -38,17 +38,17 @@ import java.util.concurrent.CompletableFuture;
  * client cancels, pending and later operations fail with {@code cancelled} and the handler's future is
  * cancelled.
  *
- * <p>Read timeout (the inbound's {@code InboundLimits.readTimeout}; docs/spec/wire-grpc.md §4.5): a request
- * message the handler asked for that began to arrive must arrive whole within it (see {@link
- * #readTimedOut}); a stream waiting for the client to begin its next message waits as long as the handler
- * does.
+ * <p>Read timeout (the inbound's {@code InboundLimits.readTimeout}; docs/spec/wire-grpc.md §4.5): a
+ * request message the handler asked for that began to arrive must arrive whole within it (see {@link
+ * #readTimedOut}); a stream waiting for the client to begin its next message waits as long as the
+ * handler does.
  *
- * <p>Write timeout (the inbound's {@code InboundLimits.writeTimeout}): while a
- * send is pending (the call is not ready: the client grants no flow-control window), and from the end of
- * the stream until grpc-java wrote its trailers, the inbound's {@link CallWatch} waits at most the write
- * timeout; each time the call becomes ready again the wait ends (or starts again). When it runs out, the
- * stream is reset ({@link StreamReset}), which drops what was queued and cancels the handler as a
- * client cancel does.
+ * <p>Write timeout (the inbound's {@code InboundLimits.writeTimeout}): while a send is pending (the call
+ * is not ready: the client grants no flow-control window), and from the end of the stream until
+ * grpc-java wrote its trailers, the inbound's {@link CallWatch} waits at most the write timeout; each
+ * time the call becomes ready again the wait ends (or starts again). When it runs out, the stream is
+ * reset ({@link StreamReset}), which drops what was queued and cancels the handler as a client cancel
+ * does.
  *
  * <p>Thread-safety: every use of the {@link ServerCall} happens under this object's lock; futures are
  * completed outside it.

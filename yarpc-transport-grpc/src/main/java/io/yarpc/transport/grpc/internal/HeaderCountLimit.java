@@ -20,7 +20,10 @@ public final class HeaderCountLimit implements ServerInterceptor {
 
   private final int maxHeaderCount;
 
-  /** A limit of {@code maxHeaderCount} entries (pseudo-headers and grpc-java's own not counted). */
+  /**
+   * A limit of {@code maxHeaderCount} entries: every header field but the HTTP/2 pseudo-headers, so
+   * {@code content-type}, {@code te}, {@code user-agent} and {@code grpc-timeout} count too.
+   */
   public HeaderCountLimit(int maxHeaderCount) {
     this.maxHeaderCount = maxHeaderCount;
   }

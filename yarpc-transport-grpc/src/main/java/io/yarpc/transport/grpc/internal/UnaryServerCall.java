@@ -41,8 +41,8 @@ import java.util.concurrent.CompletableFuture;
  * once when the client has gone. A client that cancels cancels the handler's future.
  *
  * <p>Thread-safety: grpc-java serialises the listener callbacks; the handler's result and the watch's
- * checks arrive on any thread. All use of the {@link ServerCall} happens under this object's lock, and the lock
- * is never held while completing or cancelling a future that others may listen to.
+ * checks arrive on any thread. All use of the {@link ServerCall} happens under this object's lock, and
+ * the lock is never held while completing or cancelling a future that others may listen to.
  */
 final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWatch.Watched {
   private static final int RECEIVING = 0;
@@ -109,8 +109,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
         due = now + receiveNanos;
       }
     }
-    // watched until the call ends (grpc-java delivers no onComplete or onCancel before this
-    // returns)
+    // watched until the call ends (no onComplete or onCancel comes before this returns)
     watch.add(this);
     if (missing != null) {
       // Decided on the headers: nothing of the request is read or held.
