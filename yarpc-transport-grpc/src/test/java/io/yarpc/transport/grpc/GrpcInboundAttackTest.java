@@ -298,8 +298,13 @@ class GrpcInboundAttackTest {
     return id;
   }
 
+  /** Streams the server refused on {@code c} ({@code RST_STREAM(REFUSED_STREAM)}). */
+  private static long refused(RawH2Client c) {
+    return c.resets.values().stream().filter(code -> code == RawH2Client.REFUSED_STREAM).count();
+  }
+
   private static void awaitStatus(RawH2Client c, int stream) throws InterruptedException {
-    await("the status of stream " + stream + " on " + c, () -> c.grpcStatus(stream) != null);
+    c.waitFor("the status of stream " + stream, () -> c.grpcStatus(stream) != null);
   }
 
   /** Bystander calls running next to an attack; {@link #stopAndCheck} asserts they all succeeded. */
@@ -371,12 +376,12 @@ class GrpcInboundAttackTest {
     MemoryBaseline before = baseline();
     Bystanders bystanders = new Bystanders();
 
-    // (a) CVE-2025-55163 "MadeYouReset": a zero window increment on a stream makes the server reset
-    // it
+    // (a) CVE-2025-55163 "MadeYouReset": a complete request (its handler runs), then a zero window
+    // increment on its stream, which makes the server reset the stream
     RawH2Client attacker = connect();
     int first = -1;
     for (int i = 0; i < 5_000 && !attacker.ended() && !attacker.writeFailed(); i++) {
-      int id = attacker.request(headers("park"), false);
+      int id = call(attacker, "park", payload(1));
       attacker.windowUpdate(id, 0);
       if (first < 0) {
         first = id;
@@ -412,7 +417,8 @@ class GrpcInboundAttackTest {
       sent += fragment.length;
     }
     RawH2Client.GoAway goAway = attacker.awaitGoAway();
-    assertThat(goAway.errorCode()).isIn(RawH2Client.PROTOCOL_ERROR, RawH2Client.ENHANCE_YOUR_CALM);
+    assertThat(goAway.errorCode()).isEqualTo(RawH2Client.PROTOCOL_ERROR);
+    assertThat(goAway.debug()).startsWith("Header size exceeded max allowed size");
     assertThat(attacker.awaitEnd(WAIT)).isTrue();
 
     // (d) a call within the header limit on another connection
@@ -482,10 +488,12 @@ class GrpcInboundAttackTest {
         .isEqualTo(4L * KIB);
     int refused =
         c.request(RawH2Client.grpcHeaders("echo", Map.of("x-big", "v".repeat(4600))), true);
-    await("the refusal", () -> c.resets.containsKey(refused) || c.lastHeaders(refused) != null);
+    c.waitFor("the refusal", () -> c.resets.containsKey(refused) || c.lastHeaders(refused) != null);
     Http2Headers answer = c.lastHeaders(refused);
     assertThat(answer).isNotNull();
     assertThat(answer.status().toString()).isEqualTo("431");
+    c.waitFor("the reset", () -> c.resets.containsKey(refused));
+    assertThat(c.resets.get(refused)).isEqualTo(RawH2Client.PROTOCOL_ERROR);
 
     // (d) within the limit, on the same connection, which stays open
     int ok = call(c, "echo", payload(10));
@@ -521,7 +529,7 @@ class GrpcInboundAttackTest {
     for (int i = 0; i < 25; i++) {
       streams.add(attacker.request(headers("echo"), false));
     }
-    await("5 streams refused", () -> attacker.resets.size() == 5);
+    attacker.waitFor("5 streams refused", () -> refused(attacker) == 5);
     assertThat(attacker.resets.values()).containsOnly(RawH2Client.REFUSED_STREAM);
     streams.removeAll(attacker.resets.keySet());
     for (int id : streams) {
@@ -532,7 +540,7 @@ class GrpcInboundAttackTest {
       assertThat(attacker.grpcStatus(id)).isEqualTo(DEADLINE_EXCEEDED);
       assertThat(attacker.grpcMessage(id)).contains("read timeout of 2s");
     }
-    await("streams reset", () -> attacker.resets.keySet().containsAll(streams));
+    attacker.waitFor("streams reset", () -> attacker.resets.keySet().containsAll(streams));
     // released while the attacker's connection is still open
     before.awaitReturned(WAIT, SLACK);
 
@@ -574,7 +582,7 @@ class GrpcInboundAttackTest {
       assertThat(attacker.grpcStatus(id)).isEqualTo(DEADLINE_EXCEEDED);
       assertThat(attacker.grpcMessage(id)).contains("did not arrive within the read timeout of 1s");
     }
-    await("streams reset", () -> attacker.resets.keySet().containsAll(stalled));
+    attacker.waitFor("streams reset", () -> attacker.resets.keySet().containsAll(stalled));
     await("their handlers ended", () -> sinksEnded.get() >= stalled.size());
     before.awaitReturned(WAIT, SLACK);
     awaitStatus(attacker, idle);
@@ -655,11 +663,11 @@ class GrpcInboundAttackTest {
       streams.add(id);
     }
     for (int id : unary) {
-      await("unary stream " + id + " reset", () -> reader.resets.containsKey(id));
+      reader.waitFor("unary stream " + id + " reset", () -> reader.resets.containsKey(id));
       assertThat(reader.resets.get(id)).isEqualTo(RawH2Client.CANCEL);
     }
     for (int id : streams) {
-      await("stream " + id + " reset", () -> reader.resets.containsKey(id));
+      reader.waitFor("stream " + id + " reset", () -> reader.resets.containsKey(id));
       assertThat(reader.resets.get(id)).isEqualTo(RawH2Client.CANCEL);
     }
     await("the stream handlers ended", () -> floodsEnded.get() == streams.size());
@@ -713,6 +721,9 @@ class GrpcInboundAttackTest {
     RawH2Client silent = RawH2Client.open(inbound.port()); // never sends its preface
     raw.add(silent);
     assertThat(silent.awaitEnd(WAIT)).as("closed after the handshake timeout").isTrue();
+    assertThat(silent.goAways)
+        .as("for sending nothing, not for what it sent")
+        .allMatch(g -> g.errorCode() == RawH2Client.NO_ERROR);
     await("2 connections", () -> inbound.openConnections() == 2);
     freshCallSucceeds();
     assertThat(inbound.refusedConnections()).isEqualTo(1);
@@ -758,7 +769,7 @@ class GrpcInboundAttackTest {
     for (int i = 0; i < 40; i++) {
       calls.add(flooder.request(headers("park"), false));
     }
-    await("30 calls refused", () -> flooder.resets.size() == 30);
+    flooder.waitFor("30 calls refused", () -> refused(flooder) == 30);
     assertThat(flooder.resets.values()).containsOnly(RawH2Client.REFUSED_STREAM);
     calls.removeAll(flooder.resets.keySet());
     for (int id : calls) {

@@ -89,6 +89,8 @@ final class RawH2Client implements AutoCloseable {
   private long initialStreamWindow = 65_535; // guarded by windows
   private int nextStreamId = 1;
   private volatile IOException writeFailure;
+  private boolean prefaceSent; // guarded by this
+  private boolean settingsToAck; // guarded by this: the server's settings came before our preface
   private volatile Exception readFailure;
 
   private RawH2Client(Socket socket) throws IOException {
@@ -119,13 +121,20 @@ final class RawH2Client implements AutoCloseable {
     return c;
   }
 
-  /** Sends the client preface and a SETTINGS frame with {@code settings}. */
+  /**
+   * Sends the client preface and a SETTINGS frame with {@code settings}, then acknowledges the server's
+   * settings if they came first (nothing may precede the preface).
+   */
   void preface(Map<Integer, Long> settings) {
     ByteBuffer payload = ByteBuffer.allocate(6 * settings.size());
     settings.forEach((id, value) -> payload.putShort(id.shortValue()).putInt(value.intValue()));
     synchronized (this) {
       write(PREFACE);
       frame(SETTINGS, 0, 0, payload.array());
+      prefaceSent = true;
+      if (settingsToAck) {
+        frame(SETTINGS, FLAG_ACK, 0, new byte[0]);
+      }
     }
     Long window = settings.get(SETTINGS_INITIAL_WINDOW_SIZE);
     if (window != null && window == 0) {
@@ -373,13 +382,24 @@ final class RawH2Client implements AutoCloseable {
 
   /** Waits (at most 10 s) for a condition the reader makes true. */
   static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    await(() -> what, condition);
+  }
+
+  /** Waits (at most 10 s) for a condition; {@code what} describes it when the wait gives up. */
+  static void await(java.util.function.Supplier<String> what, BooleanSupplier condition)
+      throws InterruptedException {
     long giveUp = System.nanoTime() + WAIT_NANOS;
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - giveUp > 0) {
-        throw new AssertionError("gave up waiting for " + what);
+        throw new AssertionError("gave up waiting for " + what.get());
       }
       Thread.sleep(5);
     }
+  }
+
+  /** Waits (at most 10 s) for a condition about this connection; says what it saw if it gives up. */
+  void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
+    await(() -> what + " on " + this, condition);
   }
 
   @Override
@@ -410,7 +430,13 @@ final class RawH2Client implements AutoCloseable {
           case SETTINGS -> {
             if ((flags & FLAG_ACK) == 0) {
               settings(p);
-              frame(SETTINGS, FLAG_ACK, 0, new byte[0]);
+              synchronized (this) {
+                if (prefaceSent) {
+                  frame(SETTINGS, FLAG_ACK, 0, new byte[0]);
+                } else {
+                  settingsToAck = true; // the server speaks first; our preface acknowledges them
+                }
+              }
               settingsReceived.countDown();
             }
           }

@@ -166,8 +166,8 @@ final class GrpcServerStream extends ServerCall.Listener<Body>
   /**
    * A request message began to arrive (the handler asked for it) and did not finish within the read
    * timeout: the stream ends with {@code deadline-exceeded} (the handler's future is cancelled, and
-   * {@link #finish} sends the status), then is reset so the client stops sending and what arrived of the
-   * message is released.
+   * {@link #finish} sends the status, which releases what arrived of the message), then, once the
+   * status is written, is reset so the client stops sending.
    */
   private void readTimedOut(long since) {
     CompletableFuture<Void> handler;
@@ -190,9 +190,10 @@ final class GrpcServerStream extends ServerCall.Listener<Body>
       handler = result;
     }
     if (handler != null) {
-      handler.cancel(false);
+      handler.cancel(false); // finish() sends the status; onComplete() then resets the stream
+    } else {
+      reset.reset("stream message not received within the read timeout");
     }
-    reset.reset("stream message not received within the read timeout");
   }
 
   /** Why a message may not be sent now, or null. */
@@ -278,11 +279,18 @@ final class GrpcServerStream extends ServerCall.Listener<Body>
 
   @Override
   public void onComplete() {
+    boolean resetNow;
     synchronized (this) {
       complete = true;
       writeWaiting = false;
+      resetNow = readTimedOut != null && !halfClosed;
     }
     watch.remove(this);
+    if (resetNow) {
+      // The status is written; grpc-java cancels the call's context only after this returns, so the
+      // reset still reaches the stream, which it closes: the client stops sending.
+      reset.reset("stream message not received within the read timeout");
+    }
   }
 
   @Override

@@ -30,7 +30,8 @@ import java.util.concurrent.CompletableFuture;
  * under a strict {@code DeadlinePolicy} is answered {@code missing TTL} at once, without reading its
  * request; otherwise, if its request (its message and the client's half-close) has not arrived by the
  * deadline or the read timeout, whichever is sooner, the call ends with {@code deadline-exceeded}, what
- * was received is released, and the stream is reset when the client is still sending. Once the response
+ * was received is released, and once the status is written the stream is reset if the client is still
+ * sending. Once the response
  * is handed to grpc-java, it must be written: when it is neither complete nor becomes ready again (the
  * client grants no flow-control window) within the write timeout, the stream is reset, which drops what
  * was queued. The inbound's {@link CallWatch} checks both, without a timer per call.
@@ -67,6 +68,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
   private boolean cancelled; // guarded by this: the client went away
   private boolean closed; // guarded by this: we closed the call
   private boolean complete; // guarded by this: grpc-java wrote all of the response
+  private boolean resetWhenWritten; // guarded by this: the client still sends what nobody reads
   private CompletableFuture<Response> result; // guarded by this
   private volatile int phase = RECEIVING; // written under this object's lock, read by the watch
   private volatile long due; // written under this object's lock: when the phase runs out of time
@@ -203,14 +205,21 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
 
   @Override
   public void onComplete() {
+    boolean resetNow;
     synchronized (this) {
       complete = true;
       phase = DONE;
       // Netty may keep a closed stream, and with it this listener, reachable until the connection
       // next writes: hold on to nothing large (the response) once the call is over.
       result = null;
+      resetNow = resetWhenWritten && !halfClosed;
     }
     watch.remove(this);
+    if (resetNow) {
+      // The status is written; grpc-java cancels the call's context only after this returns, so the
+      // reset still reaches the stream, which it closes: the client stops sending.
+      reset.reset("request not received in time");
+    }
   }
 
   @Override
@@ -237,14 +246,14 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
   /** The deadline or the read timeout came before the whole request: the call ends here. */
   private void receiveTimedOut() {
     Body pending;
-    boolean stillSending;
     synchronized (this) {
       if (phase != RECEIVING || invoked || closed || cancelled) {
         return;
       }
       pending = request;
       request = null;
-      stillSending = !halfClosed;
+      // once the status is written (onComplete), the stream is reset if the client is still sending
+      resetWhenWritten = true;
       String waited = GoDurations.format(Duration.ofNanos(receiveNanos));
       YarpcException e =
           byDeadline
@@ -268,10 +277,6 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
     }
     if (pending != null) {
       pending.release();
-    }
-    if (stillSending) {
-      // The status is on its way; the reset tells the client to stop sending and frees the stream.
-      reset.reset("request not received in time");
     }
   }
 
