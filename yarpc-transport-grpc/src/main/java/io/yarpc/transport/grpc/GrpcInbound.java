@@ -7,11 +7,18 @@ import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.ConnectionLimiter;
+import io.yarpc.transport.grpc.internal.HeaderCountLimit;
 import io.yarpc.transport.grpc.internal.HealthService;
 import io.yarpc.transport.grpc.internal.InboundHandler;
 import java.net.InetSocketAddress;
@@ -36,8 +43,9 @@ import java.util.concurrent.TimeUnit;
  * rpc-encoding}, its encoding comes from the content-type ({@code application/grpc} and {@code
  * application/grpc+proto}: {@code proto}; {@code application/grpc+json}: {@code json}). A unary call without
  * {@code grpc-timeout} gets the {@linkplain Builder#deadlinePolicy deadline policy}'s default timeout
- * ({@value #DEFAULT_TIMEOUT_SECONDS} s unless configured); {@link DeadlinePolicy#strict()} keeps yarpc-go's
- * {@code missing TTL} instead. YARPC peers send all of these, so nothing changes for them.
+ * ({@value #DEFAULT_TIMEOUT_SECONDS} s unless configured), counted from its headers; {@link
+ * DeadlinePolicy#strict()} keeps yarpc-go's {@code missing TTL} instead, answered on the headers. YARPC
+ * peers send all of these, so nothing changes for them.
  *
  * <p>Ownership: a request body reaches the handler as byte access over grpc-java's received buffers,
  * without a copy; the dispatcher releases it when the handler's result completes, and stream messages are
@@ -68,6 +76,57 @@ import java.util.concurrent.TimeUnit;
  *       stream.
  * </ul>
  *
+ * <p><b>Limits</b> ({@link Builder#limits}, default {@link InboundLimits#defaults()}; docs/spec/wire-grpc.md
+ * §4.5) bound what a peer can make the server hold or do. What a peer gets for each:
+ * <ul>
+ *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is read
+ *       from it (no HTTP/2 frame is sent), and counted ({@link #refusedConnections()}).
+ *   <li>{@code maxConcurrentCallsPerConnection}: announced as {@code SETTINGS_MAX_CONCURRENT_STREAMS}; a
+ *       stream beyond it gets {@code RST_STREAM(REFUSED_STREAM)} (grpc clients queue such calls).
+ *   <li>{@code maxRequestSize}: a request message longer than it ends the call with {@code
+ *       RESOURCE_EXHAUSTED} as soon as its length prefix arrives, before its body is read.
+ *   <li>{@code maxHeaderBytes}: announced as {@code SETTINGS_MAX_HEADER_LIST_SIZE}; a header block over it
+ *       gets HTTP status 431 and {@code RST_STREAM(PROTOCOL_ERROR)}, and the connection stays; one that
+ *       grows past a quarter more while it arrives (a {@code CONTINUATION} flood) gets {@code
+ *       GOAWAY(PROTOCOL_ERROR)} and the connection is closed.
+ *   <li>{@code maxHeaderCount}: a call with more metadata entries (all but the HTTP/2 pseudo-headers) ends
+ *       with {@code RESOURCE_EXHAUSTED} when it starts, before it is routed.
+ *   <li>{@code maxRstFramesPerWindow}: counts the {@code RST_STREAM} frames the client sends and those the
+ *       server sends because of the client's frames (any code but {@code NO_ERROR} and {@code CANCEL}:
+ *       refused streams, protocol errors such as a zero window increment); beyond it the connection gets
+ *       {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_rststreams")} and is closed. grpc-java counts in whole
+ *       seconds: the window is rounded up to one.
+ *   <li>{@code readTimeout}: a unary call whose request (its message and the client's end) has not arrived
+ *       within it, or by its deadline if sooner, both counted from the headers, ends with {@code
+ *       DEADLINE_EXCEEDED}; what arrived is released and, when the client is still sending, the stream is
+ *       reset ({@code RST_STREAM(CANCEL)}). A stream message the handler asked for that began to arrive
+ *       must arrive whole within it, with the same outcome (the handler is cancelled); the time between
+ *       messages is not limited.
+ *   <li>{@code writeTimeout}: a response that cannot be written for that long (the call is not ready: the
+ *       client grants no flow-control window, or does not read) is reset ({@code RST_STREAM(CANCEL)}),
+ *       which releases what was queued and cancels a stream's handler. Progress is seen when grpc-java's
+ *       call becomes ready again (under 32 KiB queued), so a single message must be written, down to
+ *       that, within it.
+ *   <li>{@code idleTimeout}: a connection without calls for that long gets {@code GOAWAY} and is closed
+ *       (grpc-java's {@code maxConnectionIdle}; at least 1 s).
+ *   <li>{@code maxConnectionAge}: the connection gets {@code GOAWAY} after that long (grpc-java adds up to
+ *       ±10% jitter; at least 1 s) and is closed once its calls end, or after the grace period.
+ *   <li>{@code handshakeTimeout}: a connection whose HTTP/2 preface and first {@code SETTINGS} have not
+ *       arrived by then is closed.
+ *   <li>{@code permitKeepAliveTime}: a client that pings more often, or keeps pinging while it has no calls,
+ *       gets {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_pings")} and is closed.
+ *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: not enforced as byte budgets.
+ *       grpc-java returns flow-control credit for a message's bytes as its deframer reads them, which it
+ *       does only for a message the call asked for, and reads that message to its end; there is no hook to
+ *       withhold the credit half-way. What holds: bytes nobody asked for stay within the HTTP/2 windows; a
+ *       unary call asks for its one message at once, and a stream when its handler receives; so a
+ *       connection holds at most {@code maxConcurrentCallsPerConnection} messages of up to {@code
+ *       maxRequestSize} being received, each for at most the read timeout.
+ *   <li>{@code maxRequestLineLength}: not used (HTTP/2 has no request line).
+ * </ul>
+ * Timeouts are checked by one periodic sweep per inbound (an eighth of the shortest timeout, from 10 ms
+ * to 1 s), so they fire up to that much late; no call arms a timer of its own.
+ *
  * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
  * with port 0); {@link #stop()} reports not-serving, stops accepting calls, lets calls in flight finish for
  * at most the grace period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or
@@ -82,7 +141,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
 
   private final GrpcTransport transport;
   private final InetSocketAddress requestedAddress;
-  private final int maxReceiveMessageSize;
+  private final InboundLimits limits;
   private final Duration gracePeriod;
   private final Executor executor;
   private final DeadlinePolicy deadlinePolicy;
@@ -90,17 +149,24 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final HealthService health; // null when turned off
   private final boolean reflection;
   private volatile Server server;
+  private volatile ConnectionLimiter connections;
+  // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
+  private EventLoopGroup eventLoops;
 
   private GrpcInbound(Builder b) {
     this.transport = b.transport;
     this.requestedAddress = b.address;
-    this.maxReceiveMessageSize = b.maxReceiveMessageSize;
+    this.limits = b.limits;
     this.gracePeriod = b.gracePeriod;
     this.executor = b.executor;
     this.deadlinePolicy = b.deadlinePolicy;
     this.handler =
         new InboundHandler(
-            transport.marshaller(), b.maxSendMessageSize, b.defaultService, b.deadlinePolicy);
+            transport.marshaller(),
+            b.maxSendMessageSize,
+            b.defaultService,
+            b.deadlinePolicy,
+            b.limits);
     this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
     this.reflection = b.reflection;
   }
@@ -162,6 +228,31 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     return deadlinePolicy;
   }
 
+  /** The limits the inbound enforces (see the class comment). */
+  public InboundLimits limits() {
+    return limits;
+  }
+
+  /** Connections open now; 0 before {@link #start()}. */
+  public int openConnections() {
+    ConnectionLimiter c = connections;
+    return c == null ? 0 : c.open();
+  }
+
+  /**
+   * Connections closed at once since {@link #start()} because {@link InboundLimits#maxConnections()}
+   * were open.
+   */
+  public long refusedConnections() {
+    ConnectionLimiter c = connections;
+    return c == null ? 0 : c.refused();
+  }
+
+  /** Calls in flight: started and not yet complete or cancelled (tests). */
+  int callsInFlight() {
+    return handler.watch().size();
+  }
+
   /** Whether the server has begun shutting down (tests). */
   boolean isShuttingDown() {
     Server s = server;
@@ -177,10 +268,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   @SuppressWarnings(
       "deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
+    ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections());
+    // grpc-java takes a server channel factory (the connection limit) only with our event loops.
+    EventLoopGroup loops =
+        new MultiThreadIoEventLoopGroup(
+            0, new DefaultThreadFactory("yarpc-grpc-inbound", true), NioIoHandler.newFactory());
     NettyServerBuilder b =
         NettyServerBuilder.forAddress(requestedAddress)
+            .channelFactory(limiter.serverChannels())
+            .bossEventLoopGroup(loops)
+            .workerEventLoopGroup(loops)
             .fallbackHandlerRegistry(handler)
-            .maxInboundMessageSize(maxReceiveMessageSize);
+            .addStreamTracerFactory(InboundHandler.streamTracers())
+            .intercept(new HeaderCountLimit(limits.maxHeaderCount()))
+            .maxInboundMessageSize(limits.maxRequestSize())
+            .maxInboundMetadataSize(limits.maxHeaderBytes())
+            .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
+            .maxRstFramesPerWindow(
+                limits.maxRstFramesPerWindow(), wholeSeconds(limits.rstFramesWindow()))
+            .maxConnectionIdle(nanos(limits.idleTimeout()), TimeUnit.NANOSECONDS)
+            .handshakeTimeout(nanos(limits.handshakeTimeout()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveTime(nanos(limits.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveWithoutCalls(false);
+    if (limits.maxConnectionAge() != null) {
+      b.maxConnectionAge(nanos(limits.maxConnectionAge()), TimeUnit.NANOSECONDS);
+      b.maxConnectionAgeGrace(
+          limits.maxConnectionAgeGrace() == null
+              ? Long.MAX_VALUE // until its calls finish
+              : nanos(limits.maxConnectionAgeGrace()),
+          TimeUnit.NANOSECONDS);
+    }
     if (health != null) {
       b.addService(health);
     }
@@ -194,10 +311,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       b.directExecutor(); // call events only complete futures; handlers run on the dispatcher's
       // executor
     }
-    server = b.build().start();
+    try {
+      server = b.build().start();
+    } catch (Exception | Error e) {
+      shutDown(loops);
+      throw e;
+    }
+    connections = limiter;
+    eventLoops = loops;
+    handler.watch().start(loops.next());
     if (health != null) {
       health.setServing(true);
     }
+  }
+
+  private static long nanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  /** grpc-java counts resets per whole seconds: the window rounded up. */
+  private static int wholeSeconds(Duration window) {
+    long seconds = window.getSeconds() + (window.getNano() > 0 ? 1 : 0);
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, seconds));
+  }
+
+  private static void shutDown(EventLoopGroup loops) {
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
   }
 
   /**
@@ -214,13 +357,21 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     if (s == null) {
       return;
     }
-    s.shutdown();
-    if (health != null) {
-      health.closeWatches(Status.UNAVAILABLE.withDescription("the server is stopping"));
-    }
-    if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
-      s.shutdownNow();
-      s.awaitTermination(5, TimeUnit.SECONDS);
+    try {
+      s.shutdown();
+      if (health != null) {
+        health.closeWatches(Status.UNAVAILABLE.withDescription("the server is stopping"));
+      }
+      if (!s.awaitTermination(gracePeriod.toNanos(), TimeUnit.NANOSECONDS)) {
+        s.shutdownNow();
+        s.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } finally {
+      handler.watch().stop();
+      EventLoopGroup loops = eventLoops;
+      if (loops != null) {
+        shutDown(loops);
+      }
     }
   }
 
@@ -234,7 +385,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   public static final class Builder {
     private final GrpcTransport transport;
     private final InetSocketAddress address;
-    private int maxReceiveMessageSize;
+    private InboundLimits limits = InboundLimits.defaults();
     private int maxSendMessageSize;
     private Duration gracePeriod;
     private Executor executor;
@@ -246,15 +397,18 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
       this.address = address;
-      this.maxReceiveMessageSize = transport.maxReceiveMessageSize();
       this.maxSendMessageSize = transport.maxSendMessageSize();
       this.gracePeriod = transport.shutdownTimeout();
       this.executor = transport.executor();
     }
 
-    /** The largest request message accepted (default: the transport's, 64 MiB). */
-    public Builder maxReceiveMessageSize(int bytes) {
-      this.maxReceiveMessageSize = GrpcTransport.Builder.positive(bytes, "maxReceiveMessageSize");
+    /**
+     * What the inbound bounds against peers that send too much, too slowly or too often (default {@link
+     * InboundLimits#defaults()}); the class comment says what a peer gets for each. The largest request
+     * message accepted is its {@link InboundLimits#maxRequestSize() maxRequestSize}.
+     */
+    public Builder limits(InboundLimits limits) {
+      this.limits = requireNonNull(limits, "limits");
       return this;
     }
 

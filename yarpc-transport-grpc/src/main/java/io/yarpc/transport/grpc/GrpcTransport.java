@@ -49,9 +49,11 @@ import java.util.concurrent.Executor;
  *
  * <p><b>Messages</b> are received without a redundant copy: a received message is handed on as a body
  * with byte access over grpc-java's own buffers, released once its owner is done with it; outgoing bodies
- * write themselves straight into grpc-java's framer. Limits: 64 MiB received by default (both sides),
- * unlimited sent; exceeding either fails the call with {@code resource-exhausted}. gzip-compressed
- * messages are accepted.
+ * write themselves straight into grpc-java's framer. Limits: outbounds receive responses of up to 64 MiB
+ * by default ({@link Builder#maxReceiveMessageSize}); inbounds accept requests up to their {@link
+ * io.yarpc.transport.InboundLimits#maxRequestSize() InboundLimits.maxRequestSize} (also 64 MiB by
+ * default; see {@link GrpcInbound.Builder#limits}); sending is unlimited; exceeding a limit fails the call
+ * with {@code resource-exhausted}. gzip-compressed messages are accepted.
  *
  * <p>Thread-safe.
  */
@@ -59,7 +61,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   /** The name calls carry in {@code RequestMeta.transport()}. */
   public static final String NAME = "grpc";
 
-  /** The default largest message received: 64 MiB, as in yarpc-go. */
+  /** The default largest response message the outbounds receive: 64 MiB, as in yarpc-go. */
   public static final int DEFAULT_MAX_RECEIVE_MESSAGE_SIZE = 64 * 1024 * 1024;
 
   static final String USER_AGENT = "yarpc-java";
@@ -274,7 +276,11 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
 
     private Builder() {}
 
-    /** The largest message inbounds and outbounds receive (default 64 MiB); each may override it. */
+    /**
+     * The largest response message the transport's outbounds receive (default 64 MiB); each outbound may
+     * override it. Inbounds take their request limit from their {@link io.yarpc.transport.InboundLimits}
+     * ({@link GrpcInbound.Builder#limits}).
+     */
     public Builder maxReceiveMessageSize(int bytes) {
       this.maxReceiveMessageSize = positive(bytes, "maxReceiveMessageSize");
       return this;

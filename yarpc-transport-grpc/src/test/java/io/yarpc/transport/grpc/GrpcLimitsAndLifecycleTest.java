@@ -22,6 +22,7 @@ import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.Response;
@@ -91,7 +92,9 @@ class GrpcLimitsAndLifecycleTest {
 
   @Test
   void requestLargerThanTheInboundAcceptsIsResourceExhausted() throws Exception {
-    bed = new GrpcTestBed(b -> b.maxReceiveMessageSize(KIB), b -> b, echo());
+    bed =
+        new GrpcTestBed(
+            b -> b.limits(InboundLimits.builder().maxRequestSize(KIB).build()), b -> b, echo());
     Response ok = await(bed.clientConfig().call(Request.of(meta("echo"), Body.of(new byte[KIB]))));
     ok.body().release();
     YarpcException e =
@@ -100,9 +103,10 @@ class GrpcLimitsAndLifecycleTest {
   }
 
   @Test
-  void defaultReceiveLimitIs64MiB() throws Exception {
+  void defaultRequestLimitIs64MiB() throws Exception {
     bed = new GrpcTestBed(echo());
-    long tooLarge = GrpcTransport.DEFAULT_MAX_RECEIVE_MESSAGE_SIZE + 1L;
+    assertThat(InboundLimits.defaults().maxRequestSize()).isEqualTo(64 << 20);
+    long tooLarge = InboundLimits.defaults().maxRequestSize() + 1L;
     Body lazy =
         Body.lazy(
             tooLarge,

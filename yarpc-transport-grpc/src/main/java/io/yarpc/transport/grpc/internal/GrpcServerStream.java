@@ -7,6 +7,7 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.internal.GoDurations;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Handler;
 import io.yarpc.transport.Headers;
@@ -14,6 +15,7 @@ import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -36,10 +38,23 @@ import java.util.concurrent.CompletableFuture;
  * client cancels, pending and later operations fail with {@code cancelled} and the handler's future is
  * cancelled.
  *
+ * <p>Read timeout (the inbound's {@code InboundLimits.readTimeout}; docs/spec/wire-grpc.md §4.5): a
+ * request message the handler asked for that began to arrive must arrive whole within it (see {@link
+ * #readTimedOut}); a stream waiting for the client to begin its next message waits as long as the
+ * handler does.
+ *
+ * <p>Write timeout (the inbound's {@code InboundLimits.writeTimeout}): while a send is pending (the call
+ * is not ready: the client grants no flow-control window), and from the end of the stream until
+ * grpc-java wrote its trailers, the inbound's {@link CallWatch} waits at most the write timeout; each
+ * time the call becomes ready again the wait ends (or starts again). When it runs out, the stream is
+ * reset ({@link StreamReset}), which drops what was queued and cancels the handler as a client cancel
+ * does.
+ *
  * <p>Thread-safety: every use of the {@link ServerCall} happens under this object's lock; futures are
  * completed outside it.
  */
-final class GrpcServerStream extends ServerCall.Listener<Body> implements ServerStream {
+final class GrpcServerStream extends ServerCall.Listener<Body>
+    implements ServerStream, CallWatch.Watched {
   private final ServerCall<Body, Body> call;
   private final RequestMeta meta;
   private final StreamFlow
@@ -49,16 +64,37 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   private Headers trailers = Headers.empty(); // guarded by this
   private boolean halfClosed; // guarded by this: the client sends no more
   private CompletableFuture<Void> result; // guarded by this
+  private final StreamReset reset;
+  private final long readTimeoutNanos;
+  private final long writeTimeoutNanos;
+  private final CallWatch watch;
+  private YarpcException readTimedOut; // guarded by this: what ended the stream, if a read timeout
+  private volatile boolean writeWaiting; // written under the lock: a write waits for the client
+  private volatile long writeDue; // written under the lock: when that wait runs out
+  private boolean complete; // guarded by this: grpc-java wrote the end of the stream
 
-  GrpcServerStream(ServerCall<Body, Body> call, RequestMeta meta, long maxSendMessageSize) {
+  GrpcServerStream(
+      ServerCall<Body, Body> call,
+      RequestMeta meta,
+      long maxSendMessageSize,
+      StreamReset reset,
+      CallWatch watch,
+      long readTimeoutNanos,
+      long writeTimeoutNanos) {
     this.call = call;
     this.meta = meta;
+    this.reset = reset;
+    this.watch = watch;
+    this.readTimeoutNanos = readTimeoutNanos;
+    this.writeTimeoutNanos = writeTimeoutNanos;
     this.flow =
         new StreamFlow(this, new Wire(), maxSendMessageSize, this::receiveEnd, this::sendRefusal);
   }
 
   /** Runs {@code handler} on this stream; returns the listener grpc-java delivers the call's events to. */
   GrpcServerStream start(Handler<ServerStream, Void> handler) {
+    // watched until the call ends (no onComplete or onCancel comes before this returns)
+    watch.add(this);
     CompletableFuture<Void> f = InboundCalls.handle(handler, this, () -> {});
     boolean cancelNow;
     synchronized (this) {
@@ -102,6 +138,62 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   @Override
   public CompletableFuture<Void> send(StreamMessage message) {
     return flow.send(message);
+  }
+
+  /** From now on, a write waits for the client, at most the write timeout. */
+  private void waitForWriteLocked() {
+    writeDue = System.nanoTime() + writeTimeoutNanos;
+    writeWaiting = true;
+  }
+
+  @Override
+  public void check(long nowNanos) {
+    long since = reset.messageSince();
+    if (since != 0 && nowNanos - since >= readTimeoutNanos) {
+      readTimedOut(since);
+    }
+    if (writeWaiting && nowNanos - writeDue >= 0) {
+      synchronized (this) {
+        if (!writeWaiting || nowNanos - writeDue < 0 || complete || flow.cancelledLocked()) {
+          return;
+        }
+        writeWaiting = false;
+      }
+      reset.reset("stream message not written within the write timeout: the client does not read");
+    }
+  }
+
+  /**
+   * A request message began to arrive (the handler asked for it) and did not finish within the read
+   * timeout: the stream ends with {@code deadline-exceeded} (the handler's future is cancelled, and
+   * {@link #finish} sends the status, which releases what arrived of the message), then, once the
+   * status is written, is reset so the client stops sending.
+   */
+  private void readTimedOut(long since) {
+    CompletableFuture<Void> handler;
+    synchronized (this) {
+      if (reset.messageSince() != since
+          || readTimedOut != null
+          || flow.closedLocked()
+          || flow.cancelledLocked()) {
+        return;
+      }
+      readTimedOut =
+          YarpcException.of(
+              Code.DEADLINE_EXCEEDED,
+              "stream message for procedure \"%s\" of service \"%s\" from caller \"%s\" did not"
+                  + " arrive within the read timeout of %s",
+              meta.procedure(),
+              meta.service(),
+              meta.caller(),
+              GoDurations.format(Duration.ofNanos(readTimeoutNanos)));
+      handler = result;
+    }
+    if (handler != null) {
+      handler.cancel(false); // finish() sends the status; onComplete() then resets the stream
+    } else {
+      reset.reset("stream message not received within the read timeout");
+    }
   }
 
   /** Why a message may not be sent now, or null. */
@@ -177,13 +269,37 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
   @Override
   public void onReady() {
     flow.onReady();
+    synchronized (this) {
+      if (flow.closedLocked() && writeWaiting) {
+        // the end of the stream is being written and made progress: its write timeout starts again
+        waitForWriteLocked();
+      }
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    boolean resetNow;
+    synchronized (this) {
+      complete = true;
+      writeWaiting = false;
+      resetNow = readTimedOut != null && !halfClosed;
+    }
+    watch.remove(this);
+    if (resetNow) {
+      // The status is written; grpc-java cancels the call's context only after this returns, so the
+      // reset still reaches the stream, which it closes: the client stops sending.
+      reset.reset("stream message not received within the read timeout");
+    }
   }
 
   @Override
   public void onCancel() {
     StreamFlow.Detached detached;
     CompletableFuture<Void> handler;
+    watch.remove(this);
     synchronized (this) {
+      writeWaiting = false;
       if (flow.cancelledLocked()) {
         return;
       }
@@ -208,9 +324,17 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
         Metadata md = new Metadata();
         Metadatas.putResponseHeaders(md, trailers);
         Status status =
-            error == null ? Status.OK : GrpcErrors.toStatus(YarpcException.from(error), md, false);
+            readTimedOut != null
+                ? GrpcErrors.toStatus(readTimedOut, md, false)
+                : error == null
+                    ? Status.OK
+                    : GrpcErrors.toStatus(YarpcException.from(error), md, false);
         try {
           call.close(status, md);
+          if (!complete) {
+            // what is still queued, and the trailers behind it, must be written in time too
+            waitForWriteLocked();
+          }
         } catch (RuntimeException e) {
           // the transport already failed the stream: nothing left to tell the client
         }
@@ -256,6 +380,16 @@ final class GrpcServerStream extends ServerCall.Listener<Body> implements Server
     @Override
     public boolean isReady() {
       return call.isReady();
+    }
+
+    @Override
+    public void sendWaiting(boolean waiting) {
+      if (waiting) {
+        // the message waits for the client's window, at most the write timeout
+        waitForWriteLocked();
+      } else if (!flow.closedLocked()) {
+        writeWaiting = false;
+      }
     }
   }
 }

@@ -8,6 +8,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
@@ -15,6 +16,7 @@ import io.yarpc.transport.Deadline;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.InboundCalls;
+import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
@@ -32,6 +34,11 @@ import java.util.concurrent.TimeUnit;
  * UnaryServerCall}) or a stream ({@link GrpcServerStream}). Oneway procedures are refused with {@code
  * unimplemented}.
  *
+ * <p>Limits: a unary call's request must arrive within the read timeout (and before its deadline, which
+ * runs from the headers), and a response must be written within the write timeout (see {@link
+ * UnaryServerCall}, {@link GrpcServerStream}); the rest of the inbound's limits are grpc-java settings
+ * and the server's {@link HeaderCountLimit} and {@link ConnectionLimiter}.
+ *
  * <p>Its {@link #getServices()} — which grpc-java's server reports as its mutable services, and its
  * reflection service indexes — are the router's protobuf services ({@link RegisteredServices}), so
  * reflection lists and describes what the dispatcher serves; {@link #serviceNames()} feeds the health
@@ -48,25 +55,53 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
   private final long maxSendMessageSize;
   private final String defaultService;
   private final DeadlinePolicy deadlinePolicy;
+  private final long readTimeoutNanos;
+  private final long writeTimeoutNanos;
+  private final CallWatch watch;
   private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
   private final RegisteredServices registered;
   private volatile Router router;
 
   /**
    * A handler that receives with {@code marshaller}, refuses to send more than {@code maxSendMessageSize},
-   * gives calls that name no service {@code defaultService} (null: the router's) and applies {@code
-   * deadlinePolicy} to every call.
+   * gives calls that name no service {@code defaultService} (null: the router's), applies {@code
+   * deadlinePolicy} to every call and the read and write timeouts of {@code limits}; its calls' timeouts
+   * are checked by {@link #watch()} once that is started.
    */
   public InboundHandler(
       BodyMarshaller marshaller,
       long maxSendMessageSize,
       String defaultService,
-      DeadlinePolicy deadlinePolicy) {
+      DeadlinePolicy deadlinePolicy,
+      InboundLimits limits) {
     this.marshaller = marshaller;
     this.maxSendMessageSize = maxSendMessageSize;
     this.defaultService = defaultService;
     this.deadlinePolicy = deadlinePolicy;
+    this.readTimeoutNanos = saturatedNanos(limits.readTimeout());
+    this.writeTimeoutNanos = saturatedNanos(limits.writeTimeout());
+    long shortest = Math.min(readTimeoutNanos, writeTimeoutNanos);
+    if (deadlinePolicy.defaultTimeout() != null) {
+      shortest = Math.min(shortest, saturatedNanos(deadlinePolicy.defaultTimeout()));
+    }
+    if (deadlinePolicy.maxTimeout() != null) {
+      shortest = Math.min(shortest, saturatedNanos(deadlinePolicy.maxTimeout()));
+    }
+    this.watch = new CallWatch(CallWatch.intervalFor(shortest));
     this.registered = new RegisteredServices(marshaller, this);
+  }
+
+  /** What checks the calls' read and write timeouts; the inbound starts and stops it. */
+  public CallWatch watch() {
+    return watch;
+  }
+
+  /**
+   * The stream tracers the server must have for the inbound to reset streams (its read and write
+   * timeouts; see {@link StreamReset}).
+   */
+  public static ServerStreamTracer.Factory streamTracers() {
+    return StreamReset.tracers();
   }
 
   /** Sets the router calls are served from. */
@@ -137,14 +172,34 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
       return NOOP;
     }
     HandlerSpec spec = routed.spec();
+    StreamReset reset = StreamReset.ofCurrentCall();
     return spec.type() == RpcType.UNARY
         ? new UnaryServerCall(
                 call,
                 routed.meta(),
                 spec.unary(),
                 maxSendMessageSize,
-                headers.containsKey(Metadatas.key(Metadatas.CALLER)))
-            .start()
-        : new GrpcServerStream(call, routed.meta(), maxSendMessageSize).start(spec.streaming());
+                headers.containsKey(Metadatas.key(Metadatas.CALLER)),
+                reset,
+                watch,
+                writeTimeoutNanos)
+            .start(readTimeoutNanos)
+        : new GrpcServerStream(
+                call,
+                routed.meta(),
+                maxSendMessageSize,
+                reset,
+                watch,
+                readTimeoutNanos,
+                writeTimeoutNanos)
+            .start(spec.streaming());
+  }
+
+  private static long saturatedNanos(java.time.Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
   }
 }

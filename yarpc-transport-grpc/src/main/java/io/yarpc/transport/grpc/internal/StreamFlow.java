@@ -53,6 +53,12 @@ final class StreamFlow {
 
     /** Whether grpc-java takes the next message without buffering. */
     boolean isReady();
+
+    /**
+     * A send now waits for the call to become ready ({@code true}), or no longer does ({@code false}:
+     * ready again, or the flow ended); called under the lock. The server's end bounds that wait.
+     */
+    default void sendWaiting(boolean waiting) {}
   }
 
   /**
@@ -184,6 +190,7 @@ final class StreamFlow {
         }
         CompletableFuture<Void> f = new CompletableFuture<>();
         pendingSend = f;
+        wire.sendWaiting(true);
         return f;
       }
     } finally {
@@ -235,6 +242,7 @@ final class StreamFlow {
       if (pendingSend != null && !closed && !cancelled && wire.isReady()) {
         f = pendingSend;
         pendingSend = null;
+        wire.sendWaiting(false);
       }
     }
     if (f != null) {
@@ -269,6 +277,9 @@ final class StreamFlow {
     CompletableFuture<Void> send = pendingSend;
     pendingReceive = null;
     pendingSend = null;
+    if (send != null) {
+      wire.sendWaiting(false);
+    }
     List<Body> orphans = List.of();
     if (dropUnclaimed) {
       orphans = List.copyOf(unclaimed);
