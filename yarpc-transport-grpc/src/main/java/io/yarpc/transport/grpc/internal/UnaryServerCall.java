@@ -15,6 +15,8 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.RpcType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One inbound unary call (docs/spec/wire-grpc.md §4.4): receive exactly one message, invoke the handler once the
@@ -46,6 +48,8 @@ import java.util.concurrent.CompletableFuture;
  * the lock is never held while completing or cancelling a future that others may listen to.
  */
 final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWatch.Watched {
+  private static final Logger log = LoggerFactory.getLogger(UnaryServerCall.class);
+
   private static final int RECEIVING = 0;
   private static final int HANDLING = 1;
   private static final int WRITING = 2;
@@ -349,9 +353,11 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
       return null;
     } catch (RuntimeException e) {
       if (!closed) {
+        log.warn("failed to send the response of {}", meta, e);
+        // the exception's text stays in the log, not on the wire
         closeLocked(
             Status.INTERNAL
-                .withDescription("failed to send response: " + e.getMessage())
+                .withDescription("failed to send the response (the server logged it)")
                 .withCause(e),
             new Metadata());
       }
