@@ -134,8 +134,8 @@ public final class OutboundInvoker {
         return CompletableFuture.failedFuture(current.cancellation());
       }
 
-      // the time the call had when it began, for the timeout message (the timer below is armed after
-      // the transport's synchronous part, which may take a while on a cold JVM)
+      // the time the call had when it began, for the timeout message (the timer below is armed
+      // after the transport's synchronous part, which may take a while on a cold JVM)
       Duration ttl = unaryLike ? deadline.timeRemaining() : null;
       CompletableFuture<O> result = new CompletableFuture<>();
       // The futures the transport itself returned. A middleware may hand back a future of its own

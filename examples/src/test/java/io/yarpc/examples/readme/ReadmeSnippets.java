@@ -12,9 +12,16 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
+import io.yarpc.transport.InboundLimits;
+import io.yarpc.transport.grpc.GrpcInbound;
+import io.yarpc.transport.grpc.GrpcTransport;
 import io.yarpc.transport.http.HttpInbound;
 import io.yarpc.transport.http.HttpOutbound;
 import io.yarpc.transport.http.HttpTransport;
+import io.yarpc.transport.tchannel.TChannelInbound;
+import io.yarpc.transport.tchannel.TChannelTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +32,8 @@ import java.util.concurrent.CompletableFuture;
  * ReadmeSnippetsTest} fails when the two differ. Edit the code here, then copy the region into the README
  * (the test's message shows the expected text).
  *
- * <p>These two are fragments (of a transport's inbound and of a transport's test), compiled, not run. The
+ * <p>These are fragments (of a transport's inbound, of a transport's test, of a server's set-up), compiled,
+ * not run. The
  * README's other snippets are whole files, one class each in this package ({@code RawExample}, ...), whose
  * region starts after the {@code package} line; {@link ReadmeExamplesTest} runs them.
  */
@@ -46,6 +54,21 @@ final class ReadmeSnippets {
                                                            // handler never took the body
       // [END inbound-job]
     }
+  }
+
+  /** The limits of every inbound, from the "Limits and hardening" section. */
+  static void limits(
+      HttpTransport httpTransport, GrpcTransport grpcTransport, TChannelTransport tchannelTransport) {
+    // [START limits]
+    InboundLimits limits = InboundLimits.builder()      // every option not set keeps the default below
+        .maxConnections(2_000)
+        .maxConcurrentCallsPerConnection(100)
+        .readTimeout(Duration.ofSeconds(10))
+        .build();
+    HttpInbound http = httpTransport.inboundBuilder().address("0.0.0.0", 8080).limits(limits).build();
+    GrpcInbound grpc = grpcTransport.inboundBuilder(new InetSocketAddress(8081)).limits(limits).build();
+    TChannelInbound tchannel = tchannelTransport.inboundBuilder().port(8082).limits(limits).build();
+    // [END limits]
   }
 
   // [START conformance]
