@@ -10,6 +10,7 @@ import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
 import io.yarpc.peer.internal.Nudger;
 import io.yarpc.peer.internal.PendingChoices;
+import io.yarpc.peer.internal.Waiter;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -611,24 +611,6 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
     @Override
     public String toString() {
       return "RoundRobinPeerList.Entry{" + id + "}";
-    }
-  }
-
-  /** A choice waiting for a peer. */
-  private static final class Waiter {
-    final long startNanos;
-    final CompletableFuture<PeerLease> future = new CompletableFuture<>();
-    ScheduledFuture<?> timeout; // set under lock right after the waiter is queued
-
-    Waiter(long startNanos) {
-      this.startNanos = startNanos;
-    }
-
-    void cancelTimeout() {
-      ScheduledFuture<?> t = timeout;
-      if (t != null) {
-        t.cancel(false);
-      }
     }
   }
 

@@ -9,6 +9,7 @@ import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
 import io.yarpc.peer.internal.Nudger;
 import io.yarpc.peer.internal.PendingChoices;
+import io.yarpc.peer.internal.Waiter;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -18,7 +19,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -268,28 +268,6 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
   @Override
   public String toString() {
     return "SinglePeerChooser{" + identifier + (failFast ? ", fail-fast" : "") + "}";
-  }
-
-  private static final class Waiter {
-    final CompletableFuture<PeerLease> future = new CompletableFuture<>();
-    final long startNanos;
-    ScheduledFuture<?> timeout; // set under the waiters lock before the waiter can be seen
-
-    Waiter(long startNanos) {
-      this.startNanos = startNanos;
-    }
-
-    void cancelTimeout() {
-      ScheduledFuture<?> t = timeout;
-      if (t != null) {
-        t.cancel(false);
-      }
-    }
-
-    void fail(YarpcException e) {
-      cancelTimeout();
-      future.completeExceptionally(e);
-    }
   }
 
   /** Builds a {@link SinglePeerChooser}; not thread-safe. */

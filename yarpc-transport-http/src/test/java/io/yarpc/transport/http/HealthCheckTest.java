@@ -132,6 +132,11 @@ class HealthCheckTest {
       assertThat(h2head.status()).isEqualTo(200);
       assertThat(h2head.body()).isEmpty();
     }
+    // the exchange ends once its answer is written, a moment after the client read it
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (inbound.activeRequests() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
     assertThat(inbound.activeRequests()).isZero();
   }
 
