@@ -80,8 +80,8 @@ public final class YarpcException extends RuntimeException {
 
   /**
    * What a server may tell its caller about this error: this error itself, unless it was made by {@link
-   * #wrapping} (or {@link #from} for an unexpected throwable), whose message holds the text of an
-   * unexpected exception (internal state, class names): then a copy whose message is the context
+   * #wrapping}, whose message holds the text of an unexpected exception (internal state, class names):
+   * then a copy whose message is the context
    * followed by {@code unexpected error (the server logged it)}. Name, details and response are kept.
    */
   public YarpcException redacted() {
@@ -117,7 +117,7 @@ public final class YarpcException extends RuntimeException {
     if (root instanceof java.util.concurrent.CancellationException) {
       return withCause(Code.CANCELLED, "call was cancelled", root);
     }
-    return wrapping(Code.UNKNOWN, "", root);
+    return withCause(Code.UNKNOWN, describe(root), root);
   }
 
   /** A throwable's message, or its class name when it has none. */

@@ -499,20 +499,24 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
 
   /** While choices wait: asks every peer of the list that is not available to connect now. */
   private void nudge() {
-    List<Peer> idle = new ArrayList<>();
+    List<Peer> members = new ArrayList<>();
     synchronized (lock) {
       if (waiters.isEmpty() || state != State.RUNNING) {
         nudger.stop();
         return;
       }
       for (Entry e : peers.values()) {
-        if (e.active && e.peer != null && e.peer.status() != ConnectionStatus.AVAILABLE) {
-          idle.add(e.peer);
+        if (e.active && e.peer != null) {
+          members.add(e.peer);
         }
       }
     }
-    for (Peer p : idle) {
-      p.connectNow(); // outside the lock: a transport may report a status change synchronously
+    // Outside the lock: a transport may guard status with its own lock, and may report a status
+    // change synchronously (which takes ours).
+    for (Peer p : members) {
+      if (p.status() != ConnectionStatus.AVAILABLE) {
+        p.connectNow();
+      }
     }
   }
 
@@ -525,17 +529,23 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
   public String waitReason() {
     String reason = null;
     int count;
+    List<Peer> members = new ArrayList<>();
     synchronized (lock) {
       if (!ring.isEmpty() || state != State.RUNNING) {
         return null;
       }
       count = peers.size();
       for (Entry e : peers.values()) {
-        String r = e.peer == null ? null : e.peer.unavailableReason();
-        if (r != null) {
-          reason = "peer " + e.id + " is unreachable: " + r;
-          break;
+        if (e.peer != null) {
+          members.add(e.peer);
         }
+      }
+    }
+    for (Peer p : members) { // outside the lock, as in nudge()
+      String r = p.unavailableReason();
+      if (r != null) {
+        reason = "peer " + p.identifier() + " is unreachable: " + r;
+        break;
       }
     }
     String none =

@@ -104,7 +104,9 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
    */
   @Override
   protected void doStop() {
-    stopped = true;
+    synchronized (waiters) { // a choice that registers after this sees `stopped` (see choose)
+      stopped = true;
+    }
     peer = null;
     for (Waiter w : takeWaiters()) {
       w.fail(
@@ -148,6 +150,11 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
     }
     Waiter w = new Waiter(System.nanoTime());
     synchronized (waiters) {
+      if (stopped) { // stop ran since `peer` was read: it failed the waiters it found
+        return CompletableFuture.failedFuture(
+            YarpcException.of(
+                Code.UNAVAILABLE, "single peer chooser for \"%s\" has been stopped", identifier));
+      }
       waiters.add(w);
       w.timeout =
           Timers.schedule(

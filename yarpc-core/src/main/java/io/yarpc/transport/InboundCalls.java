@@ -4,6 +4,8 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The inbound call path every transport takes once it has decoded a call's metadata, so that no transport
@@ -15,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Stateless and thread-safe; called on the transport's I/O threads.
  */
 public final class InboundCalls {
+  private static final Logger log = LoggerFactory.getLogger(InboundCalls.class);
+
   private InboundCalls() {}
 
   /** A routed call: its handler and its metadata with the deadline the policy gave it. */
@@ -48,7 +52,7 @@ public final class InboundCalls {
       Set<RpcType> handled,
       DeadlinePolicy policy,
       YarpcException decodeError) {
-    HandlerSpec spec = router.choose(meta);
+    HandlerSpec spec = choose(router, meta);
     if (decodeError != null) {
       throw decodeError;
     }
@@ -67,7 +71,7 @@ public final class InboundCalls {
    */
   public static Routed route(
       Router router, RequestMeta meta, RpcType callType, DeadlinePolicy policy) {
-    HandlerSpec spec = router.choose(meta);
+    HandlerSpec spec = choose(router, meta);
     if (spec.type() != callType) {
       throw YarpcException.of(
           Code.UNIMPLEMENTED,
@@ -114,5 +118,53 @@ public final class InboundCalls {
     return type != RpcType.STREAMING && meta.deadline() == null
         ? YarpcException.of(Code.INVALID_ARGUMENT, "missing TTL")
         : null;
+  }
+
+  /**
+   * {@code router.choose(meta)}; a router's unexpected exception (not a {@link YarpcException}) is logged
+   * and becomes {@code internal} without its text, which stays on the server.
+   */
+  private static HandlerSpec choose(Router router, RequestMeta meta) {
+    try {
+      return router.choose(meta);
+    } catch (YarpcException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      log.warn(
+          "router {} failed to route procedure \"{}\" of service \"{}\"",
+          router,
+          meta.procedure(),
+          meta.service(),
+          e);
+      throw YarpcException.withCause(
+          Code.INTERNAL,
+          String.format(
+              "failed to route procedure \"%s\" of service \"%s\" (the server logged why)",
+              meta.procedure(), meta.service()),
+          e);
+    }
+  }
+
+  /**
+   * For an inbound that acknowledges oneway calls: whether the dispatcher refused the call before its
+   * handler ran, so the caller must get the error instead of an acknowledgement. The dispatcher answers a
+   * call it will not run with an already failed future carrying {@code unavailable} (it is stopping) or
+   * {@code resource-exhausted} (the procedure is at its concurrency limit, or the handler executor is
+   * full); that error is returned. Any other outcome, including a handler that failed at once, is the
+   * handler's business: the call was accepted, and null is returned.
+   */
+  public static YarpcException onewayRefusal(CompletableFuture<Void> handled) {
+    if (handled == null || !handled.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      handled.join();
+      return null;
+    } catch (RuntimeException e) {
+      YarpcException error = YarpcException.from(e);
+      return error.code() == Code.UNAVAILABLE || error.code() == Code.RESOURCE_EXHAUSTED
+          ? error
+          : null;
+    }
   }
 }

@@ -167,7 +167,7 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
           transport.transmit(t, "in-memory oneway error of " + describe(meta)));
       return;
     }
-    YarpcException refused = refusal(handled);
+    YarpcException refused = InboundCalls.onewayRefusal(handled);
     if (refused != null) {
       ack.completeExceptionally(
           transport.transmit(refused, "in-memory oneway error of " + describe(meta)));
@@ -182,20 +182,6 @@ public final class InMemoryInbound extends AbstractLifecycle implements Inbound 
           });
     }
     ack.complete(null);
-  }
-
-  /** The dispatcher's refusal of a oneway call (stopping: {@code unavailable}), or null when it took it. */
-  private static YarpcException refusal(CompletableFuture<Void> handled) {
-    if (handled == null || !handled.isCompletedExceptionally()) {
-      return null;
-    }
-    try {
-      handled.join();
-      return null;
-    } catch (RuntimeException e) {
-      YarpcException error = YarpcException.from(e);
-      return error.code() == Code.UNAVAILABLE ? error : null;
-    }
   }
 
   /** Routes a stream and completes {@code result} with the client's end once the handler runs. */

@@ -2,10 +2,11 @@ package io.yarpc.peer.internal;
 
 import io.yarpc.internal.Timers;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a task now and then every {@link #PERIOD_MILLIS} ms on the shared timer while calls wait for a
+ * Runs a task now and then about every {@link #PERIOD_MILLIS} ms (jittered by half) on the shared timer while calls wait for a
  * peer: choosers {@link #start} it when the first call begins to wait and {@link #stop} it when none
  * waits any more, and the task asks their unavailable peers to {@linkplain io.yarpc.peer.Peer#connectNow()
  * connect now}, so a server that comes up is noticed within a period instead of after a reconnect
@@ -46,7 +47,10 @@ public final class Nudger {
       if (!running) {
         return;
       }
-      next = Timers.schedule(this::run, TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS));
+      // jittered (50 to 150 ms), so that many clients waiting for one server do not knock in step
+      long period = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
+      next =
+          Timers.schedule(this::run, period / 2 + ThreadLocalRandom.current().nextLong(period + 1));
     }
     try {
       task.run();

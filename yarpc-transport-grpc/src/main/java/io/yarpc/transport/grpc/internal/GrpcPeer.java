@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.AsynchronousSocketChannel;
 import java.nio.channels.CompletionHandler;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -29,6 +31,7 @@ public final class GrpcPeer extends AbstractPeer {
   // channel
   // enters TRANSIENT_FAILURE; null once the channel is ready
   private volatile String lastConnectFailure;
+  private final AtomicBoolean learning = new AtomicBoolean();
 
   /**
    * A peer for {@code identifier} that owns {@code channel}; {@code onClose} hears when the peer was
@@ -91,8 +94,17 @@ public final class GrpcPeer extends AbstractPeer {
     }
   }
 
-  /** Connects to the peer's address once, asynchronously, to learn why grpc-java cannot. */
+  /**
+   * Connects to the peer's address once, off grpc-java's callback thread (resolving the name may block),
+   * to learn why grpc-java cannot; one such probe at a time.
+   */
   private void learnConnectFailure() {
+    if (learning.compareAndSet(false, true)) {
+      CompletableFuture.runAsync(this::probeOnce).whenComplete((v, e) -> learning.set(false));
+    }
+  }
+
+  private void probeOnce() {
     InetSocketAddress address = address();
     if (address == null) {
       lastConnectFailure = "connection attempts fail";

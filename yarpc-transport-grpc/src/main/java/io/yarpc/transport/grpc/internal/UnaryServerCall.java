@@ -75,7 +75,8 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
   private boolean resetWhenWritten; // guarded by this: the client still sends what nobody reads
   private CompletableFuture<Response> result; // guarded by this
   private volatile int phase = RECEIVING; // written under this object's lock, read by the watch
-  private volatile long due; // written under this object's lock: when the phase runs out of time
+  private volatile long due; // when the phase runs out of time: written under this object's lock,
+  // except by onReady (write progress)
   private boolean byDeadline; // guarded by this: the receive phase ends at the call's deadline
   private long receiveNanos; // guarded by this: how long the receive phase may take
 
@@ -199,11 +200,12 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
 
   @Override
   public void onReady() {
-    synchronized (this) {
-      if (phase == WRITING) {
-        // the response is being written: it made progress, so its write timeout starts again
-        due = System.nanoTime() + writeTimeoutNanos;
-      }
+    // Without the lock: the event loop must not wait for a handler thread that holds it while it
+    // copies the response into the framer. A stale write at worst pushes a deadline that the watch
+    // reads as progress once more.
+    if (phase == WRITING) {
+      // the response is being written: it made progress, so its write timeout starts again
+      due = System.nanoTime() + writeTimeoutNanos;
     }
   }
 

@@ -181,7 +181,7 @@ final class CallServer {
     }
     CompletableFuture<Void> future =
         InboundCalls.handle(spec.oneway(), request, request.body()::release);
-    YarpcException refused = refusal(future);
+    YarpcException refused = InboundCalls.onewayRefusal(future);
     if (refused != null) {
       fail(ex, refused, 0);
       return;
@@ -195,28 +195,6 @@ final class CallServer {
     write(
         ex,
         InboundResponses.answerSuccess(ex.context(), Response.builder().build(), writeAllocator));
-  }
-
-  /**
-   * The error of a oneway call refused before its handler ran: the dispatcher answers a call it will not
-   * run with an already failed future carrying {@code unavailable} (it is stopping) or {@code
-   * resource-exhausted} (the procedure is at its concurrency limit, or the handler executor is full). Any
-   * other outcome, including a handler that failed at once, is the handler's business: the call was
-   * accepted.
-   */
-  private static YarpcException refusal(CompletableFuture<Void> future) {
-    if (future == null || !future.isCompletedExceptionally()) {
-      return null;
-    }
-    try {
-      future.join();
-      return null;
-    } catch (RuntimeException e) {
-      YarpcException error = YarpcException.from(e);
-      return error.code() == Code.UNAVAILABLE || error.code() == Code.RESOURCE_EXHAUSTED
-          ? error
-          : null;
-    }
   }
 
   /** Called on whatever thread completed the handler: builds the answer there, then writes on the event loop. */
