@@ -298,11 +298,13 @@ public final class InboundLimits {
 
     /**
      * Bytes one connection may hold for requests received but not yet handed to a handler; default 64
-     * MiB. Past it the connection stops reading (HTTP/1.1, TChannel) or withholds HTTP/2 flow-control
-     * credit (h2c) until those bytes are handed on or released: backpressure, not failure. A connection's
-     * oldest request (on TChannel: a message arriving alone) may always complete past the budget, so a
-     * budget below {@link #maxRequestSize} only slows large requests down, it never deadlocks them; on a
-     * multiplexed connection (h2c) the budget does not take back flow-control windows already granted.
+     * MiB. Past it the connection stops reading (HTTP/1.1) or withholds HTTP/2 flow-control credit (h2c)
+     * until those bytes are handed on or released: backpressure, not failure. A connection's oldest request
+     * may always complete past the budget, so a budget below {@link #maxRequestSize} only slows large
+     * requests down, it never deadlocks them; on a multiplexed connection (h2c) the budget does not take
+     * back flow-control windows already granted. TChannel, whose calls share one socket without flow
+     * control, keeps reading so that the oldest message can complete, and answers a frame of another
+     * message arriving while the others hold the budget with busy for that message.
      */
     public Builder maxPendingBytesPerConnection(long bytes) {
       this.maxPendingBytesPerConnection = positive(bytes, "maxPendingBytesPerConnection");

@@ -71,12 +71,16 @@ import java.util.concurrent.atomic.LongAdder;
  *       received is released and the rest of its frames are dropped.
  *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: the memory held for call messages
  *       that span frames and are still arriving (a socket buffer that held chunks point into counts whole;
- *       a chunk that would pin more than eight times its size is kept as a copy). Past the connection's
- *       budget with more than one message arriving, or while the inbound's total is past its budget, the
- *       connection stops reading until messages complete, end or time out: backpressure, no error. A
- *       single message arriving alone may always complete (it is bounded by {@code maxRequestSize});
- *       several interleaved messages over the budget wait for one of them to end, at the latest at its
- *       deadline or read timeout.
+ *       a chunk that would pin more than eight times its size is kept as a copy). While the inbound's total
+ *       is past its budget, a connection holding such bytes stops reading until messages complete, end or
+ *       time out (backpressure, no error), except one connection at a time, which reads on to finish its
+ *       oldest message still arriving and then hands the exemption on (also when that message is ended
+ *       or times out); it takes the exemption when a frame arrives, so a stalled peer does not take it
+ *       when woken. The total may overshoot by about one request and one socket read per connection. The
+ *       connection's own budget never stops reading, since all of a connection's calls share one socket:
+ *       its oldest message still arriving always goes on (bounded by {@code maxRequestSize}), and a frame
+ *       of any other message arriving while those others hold the budget ends that message with a busy
+ *       error frame ({@code resource-exhausted}); the connection stays.
  *   <li>{@code writeTimeout}: the connection stops reading while its outbound buffer is over Netty's
  *       high water mark (a peer that does not read what it asked for cannot make it grow); when frames
  *       wait with no progress for this long (checked four times per timeout) the connection is closed

@@ -492,7 +492,8 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
      * The most arg bytes (procedure, headers and body together) one received call res message may carry,
      * and one call req message arriving on a connection this transport dialled, reassembled across
      * frames; default 16 MiB. A larger response fails the call with {@code resource-exhausted}, a larger
-     * request is answered with a busy error frame ({@code resource-exhausted}); neither is buffered.
+     * request is answered with a bad-request error frame (not busy, which TChannel clients retry on
+     * another peer); neither is buffered.
      * (Requests on connections an inbound accepted follow its {@link
      * io.yarpc.transport.InboundLimits#maxRequestSize}.)
      */

@@ -299,11 +299,12 @@ class InboundLimitsTest {
 
   /**
    * One connection sends 64 unfinished calls of 16 KiB (1 MiB and more pinned) against a budget of 256
-   * KiB: it stops being read while it holds its budget, so what the server holds stays near the budget;
-   * as the held messages end at their ttl it is read again, until every message has been answered.
+   * KiB: it is read on (its oldest message could go on), but the messages that would take the others
+   * past the budget are refused with busy, so what the server holds stays near the budget; the held ones
+   * end at their ttl, and every message is answered.
    */
   @Test
-  void aConnectionPastItsPendingBudgetStopsBeingRead() throws Exception {
+  void aConnectionPastItsPendingBudgetRefusesItsNewerMessages() throws Exception {
     long budget = 256 << 10;
     start(InboundLimits.builder().maxPendingBytesPerConnection(budget).build());
     SocketPeer p = peer();
@@ -327,11 +328,12 @@ class InboundLimitsTest {
         });
     Map<Integer, SocketPeer.Frame> answers = readById(p, messages);
     done.set(true);
-    assertThat(answers.values()).allSatisfy(f -> assertThat(f.errorCode()).isEqualTo(TIMEOUT));
+    assertThat(answers.values()).allSatisfy(f -> assertThat(f.errorCode()).isIn(TIMEOUT, BUSY));
+    assertThat(answers.values()).anySatisfy(f -> assertThat(f.errorCode()).isEqualTo(BUSY));
     assertThat(maxHeld.get())
         .as("bytes held at most (the attacker sent %d KiB)", messages * 16)
         .isGreaterThan(budget / 2)
-        .isLessThan(budget + (192 << 10)); // a read's worth of frames may follow the pause
+        .isLessThan(budget + (192 << 10)); // the oldest message and a frame past the budget
     p.write(echoCall(200));
     expectEcho(p, 200);
     normalCallOnAFreshConnection();
@@ -340,7 +342,8 @@ class InboundLimitsTest {
 
   /**
    * Four connections send 512 KiB of unfinished calls each against a budget of 256 KiB for all of them:
-   * every connection holding such bytes stops being read while the total is past the budget.
+   * every connection holding such bytes stops being read while the total is past the budget, but one
+   * (exempt, to finish its oldest message), whose newer messages are refused with busy meanwhile.
    */
   @Test
   void connectionsPastTheSharedPendingBudgetStopBeingRead() throws Exception {
@@ -373,7 +376,8 @@ class InboundLimitsTest {
     }
     for (SocketPeer p : attackers) {
       Map<Integer, SocketPeer.Frame> answers = readById(p, messages);
-      assertThat(answers.values()).allSatisfy(f -> assertThat(f.errorCode()).isEqualTo(TIMEOUT));
+      // timeout at the ttl, or busy: a newer message read past the exhausted budget
+      assertThat(answers.values()).allSatisfy(f -> assertThat(f.errorCode()).isIn(TIMEOUT, BUSY));
     }
     done.set(true);
     assertThat(maxHeld.get())
@@ -384,6 +388,107 @@ class InboundLimitsTest {
       p.write(echoCall(200));
       expectEcho(p, 200);
     }
+    normalCallOnAFreshConnection();
+    assertMemoryReturned();
+  }
+
+  /** The frames of a raw echo call whose body goes in {@code fragments} frames of {@code chunk} bytes. */
+  private static List<byte[]> multiFrameCall(int id, long ttl, int fragments, int chunk) {
+    List<byte[]> frames = new ArrayList<>();
+    frames.add(
+        callReqWithChecksum(
+            id,
+            0x01,
+            ttl,
+            SERVICE,
+            rawHeaders(),
+            0,
+            0,
+            bytes("echo"),
+            noHeaders(),
+            new byte[chunk]));
+    for (int i = 1; i < fragments; i++) {
+      frames.add(callReqContinue(id, i < fragments - 1 ? 0x01 : 0, 0, 0, new byte[chunk]));
+    }
+    return frames;
+  }
+
+  /** Reads frames until each of {@code ids} has a complete call res (no error frame), or fails. */
+  private static void expectEchoes(SocketPeer p, Set<Integer> ids) throws IOException {
+    Set<Integer> open = new HashSet<>(ids);
+    while (!open.isEmpty()) {
+      SocketPeer.Frame f = p.read();
+      assertThat(f.type()).as("call res or continue, got %s", f).isIn(0x04, 0x14);
+      assertThat(open).as("an answer for an open call: %s", f).contains(f.id());
+      if (f.type() == 0x04) {
+        assertThat(f.responseCode()).isZero();
+      }
+      if ((f.payload()[0] & 0x01) == 0) {
+        open.remove(f.id());
+      }
+    }
+  }
+
+  /**
+   * Stalled connections, one message each, hold the whole shared budget: a fresh connection's call
+   * spanning frames still completes (long before its ttl), because one connection at a time may finish
+   * its oldest message past the budget. The stalled connection that took the budget past its limit took
+   * that exemption, for a message that ends at its ttl of 3 s: then the exemption passes on, though the
+   * budget stays exhausted by the other stalled messages (one arrived while the budget was exhausted).
+   */
+  @Test
+  void aFreshConnectionFinishesItsMessageWhileStalledConnectionsHoldTheSharedBudget()
+      throws Exception {
+    long budget = 128 << 10;
+    start(InboundLimits.builder().maxPendingBytes(budget).build());
+    // each of these is charged about 33 KiB (the 16 KiB chunk pins its read buffer): none crosses
+    while (inbound.pendingBytes() + (48 << 10) < budget) {
+      long before = inbound.pendingBytes();
+      peer().write(unfinishedCall(2, 60_000, 16 << 10));
+      awaitTrue(() -> inbound.pendingBytes() > before, "the stalled message was read");
+    }
+    SocketPeer exempt = peer(); // takes the budget past its limit, and the exemption
+    exempt.write(unfinishedCall(2, 3000, 32 << 10));
+    awaitTrue(() -> inbound.pendingBytes() >= budget, "the budget exhausted");
+    long before = inbound.pendingBytes();
+    peer().write(unfinishedCall(2, 60_000, 32 << 10)); // read, then waits for the budget
+    awaitTrue(() -> inbound.pendingBytes() > before, "the last stalled message was read");
+    SocketPeer.Frame ended = exempt.read();
+    assertThat(ended.errorCode()).as("%s", ended).isEqualTo(TIMEOUT);
+    assertThat(inbound.pendingBytes()).as("the budget is still exhausted").isGreaterThan(budget);
+
+    SocketPeer p = peer();
+    List<byte[]> call = multiFrameCall(7, 20_000, 4, 4096);
+    long held = inbound.pendingBytes();
+    p.write(call.get(0)); // read alone: the budget is exhausted once it is held
+    awaitTrue(() -> inbound.pendingBytes() > held, "the first frame was read");
+    p.write(call.subList(1, call.size()).toArray(new byte[0][]));
+    expectEchoes(p, Set.of(7));
+    assertThat(inbound.pendingBytes()).as("the stalled messages still wait").isGreaterThan(budget);
+    normalCallOnAFreshConnection();
+    assertMemoryReturned();
+  }
+
+  /**
+   * Two calls interleaved on one connection, 200 KiB each, against a connection budget of 256 KiB: the
+   * connection keeps reading (its oldest message may always complete, the other holds less than the
+   * budget), and both complete.
+   */
+  @Test
+  void interleavedCallsOverTheConnectionBudgetBothComplete() throws Exception {
+    start(InboundLimits.builder().maxPendingBytesPerConnection(256 << 10).build());
+    SocketPeer p = peer();
+    List<byte[]> a = multiFrameCall(3, 20_000, 50, 4096);
+    List<byte[]> b = multiFrameCall(5, 20_000, 50, 4096);
+    ByteArrayOutputStream both = new ByteArrayOutputStream();
+    for (int i = 0; i < a.size(); i++) {
+      both.writeBytes(a.get(i));
+      both.writeBytes(b.get(i));
+    }
+    background("sender", () -> p.write(both.toByteArray()));
+    expectEchoes(p, Set.of(3, 5));
+    p.write(echoCall(9));
+    expectEcho(p, 9);
     normalCallOnAFreshConnection();
     assertMemoryReturned();
   }
@@ -449,6 +554,47 @@ class InboundLimitsTest {
     assertThat(maxPinned.get() - pinnedBefore)
         .as("pooled memory the flood made the server hold")
         .isLessThan(4L << 20);
+    normalCallOnAFreshConnection();
+    assertMemoryReturned();
+  }
+
+  /**
+   * A peer that never reads fills the socket with pings: the idle timeout (pings are no calls) comes
+   * before the write timeout, and the connection, closing once what it queued is written, is still
+   * closed by the write watch (which goes on for a closing connection, as after a fatal error) instead
+   * of staying open for ever.
+   */
+  @Test
+  void aClosingConnectionWhoseSocketIsFullIsStillClosed() throws Exception {
+    start(
+        transport ->
+            transport
+                .inboundBuilder()
+                .limits(
+                    InboundLimits.builder()
+                        .idleTimeout(Duration.ofSeconds(1))
+                        .writeTimeout(Duration.ofSeconds(2))
+                        .build())
+                .sendBufferSize(16 << 10));
+    Socket s = new Socket();
+    closeables.add(s);
+    s.setReceiveBufferSize(1);
+    s.connect(inbound.address(), 10_000);
+    s.setSoTimeout(10_000);
+    OutputStream out = s.getOutputStream();
+    out.write(Wire.initReq(1));
+    DataInputStream in = new DataInputStream(s.getInputStream());
+    byte[] initRes = new byte[in.readUnsignedShort() - 2];
+    in.readFully(initRes); // the last thing this peer reads
+    byte[] pings = pings(4096);
+    background(
+        "ping-flood",
+        () -> {
+          for (int i = 0; i < 500; i++) {
+            out.write(pings);
+          }
+        });
+    awaitTrue(() -> inbound.acceptedConnections() == 0, "the connection closed");
     normalCallOnAFreshConnection();
     assertMemoryReturned();
   }

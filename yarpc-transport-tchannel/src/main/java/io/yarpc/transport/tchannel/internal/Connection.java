@@ -62,21 +62,24 @@ import org.slf4j.LoggerFactory;
  * repeated or over-long transport header key, more than 128 transport headers, an unknown checksum type).
  * Per message, connection kept: bad request for ttl 0 ("timeout required", unless the deadline policy
  * gives such calls a default timeout), a fragmented arg1, a last frame before arg3, more than three args,
- * a checksum mismatch or change, a duplicate message id, headers over the count or byte limit; busy for a
- * message over the size limit and when the connection already has the most in-flight calls allowed;
- * timeout for a message still arriving at its deadline or after the read timeout.
+ * a checksum mismatch or change, a duplicate message id, headers over the count or byte limit, a message
+ * over the size limit ({@link ProtocolException#tooLarge}); busy when the connection already has the most
+ * in-flight calls allowed, and for a message other than the oldest still arriving when the others hold
+ * the connection's pending budget; timeout for a message still arriving at its deadline or after the read timeout.
  *
  * <h2>Limits on the connection</h2>
  *
  * As its {@link ConnectionLimits} say (an accepted connection has them all, a dialled one none of these):
  * the connection stops reading (auto-read off) while its outbound buffer is over the high water mark, so
- * a peer that does not read what it asked for cannot make it grow, and while it holds too many bytes for
- * messages still arriving ({@link PendingBytes}: more than its own budget with more than one message
- * arriving, or anything at all while the inbound's shared budget is exhausted; a single message always
- * goes on, so it cannot deadlock); it closes when frames wait to be written with no progress for the
- * write timeout (what was waiting is released), and when it has had no call in flight and no call frame
- * read or written for the idle timeout (after flushing what is still to be written; TChannel has no
- * goaway frame).
+ * a peer that does not read what it asked for cannot make it grow, and while it holds bytes for messages
+ * still arriving ({@link PendingBytes}) while the inbound's shared budget is exhausted, unless it holds
+ * that budget's exemption (one connection at a time, to finish its oldest message: see {@link
+ * PendingBudget}); its own budget never stops it (the oldest message still arriving always goes on, the
+ * others are refused past the budget: {@link IncomingCalls}), so it cannot deadlock. It closes when
+ * frames wait to be written with no progress for the write timeout (what was waiting is released; this
+ * holds for a connection already closing after a fatal error or the idle timeout too), and when it has
+ * had no call in flight and no call frame read or written for the idle timeout (after flushing what is
+ * still to be written; TChannel has no goaway frame).
  */
 public final class Connection extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
@@ -98,6 +101,8 @@ public final class Connection extends ChannelDuplexHandler {
   // the rest: event loop only
   private int pausedFor; // PAUSED_* bits; auto-read is on when 0
   private boolean waitingForBudget;
+  private Object
+      exemptFor; // the message for which this connection holds the shared budget's exemption
   private final Runnable budgetWake = this::wakeForBudget;
   private long lastCallActivity; // the event loop's clock
   private ScheduledFuture<?> idleTimer;
@@ -122,7 +127,7 @@ public final class Connection extends ChannelDuplexHandler {
     this.inbound = new IncomingCalls(out, settings, host, this);
     this.outbound = new OutgoingCalls(out, settings, 1, this::isActive, this::peerName);
     out.listen(this::flushed);
-    inbound.onExpired(this::updateReading);
+    inbound.onExpired(() -> updateReading(true));
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -243,6 +248,10 @@ public final class Connection extends ChannelDuplexHandler {
       waitingForBudget = false;
       limits.pendingBudget().cancel(budgetWake);
     }
+    if (exemptFor != null) {
+      exemptFor = null;
+      limits.pendingBudget().endExempt(this);
+    }
     handshake.fail(
         YarpcException.of(
             Code.UNAVAILABLE,
@@ -285,10 +294,10 @@ public final class Connection extends ChannelDuplexHandler {
       if (!closed) {
         onFrame(ctx, frame);
       }
-      updateReading();
+      updateReading(true);
     } catch (ProtocolException e) {
       onProtocolError(frame, e);
-      updateReading();
+      updateReading(true);
     } catch (RuntimeException | Error e) {
       UNEXPECTED_FAILURES.incrementAndGet();
       log.warn(
@@ -463,38 +472,54 @@ public final class Connection extends ChannelDuplexHandler {
   }
 
   /**
-   * Stops or resumes reading for the bytes held for messages still arriving: past the connection's own
-   * budget while more than one message is arriving (a single message may always complete), or holding
-   * anything while the inbound's shared budget is exhausted (then it waits to be woken).
+   * Stops or resumes reading for the bytes held for messages still arriving. The connection's own budget
+   * never stops it (its oldest message must be able to complete while others interleave with it: {@link
+   * IncomingCalls} refuses the others' frames past the budget instead). While the inbound's shared budget
+   * is exhausted, a connection holding such bytes stops reading and waits to be woken, unless it holds the
+   * shared budget's exemption: that it takes after a frame (not on a wake, so a stalled peer does not take
+   * it), for its oldest message still arriving, and gives back when that message is no longer arriving.
+   *
+   * @param afterFrame whether a frame was just read or a message timer fired (false: woken by the budget)
    */
-  private void updateReading() {
+  private void updateReading(boolean afterFrame) {
     PendingBytes pending = inbound.pending();
+    PendingBudget budget = pending.budget();
+    boolean gaveBack = false;
+    if (exemptFor != null && (closed || !inbound.isArriving(exemptFor))) {
+      exemptFor = null;
+      budget.endExempt(this);
+      gaveBack = true; // not taken again at once: the connections it woke get a chance first
+    }
     long held = pending.held();
     if (held == 0 && pausedFor == 0 && !waitingForBudget) {
       return; // the usual case
     }
-    boolean pause = false;
     boolean waitBudget = false;
-    if (held > 0 && !closed) {
-      if (held >= limits.maxPendingBytes() && inbound.assembling() > 1) {
-        pause = true;
-      } else if (pending.budget().exhausted()) {
-        waitBudget = waitingForBudget || pending.budget().await(budgetWake);
-        pause = waitBudget;
+    if (held > 0 && !closed && exemptFor == null && budget.exhausted()) {
+      Object oldest = inbound.oldestArriving();
+      if (afterFrame && !gaveBack && oldest != null && budget.tryExempt(this)) {
+        exemptFor = oldest;
+      } else if (!afterFrame && budget.exemptionFree()) {
+        // woken with the exemption free: read on; the next frame read takes it if still free
+      } else {
+        waitBudget = waitingForBudget || budget.await(budgetWake);
       }
     }
     if (waitingForBudget && !waitBudget) {
-      pending.budget().cancel(budgetWake);
+      budget.cancel(budgetWake);
     }
     waitingForBudget = waitBudget;
-    setPaused(PAUSED_PENDING, pause);
+    setPaused(PAUSED_PENDING, waitBudget);
   }
 
-  /** The shared budget dropped below its limit (the budget forgot this connection's registration). */
+  /**
+   * The shared budget dropped below its limit or its exemption was given back (the budget forgot this
+   * connection's registration).
+   */
   private void budgetAvailable() {
     waitingForBudget = false;
     if (!closed) {
-      updateReading();
+      updateReading(false);
     }
   }
 
@@ -503,7 +528,9 @@ public final class Connection extends ChannelDuplexHandler {
     if (callMessage) {
       lastCallActivity = out.nanoTime();
     }
-    if (limits.writeTimeoutNanos() > 0 && writeTimer == null && !closed) {
+    // a closing connection is watched too: it closes once its last frame is written, or at the
+    // timeout
+    if (limits.writeTimeoutNanos() > 0 && writeTimer == null && channel.isActive()) {
       ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
       if (buffer != null && !buffer.isEmpty()) {
         writeHead = buffer.current();
@@ -522,7 +549,7 @@ public final class Connection extends ChannelDuplexHandler {
   private void checkWrites() {
     writeTimer = null;
     ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-    if (closed || buffer == null || buffer.isEmpty()) {
+    if (!channel.isActive() || buffer == null || buffer.isEmpty()) {
       return;
     }
     long now = out.nanoTime();
@@ -578,6 +605,6 @@ public final class Connection extends ChannelDuplexHandler {
     }
     log.debug("{}: no call for {} ms; closing the idle connection", this, idle / 1_000_000);
     closed = true;
-    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    out.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 }

@@ -10,7 +10,8 @@ import io.yarpc.transport.InboundLimits;
  *
  * @param maxInFlightCalls the most calls the peer may have being received or handled at once; beyond it
  *     a call req is answered with busy
- * @param maxRequestBytes the most arg bytes one call req message may carry; beyond it busy
+ * @param maxRequestBytes the most arg bytes one call req message may carry; beyond it bad request
+ *     ({@link ProtocolException#tooLarge})
  * @param maxHeaderCount the most headers (transport headers and application headers together) one call
  *     may carry; beyond it bad request
  * @param maxHeaderBytes the most bytes arg2 (the application headers) may take; beyond it bad request, as
@@ -23,8 +24,9 @@ import io.yarpc.transport.InboundLimits;
  * @param idleTimeoutNanos how long the connection may stay open with no call in flight; 0 for no limit
  * @param stopReadingWhenUnwritable whether the connection stops reading while its outbound buffer is over
  *     its high water mark (a peer that does not read cannot make it grow)
- * @param maxPendingBytes the bytes the connection may hold for messages being assembled before it stops
- *     reading (see {@link PendingBytes}); {@link Long#MAX_VALUE} for no limit
+ * @param maxPendingBytes the bytes the messages being assembled other than the oldest may hold before
+ *     another frame of theirs is refused with busy (see {@link IncomingCalls}; the oldest always goes
+ *     on); {@link Long#MAX_VALUE} for no limit
  * @param pendingBudget the budget the inbound's connections share ({@link PendingBudget#UNLIMITED} for none)
  * @param deadlinePolicy applied to every call's deadline before it is handled
  */

@@ -69,7 +69,7 @@ final class IncomingCalls {
   private final PendingBytes pending;
   private final Map<Integer, ServerCall> calls = new HashMap<>();
   private final LinkedHashSet<Integer> discarding = new LinkedHashSet<>();
-  private int assembling;
+  private final LinkedHashSet<ServerCall> arriving = new LinkedHashSet<>(); // oldest first
   private Runnable expired = () -> {};
 
   /**
@@ -146,7 +146,50 @@ final class IncomingCalls {
 
   /** How many call req messages are still arriving. */
   int assembling() {
-    return assembling;
+    return arriving.size();
+  }
+
+  /** The oldest call req message still arriving (an opaque token), or null when none is. */
+  Object oldestArriving() {
+    return arriving.isEmpty() ? null : arriving.iterator().next();
+  }
+
+  /** Whether {@code message}, a token from {@link #oldestArriving}, is still arriving. */
+  boolean isArriving(Object message) {
+    return message instanceof ServerCall c && arriving.contains(c);
+  }
+
+  /**
+   * The budgets while messages interleave on the socket: the connection keeps reading so that its oldest
+   * message still arriving can always complete, whatever it holds. The others together may hold up to
+   * the connection's budget ({@link ConnectionLimits#maxPendingBytes}; what the oldest holds does not
+   * count), and nothing while the inbound's shared budget is exhausted (the connection is then read only
+   * to finish its oldest message, or for what one socket read brought): a frame of another message past
+   * either ends that message with busy. So a connection holds at most about its budget plus one request,
+   * and the shared total overshoots by about one request and one socket read per connection.
+   */
+  private void checkHeldByOthers(int id) throws ProtocolException {
+    if (arriving.isEmpty()) {
+      return; // the message is the oldest
+    }
+    ServerCall oldest = arriving.iterator().next();
+    if (oldest.id == id) {
+      return;
+    }
+    if (pending.held() - oldest.assembler.size() >= limits.maxPendingBytes()) {
+      throw ProtocolException.of(
+          ErrorCodes.BUSY,
+          "too many bytes held for call messages still arriving on this connection (the limit is "
+              + limits.maxPendingBytes()
+              + ")");
+    }
+    if (pending.budget().exhausted()) {
+      throw ProtocolException.of(
+          ErrorCodes.BUSY,
+          "too many bytes held for call messages still arriving on this server (the limit is "
+              + pending.budget().max()
+              + ")");
+    }
   }
 
   /** The memory held for the messages still arriving. */
@@ -186,9 +229,12 @@ final class IncomingCalls {
     if (f.ttl() == 0 && limits.deadlinePolicy().defaultTimeout() == null) {
       throw ProtocolException.badRequest("timeout required");
     }
+    if (Frames.moreFragments(frame)) {
+      checkHeldByOthers(id);
+    }
     ServerCall call = new ServerCall(f, limits, pending);
     calls.put(id, call);
-    assembling++;
+    arriving.add(call);
     if (call.assembler.add(f)) {
       dispatch(call);
     } else {
@@ -235,7 +281,7 @@ final class IncomingCalls {
     }
     call.expiry = null;
     calls.remove(call.id);
-    assembling--;
+    arriving.remove(call);
     call.assembler.release();
     discard(call.id);
     sendError(call.id, ErrorCodes.TIMEOUT, call.tracing, why);
@@ -258,6 +304,7 @@ final class IncomingCalls {
           Frames.idString(id));
       return;
     }
+    checkHeldByOthers(id);
     CallFrame f = CallFrame.parse(frame);
     if (call.assembler.add(f)) {
       dispatch(call);
@@ -273,7 +320,7 @@ final class IncomingCalls {
     byte[] tracing = null;
     if (call != null && call.future == null) {
       calls.remove(id);
-      assembling--;
+      arriving.remove(call);
       call.stopExpiry();
       call.assembler.release();
       tracing = call.tracing;
@@ -296,7 +343,7 @@ final class IncomingCalls {
     if (call.future != null) {
       call.future.cancel(false);
     } else {
-      assembling--;
+      arriving.remove(call);
       call.stopExpiry();
       call.assembler.release();
       discard(id);
@@ -316,7 +363,7 @@ final class IncomingCalls {
       }
     }
     calls.clear();
-    assembling = 0;
+    arriving.clear();
     discarding.clear();
   }
 
@@ -334,7 +381,7 @@ final class IncomingCalls {
   }
 
   private void dispatch(ServerCall call) {
-    assembling--;
+    arriving.remove(call);
     call.stopExpiry();
     MessageAssembler a = call.assembler;
     RequestMeta meta;

@@ -57,6 +57,11 @@ public final class MessageAssembler {
   private boolean complete;
   private int frames;
 
+  /** The arg bytes received so far. */
+  long size() {
+    return total;
+  }
+
   /**
    * An assembler for a message whose first frame has checksum type {@code checksumType}.
    *

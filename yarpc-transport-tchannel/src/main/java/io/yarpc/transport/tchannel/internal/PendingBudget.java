@@ -3,6 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The bytes all connections of one inbound hold for call messages still being assembled (not yet handed
@@ -10,6 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * adds and removes its share here; a connection that holds some of these bytes while the total is at or
  * past the budget stops reading ({@link Connection}) and {@linkplain #await waits} here until the total
  * drops below the budget again, when it is woken on its own event loop.
+ *
+ * <p><b>Progress.</b> When every connection holding bytes stopped reading, none could finish a message and
+ * none would give bytes back until messages time out. So one connection at a time is <em>exempt</em>
+ * ({@link #tryExempt}): it reads on past the budget to finish its oldest message still arriving (at most
+ * a request's size, plus what its other messages may hold). It gives the exemption back when that message
+ * is complete, ended, or timed out, or when it closes ({@link #endExempt}), and the waiting connections
+ * are woken to look again.
  *
  * <p>Thread-safe: connections on every event loop share one budget.
  */
@@ -20,6 +28,7 @@ public final class PendingBudget {
   private final long max;
   private final AtomicLong total = new AtomicLong();
   private final Set<Runnable> waiting = ConcurrentHashMap.newKeySet();
+  private final AtomicReference<Object> exempt = new AtomicReference<>();
 
   /** A budget of {@code max} bytes. */
   public PendingBudget(long max) {
@@ -54,24 +63,49 @@ public final class PendingBudget {
     if (max == Long.MAX_VALUE) {
       return;
     }
-    if (total.addAndGet(-bytes) < max && !waiting.isEmpty()) {
-      for (Runnable wake : waiting) {
-        if (waiting.remove(wake)) {
-          wake.run();
-        }
+    if (total.addAndGet(-bytes) < max) {
+      wakeWaiting();
+    }
+  }
+
+  /** Whether {@code connection} holds the exemption, taking it when nobody does. */
+  boolean tryExempt(Object connection) {
+    return exempt.get() == connection || exempt.compareAndSet(null, connection);
+  }
+
+  /** Whether no connection holds the exemption. */
+  boolean exemptionFree() {
+    return exempt.get() == null;
+  }
+
+  /** {@code connection} gives the exemption back (if it holds it); the waiting connections look again. */
+  void endExempt(Object connection) {
+    if (exempt.compareAndSet(connection, null)) {
+      wakeWaiting();
+    }
+  }
+
+  private void wakeWaiting() {
+    if (waiting.isEmpty()) {
+      return;
+    }
+    for (Runnable wake : waiting) {
+      if (waiting.remove(wake)) {
+        wake.run();
       }
     }
   }
 
   /**
-   * Registers {@code wake} to run (once) when the total drops below the budget.
+   * Registers {@code wake} to run (once) when the total drops below the budget or the exemption is given
+   * back.
    *
-   * @return false, without registering, when the total is already below the budget (the caller need not
-   *     wait)
+   * @return false, without registering, when the total is already below the budget or nobody holds the
+   *     exemption (the caller need not wait)
    */
   boolean await(Runnable wake) {
     waiting.add(wake);
-    if (!exhausted()) {
+    if (!exhausted() || exemptionFree()) {
       waiting.remove(wake);
       return false;
     }

@@ -178,6 +178,9 @@ class PendingBytesTest {
     assertThat(budget.await(wake)).as("not exhausted: no need to wait").isFalse();
     budget.add(150);
     assertThat(budget.exhausted()).isTrue();
+    assertThat(budget.await(wake)).as("the exemption is free: no need to wait").isFalse();
+    Object exempt = new Object();
+    assertThat(budget.tryExempt(exempt)).isTrue();
     assertThat(budget.await(wake)).isTrue();
     budget.remove(10);
     assertThat(woken).hasValue(0);
@@ -185,5 +188,24 @@ class PendingBytesTest {
     assertThat(woken).hasValue(1);
     budget.remove(10);
     assertThat(woken).as("once").hasValue(1);
+  }
+
+  @Test
+  void oneConnectionAtATimeIsExemptAndGivingItBackWakesTheWaiters() {
+    PendingBudget budget = new PendingBudget(100);
+    budget.add(150);
+    Object first = new Object();
+    Object second = new Object();
+    AtomicInteger woken = new AtomicInteger();
+    assertThat(budget.tryExempt(first)).isTrue();
+    assertThat(budget.tryExempt(first)).as("held already").isTrue();
+    assertThat(budget.tryExempt(second)).isFalse();
+    assertThat(budget.await(woken::incrementAndGet)).isTrue();
+    budget.endExempt(second);
+    assertThat(woken).as("not the holder: nothing changes").hasValue(0);
+    budget.endExempt(first);
+    assertThat(woken).hasValue(1);
+    assertThat(budget.tryExempt(second)).isTrue();
+    budget.remove(150);
   }
 }
