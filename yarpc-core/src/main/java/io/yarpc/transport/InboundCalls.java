@@ -122,7 +122,7 @@ public final class InboundCalls {
 
   /**
    * {@code router.choose(meta)}; a router's unexpected exception (not a {@link YarpcException}) is logged
-   * and becomes {@code internal} without its text, which stays on the server.
+   * and becomes {@code unknown}, as a handler's does, without its text, which stays on the server.
    */
   private static HandlerSpec choose(Router router, RequestMeta meta) {
     try {
@@ -137,7 +137,7 @@ public final class InboundCalls {
           meta.service(),
           e);
       throw YarpcException.withCause(
-          Code.INTERNAL,
+          Code.UNKNOWN,
           String.format(
               "failed to route procedure \"%s\" of service \"%s\" (the server logged why)",
               meta.procedure(), meta.service()),
