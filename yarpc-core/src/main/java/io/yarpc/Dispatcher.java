@@ -525,7 +525,8 @@ public final class Dispatcher implements Lifecycle {
      * Whether callers are told the text of a handler's unexpected exception (one that is not a {@code
      * YarpcException}: a bug, not an answer); default false. Either way the call fails with {@code
      * unknown}, {@code error for service "S" and procedure "P": ...}, and the dispatcher logs the exception
-     * with its stack trace (slf4j, WARN, logger {@code io.yarpc.internal.HandlerInvoker}); by default the
+     * with its stack trace (slf4j, WARN, logger {@code io.yarpc.internal.HandlerInvoker}; at most once a
+     * second, the others counted, so a caller who can trigger a bug cannot flood the log); by default the
      * caller reads {@code unexpected error (the server logged it)} after the colon, as grpc-java and Armeria
      * keep internal text to the server; true sends the exception's message (or class name when it has
      * none), as yarpc-go sends {@code err.Error()}. Turn it on for development, not on an open network.

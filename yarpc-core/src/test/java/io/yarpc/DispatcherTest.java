@@ -411,6 +411,35 @@ class DispatcherTest {
   }
 
   @Test
+  void unexpectedExceptionsAreLoggedAtMostOnceASecond() throws Exception {
+    Pair p = new Pair();
+    p.server.register(
+        Procedure.builder("boom")
+            .unary(
+                req -> {
+                  throw new IllegalStateException("boom");
+                })
+            .build());
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    long start = System.nanoTime();
+    System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      for (int i = 0; i < 200; i++) {
+        failure(p.cc().call(request("boom", "", Duration.ofSeconds(5))));
+      }
+    } finally {
+      System.setErr(err);
+    }
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+    String log = captured.toString(StandardCharsets.UTF_8);
+    int logged = log.split("with an unexpected exception", -1).length - 1;
+    // one line (with its stack trace) a second, not one per failed call
+    assertThat(logged).isBetween(1, (int) seconds + 1);
+    assertThat(log).contains("java.lang.IllegalStateException: boom");
+  }
+
+  @Test
   void aVerboseDispatcherSendsTheUnexpectedExceptionsText() {
     Pair p =
         new Pair(

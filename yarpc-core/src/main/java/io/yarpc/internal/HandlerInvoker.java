@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,11 @@ public final class HandlerInvoker {
 
   private static final Logger log = LoggerFactory.getLogger(HandlerInvoker.class);
 
+  private static final long LOG_INTERVAL_NANOS = 1_000_000_000L;
+
   private final Host host;
+  private final AtomicLong nextUnexpectedLog = new AtomicLong(System.nanoTime());
+  private final AtomicLong unloggedUnexpected = new AtomicLong();
 
   /** An invoker for one dispatcher. */
   public HandlerInvoker(Host host) {
@@ -303,13 +308,30 @@ public final class HandlerInvoker {
     if (!e.hasUnexpectedCauseText()) {
       return e;
     }
+    logUnexpected(meta, e.getCause() != null ? e.getCause() : e);
+    return host.verboseErrors() ? e : e.redacted();
+  }
+
+  /**
+   * Logs a handler's unexpected exception with its stack trace, at most once a second per dispatcher (a
+   * caller who can trigger a bug must not be able to flood the log); the others in between are counted
+   * and the count told with the next one logged.
+   */
+  private void logUnexpected(RequestMeta meta, Throwable cause) {
+    long now = System.nanoTime();
+    long next = nextUnexpectedLog.get();
+    if (now - next < 0 || !nextUnexpectedLog.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+      unloggedUnexpected.incrementAndGet();
+      return;
+    }
+    long skipped = unloggedUnexpected.getAndSet(0);
     log.warn(
-        "procedure \"{}\" of service \"{}\" failed for caller \"{}\" with an unexpected exception",
+        "procedure \"{}\" of service \"{}\" failed for caller \"{}\" with an unexpected exception{}",
         meta.procedure(),
         meta.service(),
         meta.caller(),
-        e.getCause() != null ? e.getCause() : e);
-    return host.verboseErrors() ? e : e.redacted();
+        skipped == 0 ? "" : " (" + skipped + " more not logged in the second before)",
+        cause);
   }
 
   private static YarpcException toYarpc(Throwable error, RequestMeta meta, Call call) {
