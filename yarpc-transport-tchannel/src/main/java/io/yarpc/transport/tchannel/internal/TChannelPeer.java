@@ -38,8 +38,9 @@ public final class TChannelPeer extends AbstractPeer {
   private static final long BACKOFF_MAX_NANOS = 1_000_000_000L;
 
   private final Host host;
-  private Connection connection; // guarded by this
-  private CompletableFuture<Connection> connecting; // guarded by this
+  // written under this object's lock; volatile so that status(), read on every call, takes no lock
+  private volatile Connection connection;
+  private volatile CompletableFuture<Connection> connecting;
   private ScheduledFuture<?> reconnect; // guarded by this
   private volatile String lastDialFailure; // why the last dial failed; null once connected
   private int failures; // guarded by this
@@ -51,9 +52,11 @@ public final class TChannelPeer extends AbstractPeer {
     this.host = host;
   }
 
+  /** Without the lock (choosers ask on every call): a snapshot of the two fields. */
   @Override
-  public synchronized ConnectionStatus status() {
-    if (connection != null && connection.isActive()) {
+  public ConnectionStatus status() {
+    Connection c = connection;
+    if (c != null && c.isActive()) {
       return ConnectionStatus.AVAILABLE;
     }
     return connecting != null ? ConnectionStatus.CONNECTING : ConnectionStatus.UNAVAILABLE;
