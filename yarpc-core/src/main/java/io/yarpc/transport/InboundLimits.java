@@ -179,6 +179,54 @@ public final class InboundLimits {
     return permitKeepAliveTime;
   }
 
+  /** Equal when every limit is (an unset per-connection call limit equals only an unset one). */
+  @Override
+  public boolean equals(Object other) {
+    if (!(other instanceof InboundLimits)) {
+      return false;
+    }
+    InboundLimits o = (InboundLimits) other;
+    return maxConnections == o.maxConnections
+        && maxConcurrentCallsPerConnection == o.maxConcurrentCallsPerConnection
+        && maxRequestSize == o.maxRequestSize
+        && maxPendingBytesPerConnection == o.maxPendingBytesPerConnection
+        && maxPendingBytes == o.maxPendingBytes
+        && maxHeaderCount == o.maxHeaderCount
+        && maxHeaderBytes == o.maxHeaderBytes
+        && maxRequestLineLength == o.maxRequestLineLength
+        && maxRstFramesPerWindow == o.maxRstFramesPerWindow
+        && java.util.Objects.equals(rstFramesWindow, o.rstFramesWindow)
+        && java.util.Objects.equals(readTimeout, o.readTimeout)
+        && java.util.Objects.equals(writeTimeout, o.writeTimeout)
+        && java.util.Objects.equals(idleTimeout, o.idleTimeout)
+        && java.util.Objects.equals(maxConnectionAge, o.maxConnectionAge)
+        && java.util.Objects.equals(maxConnectionAgeGrace, o.maxConnectionAgeGrace)
+        && java.util.Objects.equals(handshakeTimeout, o.handshakeTimeout)
+        && java.util.Objects.equals(permitKeepAliveTime, o.permitKeepAliveTime);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(
+        maxConnections,
+        maxConcurrentCallsPerConnection,
+        maxRequestSize,
+        maxPendingBytesPerConnection,
+        maxPendingBytes,
+        maxHeaderCount,
+        maxHeaderBytes,
+        maxRequestLineLength,
+        maxRstFramesPerWindow,
+        rstFramesWindow,
+        readTimeout,
+        writeTimeout,
+        idleTimeout,
+        maxConnectionAge,
+        maxConnectionAgeGrace,
+        handshakeTimeout,
+        permitKeepAliveTime);
+  }
+
   @Override
   public String toString() {
     return "InboundLimits{maxConnections="

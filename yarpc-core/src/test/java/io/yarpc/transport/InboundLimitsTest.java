@@ -61,6 +61,10 @@ class InboundLimitsTest {
     assertEquals(
         custom.toString().replace("maxConnections=3", "maxConnections=4"), copy.toString());
     assertEquals(Duration.ofSeconds(5), copy.maxConnectionAgeGrace());
+    assertEquals(custom, custom.toBuilder().build());
+    assertEquals(custom.hashCode(), custom.toBuilder().build().hashCode());
+    assertEquals(InboundLimits.defaults(), InboundLimits.builder().build());
+    org.junit.jupiter.api.Assertions.assertNotEquals(custom, copy);
   }
 
   @Test
