@@ -1,7 +1,6 @@
 package io.yarpc.transport;
 
-import static java.util.Objects.requireNonNull;
-
+import io.yarpc.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -501,11 +500,7 @@ public final class InboundLimits {
     }
 
     private static Duration positive(Duration value, String name) {
-      requireNonNull(value, name);
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + value);
-      }
-      return value;
+      return Checks.positive(value, name);
     }
   }
 }

@@ -164,7 +164,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
         throw Checks.notRunning("grpc transport");
       }
     }
-    return new GrpcPeer(identifier, newChannel(identifier), this::peerClosed);
+    InetSocketAddress address = parse(identifier);
+    return new GrpcPeer(identifier, address, newChannel(address), this::peerClosed);
   }
 
   private void peerClosed(GrpcPeer peer) {
@@ -174,7 +175,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     }
   }
 
-  private ManagedChannel newChannel(String identifier) {
+  /** {@code host:port} (IPv6 hosts in brackets) as an unresolved address. */
+  private static InetSocketAddress parse(String identifier) {
     int colon = identifier.lastIndexOf(':');
     if (colon <= 0 || colon == identifier.length() - 1) {
       throw new IllegalArgumentException(
@@ -191,8 +193,12 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
       throw new IllegalArgumentException(
           "peer identifier must be host:port, got \"" + identifier + "\"");
     }
+    return InetSocketAddress.createUnresolved(host, port);
+  }
+
+  private ManagedChannel newChannel(InetSocketAddress address) {
     NettyChannelBuilder b =
-        NettyChannelBuilder.forAddress(host, port)
+        NettyChannelBuilder.forAddress(address.getHostString(), address.getPort())
             .usePlaintext()
             .disableRetry() // a retried call would stream the (already released) request body again
             .maxInboundMessageSize(maxReceiveMessageSize)

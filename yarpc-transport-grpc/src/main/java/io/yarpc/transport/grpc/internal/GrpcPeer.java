@@ -23,6 +23,8 @@ import java.util.function.Consumer;
  * becomes available without waiting for a first call. Subscribers hear about every status change.
  */
 public final class GrpcPeer extends AbstractPeer {
+  private final InetSocketAddress
+      address; // unresolved: resolved only by probeOnce, off grpc's thread
   private final ManagedChannel channel;
   private final Consumer<GrpcPeer> onClose;
   private volatile ConnectionStatus status = ConnectionStatus.UNAVAILABLE;
@@ -34,11 +36,16 @@ public final class GrpcPeer extends AbstractPeer {
   private final AtomicBoolean learning = new AtomicBoolean();
 
   /**
-   * A peer for {@code identifier} that owns {@code channel}; {@code onClose} hears when the peer was
-   * closed (its channel may still be finishing calls).
+   * A peer for {@code identifier} (at {@code address}, unresolved) that owns {@code channel}; {@code
+   * onClose} hears when the peer was closed (its channel may still be finishing calls).
    */
-  public GrpcPeer(String identifier, ManagedChannel channel, Consumer<GrpcPeer> onClose) {
+  public GrpcPeer(
+      String identifier,
+      InetSocketAddress address,
+      ManagedChannel channel,
+      Consumer<GrpcPeer> onClose) {
     super(identifier);
+    this.address = address;
     this.channel = channel;
     this.onClose = onClose;
   }
@@ -105,15 +112,11 @@ public final class GrpcPeer extends AbstractPeer {
   }
 
   private void probeOnce() {
-    InetSocketAddress address = address();
-    if (address == null) {
-      lastConnectFailure = "connection attempts fail";
-      return;
-    }
+    InetSocketAddress resolved = new InetSocketAddress(address.getHostString(), address.getPort());
     try {
       AsynchronousSocketChannel probe = AsynchronousSocketChannel.open();
       probe.connect(
-          address,
+          resolved,
           null,
           new CompletionHandler<Void, Void>() {
             @Override
@@ -133,23 +136,6 @@ public final class GrpcPeer extends AbstractPeer {
           });
     } catch (IOException | RuntimeException e) {
       lastConnectFailure = "connection attempts fail";
-    }
-  }
-
-  private InetSocketAddress address() {
-    String id = identifier();
-    int colon = id.lastIndexOf(':');
-    if (colon <= 0) {
-      return null;
-    }
-    String host = id.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    try {
-      return new InetSocketAddress(host, Integer.parseInt(id.substring(colon + 1)));
-    } catch (IllegalArgumentException e) {
-      return null;
     }
   }
 
