@@ -22,6 +22,7 @@ public final class RequestMeta {
   private final String routingDelegate;
   private final String callerProcedure;
   private final Deadline deadline;
+  private final ConnectionInfo connection;
 
   private RequestMeta(Builder b) {
     this.caller = b.caller;
@@ -35,6 +36,7 @@ public final class RequestMeta {
     this.routingDelegate = b.routingDelegate;
     this.callerProcedure = b.callerProcedure;
     this.deadline = b.deadline;
+    this.connection = b.connection;
   }
 
   /** A builder with every field unset. */
@@ -102,6 +104,14 @@ public final class RequestMeta {
     return deadline;
   }
 
+  /**
+   * The connection an inbound call arrived on (addresses, TLS session, the client's verified
+   * certificate), or {@code null} on the client side and for transports without connections.
+   */
+  public ConnectionInfo connection() {
+    return connection;
+  }
+
   @Override
   public String toString() {
     // Headers are left out on purpose: they may carry personal data.
@@ -141,6 +151,7 @@ public final class RequestMeta {
     private String routingDelegate = "";
     private String callerProcedure = "";
     private Deadline deadline;
+    private ConnectionInfo connection;
 
     private Builder() {}
 
@@ -156,6 +167,7 @@ public final class RequestMeta {
       routingDelegate = m.routingDelegate;
       callerProcedure = m.callerProcedure;
       deadline = m.deadline;
+      connection = m.connection;
     }
 
     private static String orEmpty(String s) {
@@ -225,6 +237,12 @@ public final class RequestMeta {
     /** Sets the deadline ({@code null}: none). */
     public Builder deadline(Deadline deadline) {
       this.deadline = deadline;
+      return this;
+    }
+
+    /** Sets the inbound connection the call arrived on ({@code null}: unknown). Set by inbounds. */
+    public Builder connection(ConnectionInfo connection) {
+      this.connection = connection;
       return this;
     }
 

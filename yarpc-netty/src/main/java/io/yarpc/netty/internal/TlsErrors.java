@@ -1,0 +1,90 @@
+package io.yarpc.netty.internal;
+
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import java.nio.channels.ClosedChannelException;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+
+/** Turns TLS failures into short reasons a person can act on, and handshake failures into errors. */
+public final class TlsErrors {
+  private TlsErrors() {}
+
+  /** Whether {@code t} (or a cause) is a TLS failure rather than a plain connection failure. */
+  public static boolean isTls(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof SSLException
+          || c instanceof java.security.cert.CertificateException
+          || c instanceof CertPathValidatorException
+          || c instanceof CertPathBuilderException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The {@code unavailable} error a caller gets when the TLS handshake with {@code peer} failed: {@code TLS
+   * handshake with peer 127.0.0.1:4040 failed: the server's certificate has expired (...)}.
+   */
+  public static YarpcException handshakeFailure(String peer, Throwable cause) {
+    return YarpcException.withCause(
+        Code.UNAVAILABLE, "TLS handshake with peer " + peer + " failed: " + describe(cause), cause);
+  }
+
+  /** The reason of a TLS failure, from its most telling cause. */
+  public static String describe(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof CertificateExpiredException) {
+        return "the certificate has expired (" + message(c) + ")";
+      }
+      if (c instanceof CertificateNotYetValidException) {
+        return "the certificate is not yet valid (" + message(c) + ")";
+      }
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      String m = message(c);
+      String lower = m.toLowerCase(Locale.ROOT);
+      if (c instanceof NotSslRecordException) {
+        return "the other side did not answer with TLS (is it a plaintext port?)";
+      }
+      if (c instanceof SslHandshakeTimeoutException) {
+        return "the handshake timed out";
+      }
+      if (c instanceof CertPathBuilderException
+          || lower.contains("unable to find valid certification path")
+          || lower.contains("pkix path")) {
+        return "the certificate is not signed by a trusted root (" + m + ")";
+      }
+      if (lower.contains("no subject alternative") || lower.contains("no name matching")) {
+        return "the certificate does not name the server (" + m + ")";
+      }
+      if (lower.contains("received fatal alert")) {
+        return "the other side refused the handshake (" + m + ")";
+      }
+      if (lower.contains("empty client certificate chain")
+          || lower.contains("peer sent no certificate")) {
+        return "the client presented no certificate and the server requires one";
+      }
+      if (c instanceof ClosedChannelException) {
+        return "the connection closed during the handshake";
+      }
+    }
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return message(root);
+  }
+
+  private static String message(Throwable t) {
+    String m = t.getMessage();
+    return m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
+  }
+}
