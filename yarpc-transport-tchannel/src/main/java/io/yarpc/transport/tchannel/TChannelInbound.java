@@ -3,14 +3,21 @@ package io.yarpc.transport.tchannel;
 import static java.util.Objects.requireNonNull;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.yarpc.netty.internal.ServerTls;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
@@ -54,7 +61,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>{@code maxConnections}: a connection accepted beyond it is closed at once, before anything is
  *       read, and counted ({@link #refusedConnections()}).
- *   <li>{@code handshakeTimeout}: a connection without a complete init handshake by then is closed.
+ *   <li>{@code handshakeTimeout}: a connection without a complete init handshake by then is closed
+ *       (with TLS, counted from the accept: the TLS handshake is part of it).
  *   <li>{@code maxConcurrentCallsPerConnection} (default {@value
  *       InboundLimits#DEFAULT_TCHANNEL_CONCURRENT_CALLS_PER_CONNECTION} here: TChannel clients put every
  *       call to a server on one connection): a call req beyond it (calls being received or handled) gets
@@ -93,12 +101,23 @@ import java.util.concurrent.atomic.LongAdder;
  *       resets and no goaway frame; a ping is answered as long as the peer reads the answers).
  * </ul>
  *
+ * <p><b>TLS.</b> {@link Builder#tls(TlsConfig)} serves TLS only; {@link Builder#tls(TlsConfig, TlsMode)}
+ * also serves plaintext clients on the same port ({@link TlsMode#PERMISSIVE}). TLS wraps the TCP
+ * connection before TChannel's init handshake, as in yarpc-go. A plaintext TChannel client of a TLS-only
+ * port gets a fatal error frame {@code TLS is required on this port} in answer to its init req, then the
+ * connection closes. Each call's {@link io.yarpc.transport.RequestMeta#connection()} tells the remote and
+ * local addresses and, over TLS, the session and the client's verified certificate, for authorization
+ * middleware.
+ *
  * <p>Ownership: the request body (arg3, byte access over the received buffers) belongs to the invocation,
  * which releases it when the handler completes; this inbound owns and releases every response body it
  * writes (also the body of a response attached to an exception). Stopping the inbound closes its listening
  * socket and the connections it accepted.
  */
 public final class TChannelInbound extends AbstractLifecycle implements Inbound {
+  /** The message of the error frame a plaintext client of an {@link TlsMode#ENFORCED} port gets. */
+  static final String TLS_REQUIRED_MESSAGE = "TLS is required on this port";
+
   private final TChannelTransport transport;
   private final String host;
   private final int port;
@@ -106,6 +125,8 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   private final DeadlinePolicy deadlinePolicy;
   private final PendingBudget pendingBudget;
   private final int sendBufferSize;
+  private final TlsConfig tlsConfig;
+  private final TlsMode tlsMode;
   private final ChannelGroup accepted =
       new DefaultChannelGroup("tchannel-inbound", GlobalEventExecutor.INSTANCE);
   private final AtomicInteger open = new AtomicInteger();
@@ -123,6 +144,8 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     this.deadlinePolicy = b.deadlinePolicy;
     this.pendingBudget = new PendingBudget(b.limits.maxPendingBytes());
     this.sendBufferSize = b.sendBufferSize;
+    this.tlsConfig = b.tlsConfig;
+    this.tlsMode = b.tlsConfig == null ? TlsMode.DISABLED : b.tlsMode;
   }
 
   @Override
@@ -156,6 +179,14 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   }
 
   /**
+   * Whether connections must, may or cannot be TLS: the mode given to {@link Builder#tls(TlsConfig,
+   * TlsMode)}, {@link TlsMode#DISABLED} without a TLS config.
+   */
+  public TlsMode tlsMode() {
+    return tlsMode;
+  }
+
+  /**
    * How many connections this inbound closed as soon as it accepted them because it already had {@link
    * InboundLimits#maxConnections()} open.
    */
@@ -184,6 +215,9 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     }
     transport.start();
     Settings settings = transport.settings();
+    ServerTls tls =
+        ServerTls.create(
+            tlsConfig, tlsMode, List.of(), "the tchannel inbound", limits.handshakeTimeout());
     ConnectionHost connectionHost =
         new AcceptedHost(
             settings, ConnectionLimits.accepted(limits, deadlinePolicy, pendingBudget));
@@ -206,8 +240,12 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
                     }
                     ch.closeFuture().addListener(f -> open.decrementAndGet());
                     accepted.add(ch);
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(), new Connection(false, connectionHost));
+                    Connection connection = new Connection(false, connectionHost);
+                    if (tls.enabled()) {
+                      // from the accept: the first byte, the TLS handshake and the init handshake
+                      connection.armHandshakeTimer(ch);
+                    }
+                    tls.install(ch.pipeline(), new Front(settings, connection));
                   }
                 });
     if (sendBufferSize > 0) {
@@ -252,6 +290,37 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
   @Override
   public String toString() {
     return "TChannelInbound{" + (address == null ? host + ":" + port : address) + "}";
+  }
+
+  /** Where the TLS front hands a connection on: TChannel's frames, plaintext or over TLS. */
+  private static final class Front implements ServerTls.Continuation {
+    private final Settings settings;
+    private final Connection connection;
+
+    Front(Settings settings, Connection connection) {
+      this.settings = settings;
+      this.connection = connection;
+    }
+
+    @Override
+    public void plaintext(ChannelPipeline p) {
+      p.addLast(new FrameDecoder(), connection);
+    }
+
+    @Override
+    public void tls(ChannelPipeline p, SslHandler ssl) {
+      p.addLast(new FrameDecoder(), connection);
+    }
+
+    /** A plaintext client of an enforced port: its init req gets a fatal error frame. */
+    @Override
+    public void refusePlaintext(ChannelHandlerContext ctx, ByteBuf firstBytes) {
+      ByteBuf answer =
+          InitFrames.refusal(settings.writeAllocator(), firstBytes, TLS_REQUIRED_MESSAGE);
+      if (answer != null) {
+        ctx.write(answer);
+      }
+    }
   }
 
   private final class AcceptedHost implements ConnectionHost {
@@ -302,6 +371,8 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     private InboundLimits limits = InboundLimits.defaults();
     private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
     private int sendBufferSize;
+    private TlsConfig tlsConfig;
+    private TlsMode tlsMode = TlsMode.ENFORCED;
 
     Builder(TChannelTransport transport) {
       this.transport = transport;
@@ -343,6 +414,53 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Serves TLS only ({@link TlsMode#ENFORCED}) with {@code config}'s certificate; see {@link
+     * #tls(TlsConfig, TlsMode)}.
+     */
+    public Builder tls(TlsConfig config) {
+      return tls(config, TlsMode.ENFORCED);
+    }
+
+    /**
+     * TLS for the connections the inbound accepts: the certificate and key the server presents, whether
+     * it asks for client certificates ({@link TlsConfig#clientAuth()}) and the roots that verify them.
+     * TLS wraps the TCP connection before TChannel's init handshake (no ALPN). The connection's first byte
+     * tells a TLS handshake from a plaintext TChannel client, so {@code mode} can be:
+     *
+     * <ul>
+     *   <li>{@link TlsMode#ENFORCED}: TLS only. A plaintext TChannel client's init req is answered with a
+     *       fatal protocol error frame (code {@code 0xFF}) {@code TLS is required on this port} and the
+     *       connection is closed (a yarpc-java outbound reports it as {@code unavailable} with that
+     *       text); a client that sends something else is closed without an answer.
+     *   <li>{@link TlsMode#PERMISSIVE}: TLS and plaintext clients on the same port (for moving a fleet to
+     *       TLS); plaintext calls carry no verified identity.
+     *   <li>{@link TlsMode#DISABLED}: plaintext only; the config is ignored.
+     * </ul>
+     *
+     * <p>A failed TLS handshake (no or an untrusted client certificate when the config requires one, a
+     * client that does not trust the server) closes the connection and is logged at most once a second.
+     * {@link InboundLimits#handshakeTimeout()} counts from the accept: the first byte, the TLS handshake
+     * and the init handshake must all be done within it. Every call's {@link
+     * io.yarpc.transport.RequestMeta#connection()} carries the session and the client's verified
+     * certificate ({@link io.yarpc.transport.ConnectionInfo#peerSubject()}, {@link
+     * io.yarpc.transport.ConnectionInfo#peerSubjectAlternativeNames()}). New connections pick up rotated
+     * certificates as {@link TlsConfig} describes; open ones keep their session. Default: no TLS.
+     *
+     * @throws IllegalArgumentException when {@code mode} is not {@code DISABLED} and the config has no
+     *     certificate
+     */
+    public Builder tls(TlsConfig config, TlsMode mode) {
+      requireNonNull(config, "config");
+      requireNonNull(mode, "mode");
+      if (mode != TlsMode.DISABLED) {
+        config.requireCertificate("the tchannel inbound");
+      }
+      this.tlsConfig = config;
+      this.tlsMode = mode;
       return this;
     }
 

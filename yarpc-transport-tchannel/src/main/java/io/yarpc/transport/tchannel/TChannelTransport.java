@@ -14,11 +14,16 @@ import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.ClientTls;
+import io.yarpc.netty.internal.Connections;
+import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerRegistry;
@@ -28,6 +33,8 @@ import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.transport.tchannel.internal.ClaimedHostPort;
 import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
 import io.yarpc.transport.tchannel.internal.ConnectionLimits;
@@ -44,6 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The YARPC raw-TCP transport: TChannel protocol v2 on Netty, wire-compatible with tchannel-node,
@@ -65,8 +73,18 @@ import java.util.concurrent.TimeUnit;
  * retained; a peer that dies fails its pending calls with {@code unavailable} at once. Connections work in
  * both directions: calls the remote side sends on a connection this side dialled are served by this
  * transport's (first running) inbound, and a connection an inbound accepted from a process that advertised
- * its listening {@code host:port} serves as the peer connection for that address when the peer has none.
- * Peer choosers only choose.
+ * its listening {@code host:port} serves as the peer connection for that address when the peer has none,
+ * provided the claim is backed: the connection comes from that host's IP address, or its client
+ * certificate, verified by the inbound's TLS, has a subject alternative name for that host (IP or DNS;
+ * host names are never resolved for this). With {@link Builder#tls TLS} on this transport only the
+ * certificate counts, so calls never leave on a plaintext connection. A connection whose claim is not
+ * backed still serves the remote side's calls; this side's calls to that address dial their own. Peer
+ * choosers only choose.
+ *
+ * <p><b>TLS.</b> {@link Builder#tls} makes every connection this transport dials TLS (mutual when the
+ * config has a certificate); inbounds take their own config ({@link TChannelInbound.Builder#tls}). Calls
+ * the remote side sends on a connection this side dialled carry that connection's {@link
+ * io.yarpc.transport.ConnectionInfo} too, whose certificate is then the server's.
  *
  * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
  * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
@@ -86,6 +104,9 @@ import java.util.concurrent.TimeUnit;
  * body's own memory where the body has byte access.
  */
 public final class TChannelTransport extends AbstractLifecycle implements Transport, PeerTransport {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(TChannelTransport.class);
+
   private final Builder config;
   private final Settings settings;
   private final ConnectionLimits dialledLimits;
@@ -98,6 +119,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       new PeerRegistry<>(id -> new TChannelPeer(id, peerHost), this::startRetainedPeer);
   private volatile EventLoopGroup group;
   private volatile Bootstrap bootstrap;
+  private volatile ReloadingSslContext clientTls; // null without TLS
   private volatile boolean running;
 
   private TChannelTransport(Builder b) {
@@ -161,6 +183,8 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
 
   @Override
   protected void doStart() {
+    // first: a TLS config whose material cannot be read fails the start before any thread exists
+    clientTls = config.tls == null ? null : ReloadingSslContext.client(config.tls, List.of());
     EventLoopGroup g =
         new MultiThreadIoEventLoopGroup(
             config.eventLoopThreads,
@@ -266,10 +290,22 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     runningInbounds.remove(inbound);
   }
 
-  /** An accepted connection advertised {@code host_port}: it may serve as that peer's connection. */
+  /**
+   * An accepted connection advertised {@code host_port}: it may serve as that peer's connection when its
+   * remote address or its verified certificate backs the claim ({@link ClaimedHostPort}).
+   */
   void acceptedHandshake(Connection c) {
     String hostPort = c.remoteHostPort();
     if (hostPort.isEmpty() || hostPort.equals(InitFrames.EPHEMERAL_HOST_PORT)) {
+      return;
+    }
+    if (!ClaimedHostPort.isBacked(hostPort, Connections.info(c.channel()), config.tls != null)) {
+      log.debug(
+          "{}: advertised host_port {} is backed by neither its address nor a verified"
+              + " certificate; outbounds to {} will not use the connection",
+          c,
+          hostPort,
+          hostPort);
       return;
     }
     acceptedByHostPort.put(hostPort, c);
@@ -328,6 +364,9 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     }
     Connection connection = new Connection(true, dialledHost);
     CompletableFuture<Connection> result = new CompletableFuture<>();
+    ReloadingSslContext tls = clientTls;
+    AtomicReference<SslHandler> ssl = new AtomicReference<>();
+    String host = hostName;
     ChannelFuture connect;
     try {
       connect =
@@ -336,6 +375,15 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      if (tls != null) {
+                        // init req waits in the TLS handler until the TLS handshake is done; the
+                        // connection's handshake timer counts from the connect, so it covers both
+                        SslHandler h =
+                            ClientTls.handler(
+                                tls, ch.alloc(), host, port, config.handshakeTimeout.toMillis());
+                        ssl.set(h);
+                        ch.pipeline().addLast(h);
+                      }
                       ch.pipeline().addLast(new FrameDecoder(), connection);
                     }
                   })
@@ -371,8 +419,11 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                 }
               } else {
                 Throwable cause = Futures.unwrap(e);
+                Throwable tlsFailure = tlsFailure(ssl.get(), connection);
                 result.completeExceptionally(
-                    cause instanceof YarpcException
+                    tlsFailure != null
+                        ? TlsErrors.handshakeFailure(identifier, tlsFailure)
+                        : cause instanceof YarpcException
                         ? cause
                         : YarpcException.withCause(
                             Code.UNAVAILABLE,
@@ -385,6 +436,18 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
               }
             });
     return result;
+  }
+
+  /** Why the TLS handshake of a dialled connection failed, or null when TLS did not fail. */
+  private static Throwable tlsFailure(SslHandler ssl, Connection connection) {
+    if (ssl == null) {
+      return null;
+    }
+    io.netty.util.concurrent.Future<?> handshake = ssl.handshakeFuture();
+    if (handshake.isDone() && !handshake.isSuccess()) {
+      return handshake.cause();
+    }
+    return connection.tlsFailure(); // refused after this side's part of the handshake was done
   }
 
   @Override
@@ -445,6 +508,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     private boolean receiveIntoHeap = true;
     private ByteBufAllocator allocator;
     private int maxFrameSize = Frames.MAX_FRAME_SIZE;
+    private TlsConfig tls;
 
     private Builder() {}
 
@@ -526,6 +590,28 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
      */
     public Builder receiveIntoHeap(boolean receiveIntoHeap) {
       this.receiveIntoHeap = receiveIntoHeap;
+      return this;
+    }
+
+    /**
+     * TLS for every connection this transport dials (no ALPN): the server's certificate is verified
+     * against {@code config}'s trusted roots (default: the JDK's) and, unless {@link
+     * TlsConfig#hostnameVerification()} is off, against the peer's host (the {@code host} of its {@code
+     * host:port}) or {@link TlsConfig#serverName()}, which is also sent as SNI; the config's certificate, if
+     * it has one, is presented for mutual TLS. The TLS handshake happens before TChannel's init handshake
+     * and both must be done within {@link #handshakeTimeout}.
+     *
+     * <p>A failed TLS handshake (an expired, untrusted or misnamed server certificate, a server that
+     * refused this side's certificate, a plaintext server) fails the calls waiting for the connection
+     * with {@code unavailable} {@code TLS handshake with peer HOST:PORT failed: REASON}; the peer is
+     * unavailable, its {@link io.yarpc.peer.Peer#unavailableReason()} says the same, and it keeps
+     * redialling with backoff like after a connect failure. New connections pick up rotated client
+     * certificates as {@link TlsConfig} describes. With TLS, a connection the remote side dialled is used
+     * for calls to the {@code host:port} it advertised only when its verified client certificate names
+     * that host (see the class comment). Default: plaintext.
+     */
+    public Builder tls(TlsConfig config) {
+      this.tls = requireNonNull(config, "config");
       return this;
     }
 

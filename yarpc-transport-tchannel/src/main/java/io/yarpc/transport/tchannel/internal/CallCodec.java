@@ -14,6 +14,7 @@ import io.yarpc.internal.WireText;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.ChecksumType;
@@ -211,14 +212,15 @@ public final class CallCodec {
         Deadline.after(ttlMillis, TimeUnit.MILLISECONDS),
         arg1,
         arg2,
-        Integer.MAX_VALUE);
+        Integer.MAX_VALUE,
+        null);
   }
 
   /**
    * As {@link #decodeRequestMeta(String, Map, long, byte[], byte[])}, with the deadline the call was
    * given on receipt ({@code null} for a ttl of 0) and a limit on the headers: more than {@code
    * maxHeaderCount} transport and application headers together are refused before the rest of arg2 is
-   * decoded.
+   * decoded, and the connection the call arrived on ({@code null}: unknown).
    *
    * @throws YarpcException {@code invalid-argument} when arg2 cannot be decoded or holds too many headers
    */
@@ -228,7 +230,8 @@ public final class CallCodec {
       Deadline deadline,
       byte[] arg1,
       byte[] arg2,
-      int maxHeaderCount) {
+      int maxHeaderCount,
+      ConnectionInfo connection) {
     String encoding = orEmpty(transportHeaders.get(TransportHeaders.ARG_SCHEME));
     String caller = orEmpty(transportHeaders.get(TransportHeaders.CALLER));
     String procedure = new String(arg1, UTF_8);
@@ -281,6 +284,7 @@ public final class CallCodec {
         .routingDelegate(transportHeaders.get(TransportHeaders.ROUTING_DELEGATE))
         .callerProcedure(callerProcedure)
         .deadline(deadline)
+        .connection(connection)
         .build();
   }
 

@@ -11,6 +11,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
@@ -97,6 +98,8 @@ public final class Connection extends ChannelDuplexHandler {
   private final OutgoingCalls outbound;
   private volatile Channel channel;
   private volatile boolean closed;
+  private volatile Throwable tlsFailure; // the TLS error the connection closed for, if any
+  private boolean started; // event loop only: the handshake started
   private boolean closeNotified; // event loop only
   // the rest: event loop only
   private int pausedFor; // PAUSED_* bits; auto-read is on when 0
@@ -152,6 +155,24 @@ public final class Connection extends ChannelDuplexHandler {
   /** The peer's advertised {@code host_port} (empty before the handshake). */
   public String remoteHostPort() {
     return handshake.remoteHostPort();
+  }
+
+  /**
+   * The TLS failure the connection closed for (a handshake the other side refused after this side's part
+   * of it was done, as a TLS 1.3 server does when it rejects the client's certificate; a corrupt record),
+   * or {@code null}.
+   */
+  public Throwable tlsFailure() {
+    return tlsFailure;
+  }
+
+  /**
+   * Arms the handshake timer now, before the handler joins the pipeline: an inbound calls it when it
+   * accepts a TLS connection (on the channel's event loop), so that the time until the init handshake is
+   * done counts from the accept, the TLS handshake included.
+   */
+  public void armHandshakeTimer(Channel ch) {
+    handshake.armTimer(ch);
   }
 
   /** Whether this side dialled the connection. */
@@ -218,12 +239,22 @@ public final class Connection extends ChannelDuplexHandler {
   public void handlerAdded(ChannelHandlerContext ctx) {
     out.attach(ctx);
     this.channel = ctx.channel();
+    if (ctx.channel().isActive()) {
+      startHandshake(ctx); // added to a connected channel: accepted, possibly after a TLS handshake
+    }
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    handshake.start(ctx, outbound::takeId);
+    startHandshake(ctx);
     ctx.fireChannelActive();
+  }
+
+  private void startHandshake(ChannelHandlerContext ctx) {
+    if (!started) {
+      started = true;
+      handshake.start(ctx, outbound::takeId);
+    }
   }
 
   @Override
@@ -272,6 +303,17 @@ public final class Connection extends ChannelDuplexHandler {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (TlsErrors.isTls(cause)) {
+      // the other side refused the handshake late (TLS 1.3 sends a client certificate after the
+      // client's handshake is done) or sent a record that does not decrypt: a peer's doing, not a bug
+      if (tlsFailure == null) {
+        tlsFailure = cause;
+      }
+      log.debug("{}: TLS failure: {}; closing it", this, TlsErrors.describe(cause));
+      handshake.fail(TlsErrors.handshakeFailure(peerName(), cause));
+      ctx.close();
+      return;
+    }
     if (!(cause instanceof IOException)) {
       UNEXPECTED_FAILURES.incrementAndGet();
     }

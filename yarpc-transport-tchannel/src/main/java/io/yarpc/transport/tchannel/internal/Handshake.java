@@ -1,6 +1,7 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
@@ -19,9 +20,12 @@ import org.slf4j.LoggerFactory;
  * refusal); the acceptor waits for init req and answers init res with the same id. Both sides send all
  * five init headers; the version must be 2, and an init req must carry {@code host_port} and {@code
  * process_name}. The handshake must be done within {@link ConnectionLimits#handshakeTimeoutNanos()} of the
- * channel becoming active, or the future fails with {@code unavailable} and the channel is closed.
+ * channel becoming active (or of the timer being {@linkplain #armTimer armed} earlier: an inbound arms it
+ * on accept, so a TLS handshake counts too), or the future fails with {@code unavailable} and the channel
+ * is closed.
  *
- * <p>Contract: {@link #start} is called once, from {@code channelActive}; {@link #onFrame} with the frames
+ * <p>Contract: {@link #start} is called once, when the channel is active and the connection handler is in
+ * its pipeline (whichever comes last; {@link #armTimer} may come before); {@link #onFrame} with the frames
  * that arrive while the handshake {@link #isDone() is not done}; {@link #fail} when the connection ends
  * first (a fatal protocol error, the channel closing). On success the handshake tells the connection (which
  * starts its idle timer), then the host ({@link ConnectionHost#onHandshake}), and then completes {@link
@@ -89,8 +93,27 @@ final class Handshake {
    */
   void start(ChannelHandlerContext ctx, IntSupplier ids) {
     this.ctx = ctx;
-    timer =
-        ctx.executor()
+    armTimer(ctx.channel());
+    if (initiator) {
+      ctx.writeAndFlush(
+          InitFrames.encode(
+              settings.writeAllocator(), Frames.INIT_REQ, ids.getAsInt(), initHeaders()));
+    }
+  }
+
+  /**
+   * Arms the handshake timer on {@code ch}'s event loop, unless it is armed already: when it fires before
+   * the handshake is done, the future fails with {@code unavailable} and {@code ch} is closed. {@link
+   * #start} arms it; an inbound arms it earlier, when it accepts the connection, so that the time spent
+   * before the connection handler joins the pipeline (the TLS handshake) counts too. The timer is
+   * cancelled when the handshake ends or the channel closes.
+   */
+  void armTimer(Channel ch) {
+    if (timer != null || phase != Phase.WAITING) {
+      return;
+    }
+    ScheduledFuture<?> t =
+        ch.eventLoop()
             .schedule(
                 () -> {
                   if (phase == Phase.WAITING) {
@@ -98,17 +121,14 @@ final class Handshake {
                         YarpcException.of(
                             Code.UNAVAILABLE,
                             "tchannel handshake with %s timed out",
-                            ctx.channel().remoteAddress()));
-                    ctx.close();
+                            ch.remoteAddress()));
+                    ch.close();
                   }
                 },
                 timeoutNanos,
                 TimeUnit.NANOSECONDS);
-    if (initiator) {
-      ctx.writeAndFlush(
-          InitFrames.encode(
-              settings.writeAllocator(), Frames.INIT_REQ, ids.getAsInt(), initHeaders()));
-    }
+    timer = t;
+    ch.closeFuture().addListener(f -> t.cancel(false));
   }
 
   /**

@@ -1,12 +1,15 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Body;
+import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.InboundCalls;
 import io.yarpc.transport.Request;
+import io.yarpc.netty.internal.Connections;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
@@ -376,6 +379,12 @@ final class IncomingCalls {
     discarding.add(id);
   }
 
+  /** The connection's addresses and TLS identity (made once per connection), or null when unknown. */
+  private ConnectionInfo connectionInfo() {
+    Channel ch = out.channel();
+    return ch == null ? null : Connections.info(ch);
+  }
+
   private void sendError(int id, int errorCode, byte[] tracing, String message) {
     out.writeAnswer(Frames.error(out.alloc(), id, errorCode, tracing, message));
   }
@@ -394,7 +403,8 @@ final class IncomingCalls {
               call.received,
               a.argBytes(0),
               a.argBytes(1),
-              limits.maxHeaderCount());
+              limits.maxHeaderCount(),
+              connectionInfo());
     } catch (YarpcException e) {
       calls.remove(call.id);
       a.release();

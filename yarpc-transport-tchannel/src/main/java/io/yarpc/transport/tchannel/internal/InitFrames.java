@@ -59,6 +59,23 @@ public final class InitFrames {
   }
 
   /**
+   * The answer to a connection whose first bytes are {@code firstBytes}, when this side will not serve it
+   * (a plaintext client of a port that requires TLS): a fatal error frame carrying {@code message}, with
+   * the init req's id when the bytes show one. {@code null} when they do not start a TChannel init req
+   * (too few bytes, another protocol): such a client is not answered. {@code firstBytes} is only read.
+   */
+  public static ByteBuf refusal(ByteBufAllocator alloc, ByteBuf firstBytes, String message) {
+    int at = firstBytes.readerIndex();
+    if (firstBytes.readableBytes() < 3
+        || firstBytes.getUnsignedShort(at) < Frames.HEADER_SIZE
+        || firstBytes.getUnsignedByte(at + 2) != Frames.INIT_REQ) {
+      return null;
+    }
+    int id = firstBytes.readableBytes() >= 8 ? firstBytes.getInt(at + 4) : Frames.NULL_ID;
+    return Frames.error(alloc, id, ErrorCodes.FATAL, null, message);
+  }
+
+  /**
    * Decodes an init req or res.
    *
    * @throws ProtocolException fatal when truncated

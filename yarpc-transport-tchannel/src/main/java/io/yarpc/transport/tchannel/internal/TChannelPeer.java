@@ -3,6 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import java.util.concurrent.CompletableFuture;
@@ -164,10 +165,14 @@ public final class TChannelPeer extends AbstractPeer {
       } else {
         failures++;
         Throwable why = Futures.unwrap(error);
-        if (why instanceof YarpcException && why.getCause() != null) {
-          why = why.getCause(); // the connect error itself, not our wrapping of it
+        if (why instanceof YarpcException && TlsErrors.isTls(why)) {
+          lastDialFailure = why.getMessage(); // "TLS handshake with peer ... failed: <reason>"
+        } else {
+          if (why instanceof YarpcException && why.getCause() != null) {
+            why = why.getCause(); // the connect error itself, not our wrapping of it
+          }
+          lastDialFailure = YarpcException.describe(why);
         }
-        lastDialFailure = YarpcException.describe(why);
         scheduleReconnectLocked();
       }
     }
