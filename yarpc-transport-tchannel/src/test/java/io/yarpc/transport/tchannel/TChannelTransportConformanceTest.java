@@ -32,8 +32,9 @@ class TChannelTransportConformanceTest extends TransportConformanceSuite {
   @Override
   protected TransportUnderTest newTransport() {
     TChannelTransport server = TChannelTransport.of(SERVER);
-    TChannelInbound inbound = server.inbound();
-    TChannelTransport client = TChannelTransport.of(CLIENT);
+    TChannelInbound inbound = configureInbound(server.inboundBuilder()).build();
+    TChannelTransport client =
+        configureClient(TChannelTransport.builder().serviceName(CLIENT)).build();
     return new TransportUnderTest() {
       @Override
       public List<Inbound> serverInbounds() {
@@ -83,6 +84,16 @@ class TChannelTransportConformanceTest extends TransportConformanceSuite {
         server.stop();
       }
     };
+  }
+
+  /** The server's inbound; subclasses add TLS. */
+  protected TChannelInbound.Builder configureInbound(TChannelInbound.Builder b) {
+    return b;
+  }
+
+  /** The client's transport; subclasses add TLS. */
+  protected TChannelTransport.Builder configureClient(TChannelTransport.Builder b) {
+    return b;
   }
 
   /** Unknown service: a bad-request error frame with yarpc-go's message, read as invalid-argument. */
