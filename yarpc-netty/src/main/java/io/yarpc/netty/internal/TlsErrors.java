@@ -9,6 +9,8 @@ import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import javax.net.ssl.SSLException;
 
@@ -48,7 +50,14 @@ public final class TlsErrors {
         return "the certificate is not yet valid (" + message(c) + ")";
       }
     }
-    for (Throwable c = t; c != null; c = c.getCause()) {
+    // innermost first: wrappers (Netty's DecoderException, the JDK's SSLHandshakeException around a
+    // certificate path failure) repeat their cause's class name and message in their own
+    List<Throwable> chain = new ArrayList<>();
+    for (Throwable c = t; c != null && chain.size() < 64; c = c.getCause()) {
+      chain.add(c);
+    }
+    for (int i = chain.size() - 1; i >= 0; i--) {
+      Throwable c = chain.get(i);
       String m = message(c);
       String lower = m.toLowerCase(Locale.ROOT);
       if (c instanceof NotSslRecordException) {
