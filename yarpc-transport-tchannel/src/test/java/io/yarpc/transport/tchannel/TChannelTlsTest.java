@@ -326,6 +326,27 @@ class TChannelTlsTest {
     assertServes(inbound, certs.clientConfig().build());
   }
 
+  /** tchannel-node: the call fails, as the connection closes; nothing reaches the handler. */
+  @Test
+  void anEnforcedPortRefusesATchannelNodeClient() throws Exception {
+    NodePeer.assumeInstalled();
+    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    try (NodePeer node = NodePeer.start("client.js", inbound.hostPort())) {
+      JsonObject cmd = new JsonObject();
+      cmd.addProperty("service", SERVICE);
+      cmd.addProperty("endpoint", "echo");
+      cmd.addProperty("as", "raw");
+      cmd.addProperty("body", "from node");
+      JsonObject answer = node.send(cmd).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      // tchannel-node does not surface an error frame that answers its init req: it reports the close
+      assertThat(answer.has("error")).as("answer %s", answer).isTrue();
+      assertThat(answer.getAsJsonObject("error").get("type").getAsString())
+          .isEqualTo("tchannel.socket-closed");
+    }
+    assertThat(seen.get()).as("no call reached the handler").isNull();
+    assertServes(inbound, certs.clientConfig().build());
+  }
+
   @Test
   void anEnforcedPortTellsAPlaintextOutboundThatTlsIsRequired() throws Exception {
     TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
@@ -366,6 +387,33 @@ class TChannelTlsTest {
     await(() -> inbound.acceptedConnections() == 0, "the connection closes");
     alloc.awaitAllReleased(WAIT);
     assertServes(inbound, certs.clientConfig().build());
+  }
+
+  @Test
+  void inboundLimitsApplyToTlsConnections() throws Exception {
+    TChannelInbound inbound =
+        server(
+            certs.serverConfig(ClientAuth.NONE).build(),
+            TlsMode.ENFORCED,
+            InboundLimits.builder()
+                .maxRequestSize(1024)
+                .idleTimeout(Duration.ofMillis(300))
+                .build(),
+            null);
+    TChannelTransport client = client(certs.clientConfig().build());
+    TChannelOutbound out = outbound(client, inbound.hostPort());
+
+    assertThat(echo(out, "small")).isEqualTo("small");
+    Connection connection = client.peer(inbound.hostPort()).connection();
+    YarpcException tooLarge = failure(out, new byte[4096]);
+    assertThat(tooLarge.code()).as("a bad-request error frame").isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(echo(out, "small again")).isEqualTo("small again");
+    assertThat(client.peer(inbound.hostPort()).connection())
+        .as("the connection stayed")
+        .isSameAs(connection);
+
+    await(() -> !connection.isActive(), "the server closes the idle connection");
+    await(() -> inbound.acceptedConnections() == 0, "the server forgets it");
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -614,8 +662,13 @@ class TChannelTlsTest {
   }
 
   private static YarpcException failure(TChannelOutbound out) throws Exception {
+    return failure(out, new byte[] {'x'});
+  }
+
+  private static YarpcException failure(TChannelOutbound out, byte[] body) throws Exception {
     try {
-      Response r = out.call(request("x")).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      Request request = Request.of(request("x").meta(), Body.of(body));
+      Response r = out.call(request).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
       r.body().release();
       throw new AssertionError("expected the call to fail");
     } catch (ExecutionException e) {
