@@ -30,10 +30,10 @@ import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
+import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
-import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.tchannel.internal.ClaimedHostPort;
 import io.yarpc.transport.tchannel.internal.Connection;
 import io.yarpc.transport.tchannel.internal.ConnectionHost;
@@ -424,14 +424,14 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                     tlsFailure != null
                         ? TlsErrors.handshakeFailure(identifier, tlsFailure)
                         : cause instanceof YarpcException
-                        ? cause
-                        : YarpcException.withCause(
-                            Code.UNAVAILABLE,
-                            "tchannel handshake with "
-                                + identifier
-                                + " failed: "
-                                + YarpcException.describe(cause),
-                            cause));
+                            ? cause
+                            : YarpcException.withCause(
+                                Code.UNAVAILABLE,
+                                "tchannel handshake with "
+                                    + identifier
+                                    + " failed: "
+                                    + YarpcException.describe(cause),
+                                cause));
                 connect.channel().close();
               }
             });

@@ -85,7 +85,8 @@ class AdvertisedHostPortTest {
   void aClaimBackedByTheRemoteAddressIsUsed() throws Exception {
     TChannelTransport b = TChannelTransport.of("svc-b");
     TChannelInbound inB = serve(b, "127.0.0.1", null, "svc-b");
-    String claimed = "127.0.0.1:1"; // nothing listens there: only the accepted connection can answer
+    String claimed =
+        "127.0.0.1:1"; // nothing listens there: only the accepted connection can answer
 
     try (SocketPeer peer = SocketPeer.connect(inB.address())) {
       peer.write(init(claimed));
@@ -109,11 +110,7 @@ class AdvertisedHostPortTest {
     TChannelTransport a =
         TChannelTransport.builder()
             .serviceName("svc-a")
-            .tls(
-                certs
-                    .clientConfig()
-                    .keyCertChain(at127002.certificate(), at127002.key())
-                    .build())
+            .tls(certs.clientConfig().keyCertChain(at127002.certificate(), at127002.key()).build())
             .build();
     TChannelInbound inA = serve(a, "127.0.0.2", null, "svc-a");
 
@@ -159,7 +156,8 @@ class AdvertisedHostPortTest {
             "svc-b");
     TChannelTransport a = TChannelTransport.of("svc-a"); // dials plaintext
     TChannelInbound inA =
-        serve(a, "127.0.0.1", certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED, "svc-a");
+        serve(
+            a, "127.0.0.1", certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED, "svc-a");
 
     assertThat(call(started(a.singleOutbound(inB.hostPort())), "svc-b")).isEqualTo("svc-b");
     assertThat(call(started(b.singleOutbound(inA.hostPort())), "svc-a")).isEqualTo("svc-a");

@@ -263,7 +263,8 @@ class TChannelTlsTest {
   @Test
   void aTlsClientOfAPlaintextServerFailsWithTheReason() throws Exception {
     TChannelInbound inbound = server(null, TlsMode.DISABLED);
-    // the plaintext server reads the ClientHello as the start of a 5.6 KB frame and waits for the rest
+    // the plaintext server reads the ClientHello as the start of a 5.6 KB frame and waits for the
+    // rest
     TChannelTransport client =
         client(
             TChannelTransport.builder()
@@ -318,8 +319,7 @@ class TChannelTlsTest {
       assertThat(answer.has("error")).as("answer %s", answer).isFalse();
       assertThat(answer.get("ok").getAsBoolean()).isTrue();
       assertThat(
-              new String(
-                  Base64.getDecoder().decode(answer.get("arg3Base64").getAsString()), UTF_8))
+              new String(Base64.getDecoder().decode(answer.get("arg3Base64").getAsString()), UTF_8))
           .isEqualTo("from node");
     }
     assertThat(seen.get().isTls()).isFalse();
@@ -338,7 +338,8 @@ class TChannelTlsTest {
       cmd.addProperty("as", "raw");
       cmd.addProperty("body", "from node");
       JsonObject answer = node.send(cmd).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      // tchannel-node does not surface an error frame that answers its init req: it reports the close
+      // tchannel-node does not surface an error frame that answers its init req: it reports the
+      // close
       assertThat(answer.has("error")).as("answer %s", answer).isTrue();
       assertThat(answer.getAsJsonObject("error").get("type").getAsString())
           .isEqualTo("tchannel.socket-closed");
@@ -698,8 +699,7 @@ class TChannelTlsTest {
 
   private static X509Certificate serverCertificate(TChannelTransport client, String hostPort)
       throws Exception {
-    SslHandler ssl =
-        client.peer(hostPort).connection().channel().pipeline().get(SslHandler.class);
+    SslHandler ssl = client.peer(hostPort).connection().channel().pipeline().get(SslHandler.class);
     return (X509Certificate) ssl.engine().getSession().getPeerCertificates()[0];
   }
 
@@ -727,7 +727,10 @@ class TChannelTlsTest {
                 .build();
     SSLSocket s =
         (SSLSocket)
-            context.context().getSocketFactory().createSocket(address.getHostString(), address.getPort());
+            context
+                .context()
+                .getSocketFactory()
+                .createSocket(address.getHostString(), address.getPort());
     s.setSoTimeout(10_000);
     return s;
   }

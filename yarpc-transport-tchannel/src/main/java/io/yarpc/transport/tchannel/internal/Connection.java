@@ -36,6 +36,16 @@ import org.slf4j.LoggerFactory;
  * into an error frame (and, when fatal, closes the connection), and on close ends all three. Frames leave
  * through the connection's {@link FrameOutput}.
  *
+ * <h2>TLS</h2>
+ *
+ * With TLS, a Netty {@code SslHandler} sits before the frame decoder and this handler sees plaintext
+ * frames. A dialled connection is in the pipeline from the start (its init req waits in the TLS handler
+ * until the TLS handshake is done); an accepted one joins after the TLS handshake, with its handshake
+ * timer armed at the accept ({@link #armHandshakeTimer}). A TLS failure that reaches this handler (the
+ * other side refusing the handshake after this side's part of it, a record that does not decrypt) closes
+ * the connection, is kept for the dialler's error ({@link #tlsFailure()}), and is not counted as
+ * unexpected.
+ *
  * <h2>Threads</h2>
  *
  * All state changes happen on the channel's event loop. {@link #call} may be invoked from any thread: it
@@ -305,7 +315,8 @@ public final class Connection extends ChannelDuplexHandler {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (TlsErrors.isTls(cause)) {
       // the other side refused the handshake late (TLS 1.3 sends a client certificate after the
-      // client's handshake is done) or sent a record that does not decrypt: a peer's doing, not a bug
+      // client's handshake is done) or sent a record that does not decrypt: a peer's doing, not a
+      // bug
       if (tlsFailure == null) {
         tlsFailure = cause;
       }
