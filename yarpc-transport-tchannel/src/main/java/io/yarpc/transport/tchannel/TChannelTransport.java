@@ -544,7 +544,8 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     }
 
     /**
-     * How long a connection this transport dials may take to complete the init handshake; default 5 s.
+     * How long a connection this transport dials may take to complete the init handshake (with {@link
+     * #tls TLS}, the TLS handshake before it included), counted from the TCP connect; default 5 s.
      * (Connections an inbound accepts follow its {@link io.yarpc.transport.InboundLimits#handshakeTimeout}.)
      */
     public Builder handshakeTimeout(Duration timeout) {
