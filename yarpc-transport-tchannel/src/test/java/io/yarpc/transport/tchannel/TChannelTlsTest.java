@@ -21,6 +21,7 @@ import io.yarpc.testing.TestCertificates;
 import io.yarpc.tls.ClientAuth;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
+import io.yarpc.tls.TlsProvider;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
@@ -63,7 +64,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * TLS on the TChannel transport, over real sockets on loopback: what the inbound tells handlers about the
  * connection, permissive and enforced ports, mutual TLS, the errors a client gets for a bad server
  * certificate, certificate rotation, and clients that misbehave before or during the TLS handshake.
- * Waits only guard against hangs; nothing asserts on elapsed time.
+ * Waits only guard against hangs; nothing asserts on elapsed time. Both sides use the JDK's TLS here,
+ * OpenSSL in {@link TChannelTlsOpenSslTest}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TChannelTlsTest {
@@ -104,9 +106,9 @@ class TChannelTlsTest {
 
   @Test
   void aTlsCallCarriesItsSessionAndNoClientIdentity() throws Exception {
-    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
     assertThat(inbound.tlsMode()).isEqualTo(TlsMode.ENFORCED);
-    TChannelOutbound out = outbound(client(certs.clientConfig().build()), inbound.hostPort());
+    TChannelOutbound out = outbound(client(clientConfig().build()), inbound.hostPort());
 
     assertThat(echo(out, "over tls")).isEqualTo("over tls");
     ConnectionInfo info = seen.get();
@@ -136,9 +138,8 @@ class TChannelTlsTest {
 
   @Test
   void mutualTlsGivesMiddlewareTheClientsVerifiedIdentity() throws Exception {
-    TChannelInbound inbound =
-        server(certs.serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
-    TChannelOutbound out = outbound(client(certs.mutualClientConfig().build()), inbound.hostPort());
+    TChannelInbound inbound = server(serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
+    TChannelOutbound out = outbound(client(mutualClientConfig().build()), inbound.hostPort());
 
     assertThat(echo(out, "mutual")).isEqualTo("mutual");
     ConnectionInfo info = seen.get();
@@ -153,21 +154,19 @@ class TChannelTlsTest {
 
   @Test
   void mutualTlsRefusesAClientWithoutCertificate() throws Exception {
-    TChannelInbound inbound =
-        server(certs.serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
-    TChannelTransport client = client(certs.clientConfig().build());
+    TChannelInbound inbound = server(serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
+    TChannelTransport client = client(clientConfig().build());
 
     YarpcException e = failure(outbound(client, inbound.hostPort()));
     assertTlsFailure(e, inbound.hostPort(), "certificate");
     assertPeerReason(client, inbound.hostPort(), "certificate");
     assertThat(seen.get()).as("no call reached the handler").isNull();
-    assertServes(inbound, certs.mutualClientConfig().build());
+    assertServes(inbound, mutualClientConfig().build());
   }
 
   @Test
   void mutualTlsRefusesAnUntrustedClientCertificate() throws Exception {
-    TChannelInbound inbound =
-        server(certs.serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.REQUIRE).build(), TlsMode.ENFORCED);
     TlsConfig intruder =
         certs
             .clientConfig()
@@ -176,10 +175,17 @@ class TChannelTlsTest {
     TChannelTransport client = client(intruder);
 
     YarpcException e = failure(outbound(client, inbound.hostPort()));
-    assertTlsFailure(e, inbound.hostPort(), "refused the handshake");
-    assertPeerReason(client, inbound.hostPort(), "refused the handshake");
+    // the JDK presents the certificate and the server rejects it ("did not accept this side's
+    // certificate"); OpenSSL presents none, since the server asked for its CA's ("requires a client
+    // certificate")
+    String reason =
+        provider() == TlsProvider.JDK
+            ? "the other side did not accept this side's certificate"
+            : "the server requires a client certificate and none was presented";
+    assertTlsFailure(e, inbound.hostPort(), reason);
+    assertPeerReason(client, inbound.hostPort(), reason);
     assertThat(seen.get()).as("no call reached the handler").isNull();
-    assertServes(inbound, certs.mutualClientConfig().build());
+    assertServes(inbound, mutualClientConfig().build());
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -204,10 +210,8 @@ class TChannelTlsTest {
         reason = "the certificate does not name the server";
     }
     TChannelInbound inbound =
-        server(
-            TlsConfig.builder().keyCertChain(pair.certificate(), pair.key()).build(),
-            TlsMode.ENFORCED);
-    TChannelTransport client = client(certs.clientConfig().build());
+        server(config().keyCertChain(pair.certificate(), pair.key()).build(), TlsMode.ENFORCED);
+    TChannelTransport client = client(clientConfig().build());
 
     YarpcException e = failure(outbound(client, inbound.hostPort()));
     assertTlsFailure(e, inbound.hostPort(), reason);
@@ -219,11 +223,11 @@ class TChannelTlsTest {
   void aCallWaitingForThePeerEndsAtItsDeadlineNamingTheTlsReason() throws Exception {
     TChannelInbound inbound =
         server(
-            TlsConfig.builder()
+            config()
                 .keyCertChain(certs.expiredServer().certificate(), certs.expiredServer().key())
                 .build(),
             TlsMode.ENFORCED);
-    TChannelTransport client = client(certs.clientConfig().build());
+    TChannelTransport client = client(clientConfig().build());
     TChannelOutbound out = client.singleOutbound(inbound.hostPort()); // waits for the peer
     out.start();
     cleanup.add(out::stop);
@@ -251,11 +255,10 @@ class TChannelTlsTest {
   void serverNameReplacesTheHostTheCertificateMustName() throws Exception {
     TChannelInbound inbound =
         server(
-            TlsConfig.builder().keyCertChain(elsewhere.certificate(), elsewhere.key()).build(),
+            config().keyCertChain(elsewhere.certificate(), elsewhere.key()).build(),
             TlsMode.ENFORCED);
     TChannelOutbound out =
-        outbound(
-            client(certs.clientConfig().serverName("elsewhere.test").build()), inbound.hostPort());
+        outbound(client(clientConfig().serverName("elsewhere.test").build()), inbound.hostPort());
 
     assertThat(echo(out, "by name")).isEqualTo("by name");
   }
@@ -270,7 +273,7 @@ class TChannelTlsTest {
             TChannelTransport.builder()
                 .serviceName("tls-client")
                 .handshakeTimeout(Duration.ofMillis(300))
-                .tls(certs.clientConfig().build()));
+                .tls(clientConfig().build()));
 
     YarpcException e = failure(outbound(client, inbound.hostPort()));
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
@@ -283,20 +286,18 @@ class TChannelTlsTest {
 
   @Test
   void aPermissivePortServesPlaintextAndTlsClients() throws Exception {
-    TChannelInbound inbound =
-        server(certs.serverConfig(ClientAuth.OPTIONAL).build(), TlsMode.PERMISSIVE);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.OPTIONAL).build(), TlsMode.PERMISSIVE);
 
     TChannelOutbound plain = outbound(plaintextClient(), inbound.hostPort());
     assertThat(echo(plain, "plain")).isEqualTo("plain");
     assertThat(seen.get().isTls()).isFalse();
 
-    TChannelOutbound tls = outbound(client(certs.clientConfig().build()), inbound.hostPort());
+    TChannelOutbound tls = outbound(client(clientConfig().build()), inbound.hostPort());
     assertThat(echo(tls, "tls")).isEqualTo("tls");
     assertThat(seen.get().isTls()).isTrue();
     assertThat(seen.get().hasPeerCertificate()).isFalse();
 
-    TChannelOutbound mutual =
-        outbound(client(certs.mutualClientConfig().build()), inbound.hostPort());
+    TChannelOutbound mutual = outbound(client(mutualClientConfig().build()), inbound.hostPort());
     assertThat(echo(mutual, "mutual")).isEqualTo("mutual");
     assertThat(seen.get().peerSubject()).isEqualTo("CN=test-client");
 
@@ -307,8 +308,7 @@ class TChannelTlsTest {
   @Test
   void aPermissivePortServesATchannelNodeClient() throws Exception {
     NodePeer.assumeInstalled();
-    TChannelInbound inbound =
-        server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.PERMISSIVE);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.PERMISSIVE);
     try (NodePeer node = NodePeer.start("client.js", inbound.hostPort())) {
       JsonObject cmd = new JsonObject();
       cmd.addProperty("service", SERVICE);
@@ -323,14 +323,14 @@ class TChannelTlsTest {
           .isEqualTo("from node");
     }
     assertThat(seen.get().isTls()).isFalse();
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   /** tchannel-node: the call fails, as the connection closes; nothing reaches the handler. */
   @Test
   void anEnforcedPortRefusesATchannelNodeClient() throws Exception {
     NodePeer.assumeInstalled();
-    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
     try (NodePeer node = NodePeer.start("client.js", inbound.hostPort())) {
       JsonObject cmd = new JsonObject();
       cmd.addProperty("service", SERVICE);
@@ -345,12 +345,12 @@ class TChannelTlsTest {
           .isEqualTo("tchannel.socket-closed");
     }
     assertThat(seen.get()).as("no call reached the handler").isNull();
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   @Test
   void anEnforcedPortTellsAPlaintextOutboundThatTlsIsRequired() throws Exception {
-    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
     TChannelTransport client = plaintextClient();
 
     YarpcException e = failure(outbound(client, inbound.hostPort()));
@@ -359,12 +359,12 @@ class TChannelTlsTest {
     assertPeerReason(client, inbound.hostPort(), "TLS is required on this port");
     assertThat(seen.get()).as("no call reached the handler").isNull();
     await(() -> inbound.acceptedConnections() == 0, "the refused connection closes");
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   @Test
   void anEnforcedPortAnswersAPlaintextInitReqWithAFatalErrorFrame() throws Exception {
-    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
     try (SocketPeer peer = SocketPeer.connect(inbound.address())) {
       peer.write(Wire.initReq(7));
       peer.expectError(7, 0xFF, "TLS is required on this port");
@@ -377,7 +377,7 @@ class TChannelTlsTest {
     TrackingAllocator alloc = new TrackingAllocator();
     TChannelInbound inbound =
         server(
-            certs.serverConfig(ClientAuth.NONE).build(),
+            serverConfig(ClientAuth.NONE).build(),
             TlsMode.ENFORCED,
             InboundLimits.defaults(),
             alloc);
@@ -387,21 +387,21 @@ class TChannelTlsTest {
     }
     await(() -> inbound.acceptedConnections() == 0, "the connection closes");
     alloc.awaitAllReleased(WAIT);
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   @Test
   void inboundLimitsApplyToTlsConnections() throws Exception {
     TChannelInbound inbound =
         server(
-            certs.serverConfig(ClientAuth.NONE).build(),
+            serverConfig(ClientAuth.NONE).build(),
             TlsMode.ENFORCED,
             InboundLimits.builder()
                 .maxRequestSize(1024)
                 .idleTimeout(Duration.ofMillis(300))
                 .build(),
             null);
-    TChannelTransport client = client(certs.clientConfig().build());
+    TChannelTransport client = client(clientConfig().build());
     TChannelOutbound out = outbound(client, inbound.hostPort());
 
     assertThat(echo(out, "small")).isEqualTo("small");
@@ -422,7 +422,7 @@ class TChannelTlsTest {
 
   @Test
   void opensslSClientCompletesTheHandshake() throws Exception {
-    TChannelInbound inbound = server(certs.serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
+    TChannelInbound inbound = server(serverConfig(ClientAuth.NONE).build(), TlsMode.ENFORCED);
     Process p =
         new ProcessBuilder(
                 "openssl",
@@ -439,7 +439,7 @@ class TChannelTlsTest {
     assertThat(output).contains("Verify return code: 0 (ok)");
     assertThat(output).contains("subject=CN = localhost");
     await(() -> inbound.acceptedConnections() == 0, "s_client's connection closes");
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -451,11 +451,10 @@ class TChannelTlsTest {
     Path key = dir.resolve("rotating.key");
     Files.copy(certs.server().certificate(), cert, StandardCopyOption.REPLACE_EXISTING);
     Files.copy(certs.server().key(), key, StandardCopyOption.REPLACE_EXISTING);
-    TlsConfig config =
-        TlsConfig.builder().keyCertChain(cert, key).reloadCheckInterval(Duration.ZERO).build();
+    TlsConfig config = config().keyCertChain(cert, key).reloadCheckInterval(Duration.ZERO).build();
     TChannelInbound inbound = server(config, TlsMode.ENFORCED);
 
-    TChannelTransport before = client(certs.clientConfig().build());
+    TChannelTransport before = client(clientConfig().build());
     TChannelOutbound oldOut = outbound(before, inbound.hostPort());
     assertThat(echo(oldOut, "before")).isEqualTo("before");
     Connection oldConnection = before.peer(inbound.hostPort()).connection();
@@ -468,7 +467,7 @@ class TChannelTlsTest {
     Files.copy(rotated.key(), key, StandardCopyOption.REPLACE_EXISTING);
     config.reload();
 
-    TChannelTransport after = client(certs.clientConfig().build());
+    TChannelTransport after = client(clientConfig().build());
     TChannelOutbound newOut = outbound(after, inbound.hostPort());
     assertThat(echo(newOut, "after")).isEqualTo("after");
     assertThat(serverCertificate(after, inbound.hostPort()).getSerialNumber())
@@ -490,7 +489,7 @@ class TChannelTlsTest {
     TrackingAllocator alloc = new TrackingAllocator();
     TChannelInbound inbound =
         server(
-            certs.serverConfig(ClientAuth.NONE).build(),
+            serverConfig(ClientAuth.NONE).build(),
             TlsMode.ENFORCED,
             InboundLimits.builder().handshakeTimeout(Duration.ofMillis(300)).build(),
             alloc);
@@ -515,17 +514,17 @@ class TChannelTlsTest {
   void theHandshakeTimeoutCoversTheInitHandshakeAfterTls() throws Exception {
     TChannelInbound inbound =
         server(
-            certs.serverConfig(ClientAuth.NONE).build(),
+            serverConfig(ClientAuth.NONE).build(),
             TlsMode.ENFORCED,
             InboundLimits.builder().handshakeTimeout(Duration.ofSeconds(2)).build(),
             null);
-    assertServes(inbound, certs.clientConfig().build()); // warm: the next handshake is quick
+    assertServes(inbound, clientConfig().build()); // warm: the next handshake is quick
     try (SSLSocket noInit = tlsConnect(inbound.address())) {
       noInit.startHandshake(); // a complete TLS handshake, then no init req
       assertThat(noInit.getInputStream().read()).as("end of stream").isEqualTo(-1);
     }
     await(() -> inbound.acceptedConnections() == 1, "the stalled connection closes");
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
   }
 
   @Test
@@ -533,7 +532,7 @@ class TChannelTlsTest {
     TrackingAllocator alloc = new TrackingAllocator();
     TChannelInbound inbound =
         server(
-            certs.serverConfig(ClientAuth.NONE).build(),
+            serverConfig(ClientAuth.NONE).build(),
             TlsMode.PERMISSIVE,
             InboundLimits.defaults(),
             alloc);
@@ -558,13 +557,34 @@ class TChannelTlsTest {
     }
     await(() -> inbound.acceptedConnections() == 0, "the connections close");
     alloc.awaitAllReleased(WAIT);
-    assertServes(inbound, certs.clientConfig().build());
+    assertServes(inbound, clientConfig().build());
     TChannelOutbound plain = outbound(plaintextClient(), inbound.hostPort());
     assertThat(echo(plain, "plain")).isEqualTo("plain");
   }
 
   // ---------------------------------------------------------------------------------------------------
   // Helpers
+
+  /** The TLS implementation both sides use (the OpenSSL subclass runs every test again with OpenSSL). */
+  protected TlsProvider provider() {
+    return TlsProvider.JDK;
+  }
+
+  private TlsConfig.Builder config() {
+    return TlsConfig.builder().provider(provider());
+  }
+
+  private TlsConfig.Builder serverConfig(ClientAuth clientAuth) {
+    return certs.serverConfig(clientAuth).provider(provider());
+  }
+
+  private TlsConfig.Builder clientConfig() {
+    return certs.clientConfig().provider(provider());
+  }
+
+  private TlsConfig.Builder mutualClientConfig() {
+    return certs.mutualClientConfig().provider(provider());
+  }
 
   private TChannelInbound server(TlsConfig tls, TlsMode mode) {
     return server(tls, mode, InboundLimits.defaults(), null);
