@@ -5,6 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.yarpc.netty.internal.ServerTls;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
@@ -111,6 +115,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
   private final int port;
   private final InboundSettings settings;
   private final InboundState state;
+  private final TlsConfig tlsConfig;
+  private final TlsMode tlsMode;
   private volatile Channel server;
   private volatile InetSocketAddress bound;
 
@@ -122,6 +128,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
         new InboundSettings(
             b.limits, b.http2, b.shutdownTimeout.toNanos(), b.healthPath, b.deadlinePolicy);
     this.state = new InboundState(b.limits);
+    this.tlsConfig = b.tlsConfig;
+    this.tlsMode = b.tlsConfig == null ? TlsMode.DISABLED : b.tlsMode;
   }
 
   @Override
@@ -185,6 +193,15 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
 
   @Override
   protected void doStart() throws Exception {
+    ServerTls tls =
+        ServerTls.create(
+            tlsConfig,
+            tlsMode,
+            settings.http2()
+                ? List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
+                : List.of(ApplicationProtocolNames.HTTP_1_1),
+            "the HTTP inbound",
+            settings.limits().handshakeTimeout());
     transport.start();
     ServerBootstrap b =
         new ServerBootstrap()
@@ -193,7 +210,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator()));
+            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator(), tls));
     Channel ch = b.bind(host, port).sync().channel();
     server = ch;
     bound = (InetSocketAddress) ch.localAddress();
@@ -226,6 +243,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     private Duration shutdownTimeout = Duration.ofSeconds(6);
     private String healthPath = "/health";
     private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
+    private TlsConfig tlsConfig;
+    private TlsMode tlsMode = TlsMode.DISABLED;
 
     Builder(HttpTransport transport) {
       this.transport = transport;
@@ -308,6 +327,36 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Serves TLS only ({@link TlsMode#ENFORCED}) with {@code config}: its certificate, and the roots that
+     * verify client certificates when its {@link TlsConfig#clientAuth()} asks for them. Same as {@code
+     * tls(config, TlsMode.ENFORCED)}.
+     *
+     * @throws IllegalArgumentException when {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config) {
+      return tls(config, TlsMode.ENFORCED);
+    }
+
+    /**
+     * Serves TLS with {@code config} in {@code mode}: {@link TlsMode#ENFORCED} refuses plaintext clients (see
+     * the class comment), {@link TlsMode#PERMISSIVE} serves TLS and plaintext clients on the one port,
+     * {@link TlsMode#DISABLED} plaintext only (the default; {@code config} is then ignored). ALPN offers
+     * {@code h2} (when {@link #http2} is on) and {@code http/1.1}.
+     *
+     * @throws IllegalArgumentException when TLS is on and {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config, TlsMode mode) {
+      requireNonNull(config, "config");
+      requireNonNull(mode, "mode");
+      if (mode != TlsMode.DISABLED) {
+        config.requireCertificate("the HTTP inbound");
+      }
+      this.tlsConfig = mode == TlsMode.DISABLED ? null : config;
+      this.tlsMode = mode;
       return this;
     }
 

@@ -183,7 +183,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
                 YarpcException.withCause(Code.INTERNAL, e.getMessage(), e));
             return;
           }
-          OutboundCodec.writeHeaders(httpRequest, meta, peer.identifier(), headers);
+          OutboundCodec.writeHeaders(httpRequest, meta, peer.authority(), headers);
           ClientCall call = peer.send(httpRequest, http2, maxResponseBodySize);
           callRef.set(call);
           if (result.isDone()) {
@@ -241,15 +241,18 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       Builder b = new Builder(transport, null);
       if (address.contains("://")) {
         URI uri = URI.create(address);
-        if (!"http".equalsIgnoreCase(uri.getScheme())) {
-          throw new IllegalArgumentException("only http:// URLs are supported, got " + address);
+        boolean https = "https".equalsIgnoreCase(uri.getScheme());
+        if (!https && !"http".equalsIgnoreCase(uri.getScheme())) {
+          throw new IllegalArgumentException(
+              "only http:// and https:// URLs are supported, got " + address);
         }
         if (uri.getPort() < 0) {
           throw new IllegalArgumentException("URL needs a port: " + address);
         }
         String host = uri.getHost();
         b.singlePeer =
-            (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host)
+            (https ? "https://" : "")
+                + (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host)
                 + ":"
                 + uri.getPort();
         if (uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {

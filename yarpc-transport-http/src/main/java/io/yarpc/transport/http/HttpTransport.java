@@ -22,6 +22,8 @@ import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
 import io.yarpc.transport.http.internal.HttpPeer;
+import io.yarpc.transport.http.internal.OutboundTls;
+import io.yarpc.tls.TlsConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -127,6 +129,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
   @Override
   protected void doStart() {
+    OutboundTls tls = new OutboundTls(config.tls); // first: unreadable material fails the start
     EventLoopGroup g =
         new MultiThreadIoEventLoopGroup(
             config.eventLoopThreads,
@@ -144,7 +147,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
             config.maxResponseHeaderSize,
             (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()),
             config.backoffFirst.toNanos(),
-            config.backoffMax.toNanos());
+            config.backoffMax.toNanos(),
+            tls);
     running = true;
     for (HttpPeer p : peers.peers()) {
       p.startProbing();
@@ -234,6 +238,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     private Duration probeTimeout = Duration.ofMillis(500);
     private Duration backoffFirst = Duration.ofMillis(10);
     private Duration backoffMax = Duration.ofMinutes(1);
+    private TlsConfig tls;
 
     private Builder() {}
 
@@ -305,6 +310,18 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
       this.probeTimeout = Checks.positive(timeout, "timeout");
       this.backoffFirst = Checks.positive(first, "first");
       this.backoffMax = Checks.positive(max, "max");
+      return this;
+    }
+
+    /**
+     * The client side's TLS settings for {@code https} peers: the roots that verify servers, the
+     * certificate this side presents when a server asks for one (mutual TLS), the server name to send and
+     * verify. Default: none, and an {@code https} peer is verified against the JDK's trust store with
+     * hostname verification, presenting no certificate. {@code http} peers stay plaintext either way.
+     * Inbounds take their own config ({@link HttpInbound.Builder#tls}).
+     */
+    public Builder tls(TlsConfig config) {
+      this.tls = requireNonNull(config, "config");
       return this;
     }
 
