@@ -127,7 +127,8 @@ final class CallServer {
       fail(ex, methodError, 0);
       return;
     }
-    RequestDecoder.Decoded decoded = RequestDecoder.decode(req, http2, Connections.info(ctx.channel()));
+    RequestDecoder.Decoded decoded =
+        RequestDecoder.decode(req, http2, Connections.info(ctx.channel()));
     InboundCalls.Routed routed;
     try {
       routed = route(state.router(), decoded.meta(), decoded.ttlError(), deadlinePolicy);

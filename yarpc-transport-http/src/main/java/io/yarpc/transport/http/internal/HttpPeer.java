@@ -1,19 +1,8 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.yarpc.netty.internal.ClientTls;
-import io.yarpc.netty.internal.ReloadingSslContext;
-import io.yarpc.netty.internal.TlsErrors;
-import java.nio.channels.ClosedChannelException;
-import java.util.Locale;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -32,6 +21,9 @@ import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -40,16 +32,24 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.netty.internal.ClientTls;
+import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -292,6 +292,12 @@ public final class HttpPeer extends AbstractPeer {
     }
     if (cause instanceof YarpcException) {
       return (YarpcException) cause; // a TLS handshake's failure, already told
+    }
+    if (tls && TlsErrors.isTls(cause)) {
+      // With TLS 1.3 a server refuses a client's certificate after the client's side of the
+      // handshake
+      // ended: the alert arrives with the first response.
+      return TlsErrors.handshakeFailure(identifier(), cause);
     }
     if (cause instanceof ConnectException) {
       return YarpcException.withCause(

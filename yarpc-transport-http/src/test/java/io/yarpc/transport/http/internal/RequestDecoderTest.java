@@ -185,7 +185,8 @@ class RequestDecoderTest {
             "café".getBytes(java.nio.charset.StandardCharsets.UTF_8),
             java.nio.charset.StandardCharsets.ISO_8859_1);
     RequestMeta m =
-        RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false, null).meta();
+        RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false, null)
+            .meta();
     assertThat(m.caller()).isEqualTo("café");
     assertThat(m.headers().get("name")).isEqualTo("café");
   }
