@@ -10,10 +10,15 @@ import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /** Turns TLS failures into short reasons a person can act on, and handshake failures into errors. */
 public final class TlsErrors {
+  /** {@code javax.net.ssl.SSLHandshakeException: } and the like, inside a message. */
+  private static final Pattern QUALIFIED_EXCEPTION =
+      Pattern.compile("\\b(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
+
   private TlsErrors() {}
 
   /** Whether {@code t} (or a cause) is a TLS failure rather than a plain connection failure. */
@@ -65,11 +70,12 @@ public final class TlsErrors {
       if (lower.contains("no subject alternative") || lower.contains("no name matching")) {
         return "the certificate does not name the server (" + m + ")";
       }
-      if (lower.contains("received fatal alert")) {
+      if (lower.contains("received fatal alert") || lower.contains("_alert_")) {
         return "the other side refused the handshake (" + m + ")";
       }
       if (lower.contains("empty client certificate chain")
-          || lower.contains("peer sent no certificate")) {
+          || lower.contains("peer sent no certificate")
+          || lower.contains("peer_did_not_return_a_certificate")) {
         return "the client presented no certificate and the server requires one";
       }
       if (c instanceof ClosedChannelException) {
@@ -85,6 +91,10 @@ public final class TlsErrors {
 
   private static String message(Throwable t) {
     String m = t.getMessage();
-    return m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
+    if (m == null || m.isEmpty()) {
+      return t.getClass().getSimpleName();
+    }
+    // a wrapper's message is often its cause's toString(): keep the text, not the class name
+    return QUALIFIED_EXCEPTION.matcher(m).replaceAll("");
   }
 }
