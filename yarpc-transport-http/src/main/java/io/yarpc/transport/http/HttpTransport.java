@@ -29,8 +29,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The YARPC HTTP transport: HTTP/1.1 and h2c (HTTP/2 over cleartext, prior knowledge), wire-compatible
- * with yarpc-go's {@code transport/http}, on Netty.
+ * The YARPC HTTP transport: HTTP/1.1 and h2c (HTTP/2 over cleartext, prior knowledge), and both over TLS,
+ * wire-compatible with yarpc-go's {@code transport/http}, on Netty.
  *
  * <pre>{@code
  * HttpTransport http = HttpTransport.builder().build();
@@ -46,6 +46,17 @@ import java.util.concurrent.TimeUnit;
  * {@link #retainPeer retain}, counts retains per subscriber, and closes the peer (its keep-alive HTTP/1.1
  * connections and its h2c connection) on the last {@link #releasePeer release}. Peer choosers only
  * choose among them.
+ *
+ * <p><b>TLS.</b> A peer named {@code https://host:port} (a URL given to {@link #singleOutbound}, or an
+ * identifier a peer list retains) is called over TLS; {@code host:port} and {@code http://host:port} stay
+ * plaintext, and the two are different peers even at one address. HTTP/1.1 goes over TLS with ALPN {@code
+ * http/1.1}, HTTP/2 ({@link HttpOutbound.Builder#http2}) with ALPN {@code h2}, which the server must choose.
+ * {@link Builder#tls} gives the client side's settings (trust roots, a client certificate for mutual TLS,
+ * the server name); without it the JDK's trust store verifies servers, with hostname verification. A
+ * failed handshake fails the call with {@code unavailable} and the reason ({@code TLS handshake with peer
+ * https://10.0.0.1:443 failed: the certificate has expired (...)}) and sends the peer back to connecting,
+ * as a failed connect does; its probe stays a TCP connect. Inbounds take their own config ({@link
+ * HttpInbound.Builder#tls}).
  *
  * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
  * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
@@ -112,8 +123,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   }
 
   /**
-   * An HTTP/1.1 outbound to one peer: {@code host:port}, or a URL {@code http://host:port/path} whose path
-   * the requests use.
+   * An HTTP/1.1 outbound to one peer: {@code host:port}, or a URL {@code http://host:port/path} or {@code
+   * https://host:port/path} (TLS) whose path the requests use.
    */
   public HttpOutbound singleOutbound(String address) {
     return singleOutboundBuilder(address).build();
@@ -171,8 +182,9 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   // Peers
 
   /**
-   * Retains the peer {@code identifier} ({@code host:port}) for {@code subscriber}, creating it on the
-   * first retain; once the transport runs, the peer probes its address to report its status.
+   * Retains the peer {@code identifier} ({@code host:port} or {@code http://host:port}, plaintext, or
+   * {@code https://host:port}, TLS) for {@code subscriber}, creating it on the first retain; once the
+   * transport runs, the peer probes its address to report its status.
    */
   @Override
   public Peer retainPeer(String identifier, PeerSubscriber subscriber) {

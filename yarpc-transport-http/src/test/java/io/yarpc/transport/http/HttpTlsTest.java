@@ -554,6 +554,41 @@ class HttpTlsTest {
     t.inboundBuilder().tls(clientOnly, TlsMode.DISABLED).build();
   }
 
+  @Test
+  void aTlsClientWithoutAlpnIsServedHttp11() throws Exception {
+    Server s = tlsServer(certs.serverConfig(ClientAuth.NONE).build());
+    try (SSLSocket socket =
+        TlsTesting.connect(TlsTesting.trusting(certs.caCertificate()), s.port(), new String[0])) {
+      assertThat(socket.getApplicationProtocol()).isEmpty();
+      RawClient c = new RawClient(socket);
+      assertThat(c.send(RawClient.request("echo", 2) + "ok").read().body()).isEqualTo("ok");
+      assertThat(s.nextCall().transport()).isEqualTo("http");
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("providersAndProtocols")
+  void aRequestTheInboundRejectsIsAnsweredOverTls(TlsProvider p, boolean h2) throws Exception {
+    Server s =
+        server(
+            b ->
+                b.limits(InboundLimits.builder().maxRequestSize(16).build())
+                    .tls(certs.serverConfig(ClientAuth.NONE).provider(p).build()));
+    HttpOutbound out = client(certs.clientConfig().provider(p).build(), s.https(), h2);
+    CompletableFuture<Response> f = out.call(Request.of(meta(), Body.of(new byte[64 << 10])));
+    try {
+      f.get(20, TimeUnit.SECONDS).body().release();
+      fail("a body over maxRequestSize was served");
+    } catch (ExecutionException e) {
+      YarpcException ye = YarpcException.from(e.getCause());
+      if (ye.response() != null) {
+        ye.response().body().release();
+      }
+      assertThat(ye.code()).isEqualTo(Code.RESOURCE_EXHAUSTED);
+    }
+    assertThat(call(out, "small")).isEqualTo("small");
+  }
+
   // -------------------------------------------------------------------------------------------------
   // Rotation
 

@@ -64,10 +64,15 @@ final class TlsTesting {
 
   /** A handshaken TLS connection to {@code 127.0.0.1:port} offering ALPN {@code http/1.1}. */
   static SSLSocket connect(SSLSocketFactory factory, int port) throws Exception {
+    return connect(factory, port, "http/1.1");
+  }
+
+  /** A handshaken TLS connection to {@code 127.0.0.1:port} offering {@code alpn} (none: no ALPN). */
+  static SSLSocket connect(SSLSocketFactory factory, int port, String... alpn) throws Exception {
     SSLSocket s = (SSLSocket) factory.createSocket("127.0.0.1", port);
     s.setSoTimeout(10_000);
     javax.net.ssl.SSLParameters p = s.getSSLParameters();
-    p.setApplicationProtocols(new String[] {"http/1.1"});
+    p.setApplicationProtocols(alpn);
     p.setEndpointIdentificationAlgorithm("HTTPS");
     s.setSSLParameters(p);
     s.startHandshake();

@@ -63,6 +63,13 @@ import java.util.function.Supplier;
  * {@link ConnectionStatus#CONNECTING} and probes again; a successful connection makes it available.
  * Subscribers are told of every change, outside any lock.
  *
+ * <p>TLS: a peer named {@code https://host:port} opens its connections with a TLS handler from the
+ * transport's {@link OutboundTls} (SNI and hostname verification for {@code host}, or the config's server
+ * name) and adds the HTTP handlers only once the handshake succeeded; HTTP/2 needs the server to choose
+ * ALPN {@code h2}. A failed handshake fails the call with {@link TlsErrors#handshakeFailure} and counts as a
+ * failed connection. The probe stays a TCP connect: a port that accepts connections is available, and a
+ * call finds out whether the handshake works.
+ *
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
  * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
  */

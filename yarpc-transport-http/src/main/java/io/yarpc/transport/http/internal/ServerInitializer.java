@@ -35,10 +35,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Sets up each accepted connection: refuses it when the inbound has {@code InboundLimits.maxConnections}
  * open already (closed before anything is read, and counted), starts its timers ({@link
- * ConnectionTimers}: handshake, maximum age), an idle timer, then a detector that looks at the first bytes
- * and installs either the HTTP/1.1 pipeline ({@code HttpServerCodec} + {@link ServerRequestHandler}) or,
- * when they are the HTTP/2 connection preface and h2c is enabled, the HTTP/2 pipeline (frame codec +
- * multiplexer with an {@link Http2StreamFlow} and a {@link ServerRequestHandler} per stream).
+ * ConnectionTimers}: handshake, maximum age), an idle timer, then the inbound's TLS front ({@link
+ * ServerTls}: nothing when TLS is off), then a detector that looks at the first bytes and installs either
+ * the HTTP/1.1 pipeline ({@code HttpServerCodec} + {@link ServerRequestHandler}) or, when they are the
+ * HTTP/2 connection preface and h2c is enabled, the HTTP/2 pipeline (frame codec + multiplexer with an
+ * {@link Http2StreamFlow} and a {@link ServerRequestHandler} per stream). Over TLS, ALPN chooses the
+ * pipeline ({@code h2} or {@code http/1.1}; the detector when the client used no ALPN); a plaintext client
+ * of an enforced port gets {@link PlaintextRefusal}'s answer.
  *
  * <p>The limits each pipeline applies: HTTP/1.1 request line ({@code maxRequestLineLength}), header block
  * ({@code maxHeaderBytes}) and header count ({@link CountedHeaders}) in the decoder; HTTP/2 {@code
