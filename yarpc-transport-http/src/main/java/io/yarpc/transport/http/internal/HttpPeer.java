@@ -302,8 +302,7 @@ public final class HttpPeer extends AbstractPeer {
     }
     if (tls && TlsErrors.isTls(cause)) {
       // With TLS 1.3 a server refuses a client's certificate after the client's side of the
-      // handshake
-      // ended: the alert arrives with the first response.
+      // handshake ended: the alert arrives with the first response.
       return TlsErrors.handshakeFailure(identifier(), cause);
     }
     if (cause instanceof ConnectException) {
