@@ -687,21 +687,21 @@ class HttpTlsTest {
   // -------------------------------------------------------------------------------------------------
   // Limits over TLS
 
-  @ParameterizedTest
-  @MethodSource("providers")
-  void theHandshakeTimeoutBoundsTheTlsHandshakeAndTheFirstRequest(TlsProvider p) throws Exception {
+  @Test
+  void theHandshakeTimeoutBoundsTheTlsHandshakeAndTheFirstRequest() throws Exception {
+    // long enough for any handshake on a busy machine: the second client must get through its own
     Server s =
         server(
             b ->
-                b.limits(InboundLimits.builder().handshakeTimeout(Duration.ofSeconds(1)).build())
-                    .tls(certs.serverConfig(ClientAuth.NONE).provider(p).build()));
+                b.limits(InboundLimits.builder().handshakeTimeout(Duration.ofSeconds(2)).build())
+                    .tls(certs.serverConfig(ClientAuth.NONE).build()));
     // a TLS record header and nothing more
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), s.port())) {
       socket.setSoTimeout(10_000);
       socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x00, 0x40});
-      readToEnd(socket.getInputStream());
+      readToEnd(socket.getInputStream()); // the server closes it (a read timeout would throw)
     }
-    // a finished TLS handshake, and no request
+    // a finished TLS handshake, and no request: closed without an answer
     try (SSLSocket socket =
         TlsTesting.connect(TlsTesting.trusting(certs.caCertificate()), s.port())) {
       assertThat(readToEnd(socket.getInputStream())).isEmpty();
@@ -735,7 +735,7 @@ class HttpTlsTest {
     Server s =
         server(
             b ->
-                b.limits(InboundLimits.builder().idleTimeout(Duration.ofSeconds(1)).build())
+                b.limits(InboundLimits.builder().idleTimeout(Duration.ofSeconds(2)).build())
                     .tls(certs.serverConfig(ClientAuth.NONE).build()));
     try (SSLSocket socket =
         TlsTesting.connect(TlsTesting.trusting(certs.caCertificate()), s.port())) {
