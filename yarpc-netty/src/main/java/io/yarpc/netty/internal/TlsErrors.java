@@ -12,10 +12,15 @@ import java.security.cert.CertificateNotYetValidException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /** Turns TLS failures into short reasons a person can act on, and handshake failures into errors. */
 public final class TlsErrors {
+  /** {@code javax.net.ssl.SSLHandshakeException: } and the like, inside a message. */
+  private static final Pattern QUALIFIED_EXCEPTION =
+      Pattern.compile("\\b(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
+
   private TlsErrors() {}
 
   /** Whether {@code t} (or a cause) is a TLS failure rather than a plain connection failure. */
@@ -104,6 +109,10 @@ public final class TlsErrors {
 
   private static String message(Throwable t) {
     String m = t.getMessage();
-    return m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
+    if (m == null || m.isEmpty()) {
+      return t.getClass().getSimpleName();
+    }
+    // a wrapper's message is often its cause's toString(): keep the text, not the class name
+    return QUALIFIED_EXCEPTION.matcher(m).replaceAll("");
   }
 }

@@ -5,6 +5,10 @@ import static java.util.Objects.requireNonNull;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.yarpc.netty.internal.ServerTls;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
@@ -23,7 +27,24 @@ import java.util.List;
  * requests carrying the {@code Rpc-*} headers of docs/spec/wire-http.md, served by the dispatcher's
  * router (unary and oneway procedures; streaming ones are refused with {@code unimplemented}). Requests
  * that arrive over HTTP/2 carry the transport name {@code http2}, as in yarpc-go; over HTTP/1.1
- * {@code http}.
+ * {@code http}. Every call's {@link io.yarpc.transport.RequestMeta#connection()} tells the connection it
+ * arrived on: the client's address and, over TLS, the session and the client's verified certificate.
+ *
+ * <p><b>TLS</b> ({@link Builder#tls(TlsConfig)}, off by default). With a {@link TlsConfig} the port serves
+ * HTTP/1.1 and HTTP/2 over TLS: ALPN offers {@code h2} (when {@link Builder#http2} is on) and {@code
+ * http/1.1}, and a client that negotiates neither is served as over plaintext (HTTP/1.1, or HTTP/2 with
+ * prior knowledge). The config's {@link TlsConfig#clientAuth()} decides whether clients must present a
+ * certificate its trust roots verify (mutual TLS), and its certificate files are read again for new
+ * connections when they change or on {@link TlsConfig#reload()}; open connections keep their session. In
+ * {@link TlsMode#ENFORCED} mode (the default of {@code tls(config)}) a plaintext client is refused: an
+ * HTTP/1.1 client gets {@code 400 Bad Request} with the body {@code this port requires TLS} and {@code
+ * Connection: close}, as Go's {@code net/http} answers plaintext on a TLS port; an h2c client with prior
+ * knowledge gets {@code SETTINGS} and {@code GOAWAY(INADEQUATE_SECURITY)}; then the connection is closed.
+ * In {@link TlsMode#PERMISSIVE} mode the first byte of each connection tells TLS from plaintext and both
+ * are served on the one port (for moving clients to TLS). A failed handshake closes the connection and is
+ * logged at most once a second. The limits below apply to TLS connections alike: {@code maxConnections}
+ * counts them before their handshake, {@code handshakeTimeout} bounds the TLS handshake and the first
+ * request together, the idle and age timers run from the connection's acceptance.
  *
  * <p><b>Bodies and ownership.</b> A request body reaches the handler as byte access over the buffers
  * Netty received (a composite of the received chunks, never copied into an array); the invocation owns
@@ -78,7 +99,8 @@ import java.util.List;
  *       done; HTTP/1.1 gets {@code Connection: close} on its next answer (or is closed at once when it has
  *       none to give); either is closed when the grace is over.
  *   <li>{@code handshakeTimeout}: an h2c client must send its preface and SETTINGS, an HTTP/1.1 client its
- *       first request head, within it; else the connection is closed.
+ *       first request head, within it (counted from the connection's acceptance, so over TLS the TLS
+ *       handshake comes out of it too); else the connection is closed.
  *   <li>{@code permitKeepAliveTime} does not apply (HTTP has no keepalive pings to police).
  * </ul>
  *
@@ -111,6 +133,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
   private final int port;
   private final InboundSettings settings;
   private final InboundState state;
+  private final TlsConfig tlsConfig;
+  private final TlsMode tlsMode;
   private volatile Channel server;
   private volatile InetSocketAddress bound;
 
@@ -122,6 +146,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
         new InboundSettings(
             b.limits, b.http2, b.shutdownTimeout.toNanos(), b.healthPath, b.deadlinePolicy);
     this.state = new InboundState(b.limits);
+    this.tlsConfig = b.tlsConfig;
+    this.tlsMode = b.tlsConfig == null ? TlsMode.DISABLED : b.tlsMode;
   }
 
   @Override
@@ -185,6 +211,15 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
 
   @Override
   protected void doStart() throws Exception {
+    ServerTls tls =
+        ServerTls.create(
+            tlsConfig,
+            tlsMode,
+            settings.http2()
+                ? List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
+                : List.of(ApplicationProtocolNames.HTTP_1_1),
+            "the HTTP inbound",
+            settings.limits().handshakeTimeout());
     transport.start();
     ServerBootstrap b =
         new ServerBootstrap()
@@ -193,7 +228,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator()));
+            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator(), tls));
     Channel ch = b.bind(host, port).sync().channel();
     server = ch;
     bound = (InetSocketAddress) ch.localAddress();
@@ -226,6 +261,8 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     private Duration shutdownTimeout = Duration.ofSeconds(6);
     private String healthPath = "/health";
     private DeadlinePolicy deadlinePolicy = DeadlinePolicy.strict();
+    private TlsConfig tlsConfig;
+    private TlsMode tlsMode = TlsMode.DISABLED;
 
     Builder(HttpTransport transport) {
       this.transport = transport;
@@ -308,6 +345,36 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder deadlinePolicy(DeadlinePolicy policy) {
       this.deadlinePolicy = requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Serves TLS only ({@link TlsMode#ENFORCED}) with {@code config}: its certificate, and the roots that
+     * verify client certificates when its {@link TlsConfig#clientAuth()} asks for them. Same as {@code
+     * tls(config, TlsMode.ENFORCED)}.
+     *
+     * @throws IllegalArgumentException when {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config) {
+      return tls(config, TlsMode.ENFORCED);
+    }
+
+    /**
+     * Serves TLS with {@code config} in {@code mode}: {@link TlsMode#ENFORCED} refuses plaintext clients (see
+     * the class comment), {@link TlsMode#PERMISSIVE} serves TLS and plaintext clients on the one port,
+     * {@link TlsMode#DISABLED} plaintext only (the default; {@code config} is then ignored). ALPN offers
+     * {@code h2} (when {@link #http2} is on) and {@code http/1.1}.
+     *
+     * @throws IllegalArgumentException when TLS is on and {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config, TlsMode mode) {
+      requireNonNull(config, "config");
+      requireNonNull(mode, "mode");
+      if (mode != TlsMode.DISABLED) {
+        config.requireCertificate("the HTTP inbound");
+      }
+      this.tlsConfig = mode == TlsMode.DISABLED ? null : config;
+      this.tlsMode = mode;
       return this;
     }
 

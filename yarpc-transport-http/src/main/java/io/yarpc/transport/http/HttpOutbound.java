@@ -33,8 +33,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Sends unary and oneway YARPC calls over HTTP/1.1 (default) or h2c to the peers its {@link PeerChooser}
- * picks, with yarpc-go's wire format: {@code POST} with {@code Rpc-*} headers, responses read back into a
+ * Sends unary and oneway YARPC calls over HTTP/1.1 (default) or HTTP/2 to the peers its {@link
+ * PeerChooser} picks, in plaintext (h2c for HTTP/2) or, to {@code https://} peers, over TLS (see {@link
+ * HttpTransport}), with yarpc-go's wire format: {@code POST} with {@code Rpc-*} headers, responses read back into a
  * {@link Response} or a {@link YarpcException} (docs/spec/wire-http.md §3.3: {@code Rpc-Error-Code}, or
  * the status-code table when it is absent, so a bare 504 is {@code deadline-exceeded}).
  *
@@ -48,7 +49,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Failures.</b> The call's deadline passing: {@code deadline-exceeded}; a peer that cannot be
  * connected to or a connection that breaks: {@code unavailable}; a response body larger than
  * {@link Builder#maxResponseBodySize}: {@code resource-exhausted}; a response from another service:
- * {@code internal}.
+ * {@code internal}; a TLS handshake that fails: {@code unavailable}, naming the reason.
  *
  * <p>The outbound starts and stops its chooser, and starts its transport if needed.
  */
@@ -74,7 +75,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
     return chooser;
   }
 
-  /** {@code http} for HTTP/1.1, {@code http2} for h2c (as yarpc-go names them). */
+  /** {@code http} for HTTP/1.1, {@code http2} for HTTP/2 (as yarpc-go names them), over TLS or not. */
   @Override
   public String transportName() {
     return http2 ? "http2" : "http";
@@ -183,7 +184,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
                 YarpcException.withCause(Code.INTERNAL, e.getMessage(), e));
             return;
           }
-          OutboundCodec.writeHeaders(httpRequest, meta, peer.identifier(), headers);
+          OutboundCodec.writeHeaders(httpRequest, meta, peer.authority(), headers);
           ClientCall call = peer.send(httpRequest, http2, maxResponseBodySize);
           callRef.set(call);
           if (result.isDone()) {
@@ -241,15 +242,18 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       Builder b = new Builder(transport, null);
       if (address.contains("://")) {
         URI uri = URI.create(address);
-        if (!"http".equalsIgnoreCase(uri.getScheme())) {
-          throw new IllegalArgumentException("only http:// URLs are supported, got " + address);
+        boolean https = "https".equalsIgnoreCase(uri.getScheme());
+        if (!https && !"http".equalsIgnoreCase(uri.getScheme())) {
+          throw new IllegalArgumentException(
+              "only http:// and https:// URLs are supported, got " + address);
         }
         if (uri.getPort() < 0) {
           throw new IllegalArgumentException("URL needs a port: " + address);
         }
         String host = uri.getHost();
         b.singlePeer =
-            (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host)
+            (https ? "https://" : "")
+                + (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host)
                 + ":"
                 + uri.getPort();
         if (uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {
@@ -264,7 +268,10 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
       return b;
     }
 
-    /** Use h2c (HTTP/2 over cleartext with prior knowledge, one multiplexed connection per peer); default false. */
+    /**
+     * Use HTTP/2, one multiplexed connection per peer: h2c (prior knowledge) to plaintext peers, ALPN
+     * {@code h2} to {@code https://} peers; default false.
+     */
     public Builder http2(boolean http2) {
       this.http2 = http2;
       return this;

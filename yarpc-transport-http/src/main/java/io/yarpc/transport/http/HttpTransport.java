@@ -18,17 +18,19 @@ import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
+import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
 import io.yarpc.transport.http.internal.HttpPeer;
+import io.yarpc.transport.http.internal.OutboundTls;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The YARPC HTTP transport: HTTP/1.1 and h2c (HTTP/2 over cleartext, prior knowledge), wire-compatible
- * with yarpc-go's {@code transport/http}, on Netty.
+ * The YARPC HTTP transport: HTTP/1.1 and h2c (HTTP/2 over cleartext, prior knowledge), and both over TLS,
+ * wire-compatible with yarpc-go's {@code transport/http}, on Netty.
  *
  * <pre>{@code
  * HttpTransport http = HttpTransport.builder().build();
@@ -44,6 +46,17 @@ import java.util.concurrent.TimeUnit;
  * {@link #retainPeer retain}, counts retains per subscriber, and closes the peer (its keep-alive HTTP/1.1
  * connections and its h2c connection) on the last {@link #releasePeer release}. Peer choosers only
  * choose among them.
+ *
+ * <p><b>TLS.</b> A peer named {@code https://host:port} (a URL given to {@link #singleOutbound}, or an
+ * identifier a peer list retains) is called over TLS; {@code host:port} and {@code http://host:port} stay
+ * plaintext, and the two are different peers even at one address. HTTP/1.1 goes over TLS with ALPN {@code
+ * http/1.1}, HTTP/2 ({@link HttpOutbound.Builder#http2}) with ALPN {@code h2}, which the server must choose.
+ * {@link Builder#tls} gives the client side's settings (trust roots, a client certificate for mutual TLS,
+ * the server name); without it the JDK's trust store verifies servers, with hostname verification. A
+ * failed handshake fails the call with {@code unavailable} and the reason ({@code TLS handshake with peer
+ * https://10.0.0.1:443 failed: the certificate has expired (...)}) and sends the peer back to connecting,
+ * as a failed connect does; its probe stays a TCP connect. Inbounds take their own config ({@link
+ * HttpInbound.Builder#tls}).
  *
  * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
  * (they list it in {@code transports()}); starting an inbound or outbound also starts the transport if
@@ -110,8 +123,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   }
 
   /**
-   * An HTTP/1.1 outbound to one peer: {@code host:port}, or a URL {@code http://host:port/path} whose path
-   * the requests use.
+   * An HTTP/1.1 outbound to one peer: {@code host:port}, or a URL {@code http://host:port/path} or {@code
+   * https://host:port/path} (TLS) whose path the requests use.
    */
   public HttpOutbound singleOutbound(String address) {
     return singleOutboundBuilder(address).build();
@@ -127,6 +140,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
   @Override
   protected void doStart() {
+    OutboundTls tls = new OutboundTls(config.tls); // first: unreadable material fails the start
     EventLoopGroup g =
         new MultiThreadIoEventLoopGroup(
             config.eventLoopThreads,
@@ -144,7 +158,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
             config.maxResponseHeaderSize,
             (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()),
             config.backoffFirst.toNanos(),
-            config.backoffMax.toNanos());
+            config.backoffMax.toNanos(),
+            tls);
     running = true;
     for (HttpPeer p : peers.peers()) {
       p.startProbing();
@@ -167,8 +182,9 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   // Peers
 
   /**
-   * Retains the peer {@code identifier} ({@code host:port}) for {@code subscriber}, creating it on the
-   * first retain; once the transport runs, the peer probes its address to report its status.
+   * Retains the peer {@code identifier} ({@code host:port} or {@code http://host:port}, plaintext, or
+   * {@code https://host:port}, TLS) for {@code subscriber}, creating it on the first retain; once the
+   * transport runs, the peer probes its address to report its status.
    */
   @Override
   public Peer retainPeer(String identifier, PeerSubscriber subscriber) {
@@ -234,6 +250,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     private Duration probeTimeout = Duration.ofMillis(500);
     private Duration backoffFirst = Duration.ofMillis(10);
     private Duration backoffMax = Duration.ofMinutes(1);
+    private TlsConfig tls;
 
     private Builder() {}
 
@@ -305,6 +322,18 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
       this.probeTimeout = Checks.positive(timeout, "timeout");
       this.backoffFirst = Checks.positive(first, "first");
       this.backoffMax = Checks.positive(max, "max");
+      return this;
+    }
+
+    /**
+     * The client side's TLS settings for {@code https} peers: the roots that verify servers, the
+     * certificate this side presents when a server asks for one (mutual TLS), the server name to send and
+     * verify. Default: none, and an {@code https} peer is verified against the JDK's trust store with
+     * hostname verification, presenting no certificate. {@code http} peers stay plaintext either way.
+     * Inbounds take their own config ({@link HttpInbound.Builder#tls}).
+     */
+    public Builder tls(TlsConfig config) {
+      this.tls = requireNonNull(config, "config");
       return this;
     }
 

@@ -3,7 +3,9 @@
  * (docs/spec/wire-http.md): {@link io.yarpc.transport.http.HttpTransport} owns the event loops and the peers,
  * {@link io.yarpc.transport.http.HttpInbound} serves HTTP/1.1 and h2c on one port, and
  * {@link io.yarpc.transport.http.HttpOutbound} calls the peers its chooser picks over HTTP/1.1 (keep-alive
- * pool per peer) or h2c (one multiplexed connection per peer).
+ * pool per peer) or h2c (one multiplexed connection per peer). Both speak TLS too ({@link
+ * io.yarpc.tls.TlsConfig}): the inbound with ALPN {@code h2} and {@code http/1.1}, enforced or permissive,
+ * with mutual TLS when its config asks for client certificates; the outbound to {@code https://} peers.
  *
  * <p>Choices worth knowing:
  *
@@ -20,6 +22,9 @@
  *   <li><b>Limits</b> of the inbound (body 413, headers 431, malformed 400, receive time 408) answer with
  *       YARPC error headers too, so clients see {@code resource-exhausted}, {@code invalid-argument} or
  *       {@code deadline-exceeded}.
+ *   <li><b>Connection identity.</b> Every inbound call carries its {@link
+ *       io.yarpc.transport.ConnectionInfo} ({@code RequestMeta.connection()}): addresses, TLS session, the
+ *       client's verified certificate subject and SANs, for authorization middleware.
  *   <li><b>Retries.</b> Only requests the server provably did not process are sent again: a write that
  *       failed on a reused HTTP/1.1 connection, an HTTP/2 stream refused or above a GOAWAY's last stream.
  * </ul>

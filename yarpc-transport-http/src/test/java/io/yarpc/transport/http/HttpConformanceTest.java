@@ -3,6 +3,7 @@ package io.yarpc.transport.http;
 import io.yarpc.Outbounds;
 import io.yarpc.testing.TransportConformanceSuite;
 import io.yarpc.testing.TransportUnderTest;
+import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.Inbound;
 import java.util.List;
 
@@ -19,14 +20,33 @@ class HttpConformanceTest extends TransportConformanceSuite {
    */
   static final class HttpUnderTest implements TransportUnderTest {
     private final boolean http2;
-    private final HttpTransport serverTransport =
-        HttpTransport.builder().eventLoopThreads(2).build();
-    private final HttpTransport clientTransport =
-        HttpTransport.builder().eventLoopThreads(2).build();
-    private final HttpInbound inbound = serverTransport.inbound();
+    private final boolean tls;
+    private final HttpTransport serverTransport;
+    private final HttpTransport clientTransport;
+    private final HttpInbound inbound;
 
     HttpUnderTest(boolean http2) {
+      this(http2, null, null);
+    }
+
+    /**
+     * Over TLS when {@code serverTls} is given: the inbound enforces it with that config, and the client
+     * calls {@code https://} with {@code clientTls}.
+     */
+    HttpUnderTest(boolean http2, TlsConfig serverTls, TlsConfig clientTls) {
       this.http2 = http2;
+      this.tls = serverTls != null;
+      this.serverTransport = HttpTransport.builder().eventLoopThreads(2).build();
+      HttpTransport.Builder client = HttpTransport.builder().eventLoopThreads(2);
+      if (clientTls != null) {
+        client.tls(clientTls);
+      }
+      this.clientTransport = client.build();
+      HttpInbound.Builder ib = serverTransport.inboundBuilder();
+      if (serverTls != null) {
+        ib.tls(serverTls);
+      }
+      this.inbound = ib.build();
     }
 
     @Override
@@ -37,7 +57,10 @@ class HttpConformanceTest extends TransportConformanceSuite {
     @Override
     public Outbounds clientOutbounds() {
       HttpOutbound out =
-          clientTransport.singleOutboundBuilder(inbound.hostPort()).http2(http2).build();
+          clientTransport
+              .singleOutboundBuilder((tls ? "https://" : "") + inbound.hostPort())
+              .http2(http2)
+              .build();
       return Outbounds.builder().unary(out).oneway(out).build();
     }
 

@@ -34,14 +34,24 @@ final class RawClient implements AutoCloseable {
 
   /** A client whose socket receives into a buffer of {@code receiveBuffer} bytes (0: the default). */
   RawClient(int port, int receiveBuffer) throws IOException {
-    socket = new Socket();
-    if (receiveBuffer > 0) {
-      socket.setReceiveBufferSize(receiveBuffer);
-    }
-    socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    this(open(port, receiveBuffer));
+  }
+
+  /** A client on a socket that is connected already (a TLS socket, for one). */
+  RawClient(Socket connected) throws IOException {
+    socket = connected;
     socket.setSoTimeout(10_000);
     in = socket.getInputStream();
     out = socket.getOutputStream();
+  }
+
+  private static Socket open(int port, int receiveBuffer) throws IOException {
+    Socket s = new Socket();
+    if (receiveBuffer > 0) {
+      s.setReceiveBufferSize(receiveBuffer);
+    }
+    s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    return s;
   }
 
   static String request(String procedure, int contentLength, String... extraHeaders) {

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.Connections;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.InboundCalls;
@@ -126,7 +127,8 @@ final class CallServer {
       fail(ex, methodError, 0);
       return;
     }
-    RequestDecoder.Decoded decoded = RequestDecoder.decode(req, http2);
+    RequestDecoder.Decoded decoded =
+        RequestDecoder.decode(req, http2, Connections.info(ctx.channel()));
     InboundCalls.Routed routed;
     try {
       routed = route(state.router(), decoded.meta(), decoded.ttlError(), deadlinePolicy);

@@ -18,6 +18,7 @@ import io.netty.channel.socket.SocketChannel;
  * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take
  * @param backoffFirstNanos first retry delay of a failing probe (then doubling, with full jitter)
  * @param backoffMaxNanos longest retry delay of a failing probe
+ * @param tls the TLS contexts of {@code https} peers
  */
 public record ClientContext(
     EventLoopGroup group,
@@ -29,4 +30,5 @@ public record ClientContext(
     int maxResponseHeaderSize,
     int probeTimeoutMillis,
     long backoffFirstNanos,
-    long backoffMaxNanos) {}
+    long backoffMaxNanos,
+    OutboundTls tls) {}

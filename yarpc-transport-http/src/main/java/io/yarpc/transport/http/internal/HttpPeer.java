@@ -2,6 +2,7 @@ package io.yarpc.transport.http.internal;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,6 +21,9 @@ import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -28,16 +32,24 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.netty.internal.ClientTls;
+import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -51,12 +63,21 @@ import java.util.function.Supplier;
  * {@link ConnectionStatus#CONNECTING} and probes again; a successful connection makes it available.
  * Subscribers are told of every change, outside any lock.
  *
+ * <p>TLS: a peer named {@code https://host:port} opens its connections with a TLS handler from the
+ * transport's {@link OutboundTls} (SNI and hostname verification for {@code host}, or the config's server
+ * name) and adds the HTTP handlers only once the handshake succeeded; HTTP/2 needs the server to choose
+ * ALPN {@code h2}. A failed handshake fails the call with {@link TlsErrors#handshakeFailure} and counts as a
+ * failed connection. The probe stays a TCP connect: a port that accepts connections is available, and a
+ * call finds out whether the handshake works.
+ *
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
  * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
  */
 public final class HttpPeer extends AbstractPeer {
   private final String host;
   private final int port;
+  private final String authority;
+  private final boolean tls;
   private final Supplier<ClientContext> contexts;
   private final Object lock = new Object();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>(); // guarded by lock
@@ -71,24 +92,41 @@ public final class HttpPeer extends AbstractPeer {
   private volatile String lastProbeFailure; // why the last probe failed; null once it succeeds
 
   /**
-   * A peer for {@code identifier} ({@code host:port}, IPv6 hosts in brackets); {@code contexts} gives the
-   * running transport's client context (null while it is not running).
+   * A peer for {@code identifier}: {@code host:port} or {@code http://host:port} (plaintext), or {@code
+   * https://host:port} (TLS), IPv6 hosts in brackets; {@code contexts} gives the running transport's client
+   * context (null while it is not running).
    */
   public HttpPeer(String identifier, Supplier<ClientContext> contexts) {
     super(identifier);
     this.contexts = contexts;
-    int colon = identifier.lastIndexOf(':');
-    if (colon <= 0 || colon == identifier.length() - 1) {
+    String address = identifier;
+    int scheme = identifier.indexOf("://");
+    if (scheme >= 0) {
+      String name = identifier.substring(0, scheme).toLowerCase(Locale.ROOT);
+      if (!name.equals("http") && !name.equals("https")) {
+        throw new IllegalArgumentException(
+            "peer identifier must be host:port, http://host:port or https://host:port, got \""
+                + identifier
+                + "\"");
+      }
+      this.tls = name.equals("https");
+      address = identifier.substring(scheme + 3);
+    } else {
+      this.tls = false;
+    }
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0 || colon == address.length() - 1) {
       throw new IllegalArgumentException(
           "peer identifier must be host:port, got \"" + identifier + "\"");
     }
-    String h = identifier.substring(0, colon);
+    this.authority = address;
+    String h = address.substring(0, colon);
     if (h.startsWith("[") && h.endsWith("]")) {
       h = h.substring(1, h.length() - 1);
     }
     this.host = h;
     try {
-      this.port = Integer.parseInt(identifier.substring(colon + 1));
+      this.port = Integer.parseInt(address.substring(colon + 1));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "peer identifier must be host:port, got \"" + identifier + "\"", e);
@@ -96,6 +134,16 @@ public final class HttpPeer extends AbstractPeer {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port out of range in \"" + identifier + "\"");
     }
+  }
+
+  /** {@code host:port} of the peer (the identifier without its scheme), as the {@code Host} header. */
+  public String authority() {
+    return authority;
+  }
+
+  /** Whether connections to the peer are TLS (an {@code https://} identifier). */
+  public boolean isTls() {
+    return tls;
   }
 
   private ClientContext context() {
@@ -249,6 +297,14 @@ public final class HttpPeer extends AbstractPeer {
     if (cause == null) {
       return YarpcException.of(Code.UNAVAILABLE, "connection to peer %s was closed", identifier());
     }
+    if (cause instanceof YarpcException) {
+      return (YarpcException) cause; // a TLS handshake's failure, already told
+    }
+    if (tls && TlsErrors.isTls(cause)) {
+      // With TLS 1.3 a server refuses a client's certificate after the client's side of the
+      // handshake ended: the alert arrives with the first response.
+      return TlsErrors.handshakeFailure(identifier(), cause);
+    }
     if (cause instanceof ConnectException) {
       return YarpcException.withCause(
           Code.UNAVAILABLE,
@@ -307,69 +363,206 @@ public final class HttpPeer extends AbstractPeer {
     if (call.isSettled()) {
       return;
     }
-    ChannelFuture f;
     try {
-      f =
-          bootstrap()
-              .handler(
-                  new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                      ChannelPipeline p = ch.pipeline();
-                      p.addLast(
-                          "idle",
-                          new IdleStateHandler(
-                              0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
-                      p.addLast(
-                          "http",
-                          new HttpClientCodec(
-                              new HttpDecoderConfig()
-                                  .setMaxHeaderSize(context().maxResponseHeaderSize())
-                                  .setMaxInitialLineLength(context().maxResponseHeaderSize())
-                                  .setMaxChunkSize(1 << 20),
-                              false,
-                              false));
-                      p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
-                    }
-                  })
-              .connect(host, port);
+      connect(
+          false,
+          p -> {
+            p.addLast(
+                "idle",
+                new IdleStateHandler(
+                    0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+            p.addLast(
+                "http",
+                new HttpClientCodec(
+                    new HttpDecoderConfig()
+                        .setMaxHeaderSize(context().maxResponseHeaderSize())
+                        .setMaxInitialLineLength(context().maxResponseHeaderSize())
+                        .setMaxChunkSize(1 << 20),
+                    false,
+                    false));
+            p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
+          },
+          (ch, error) -> {
+            if (error != null) {
+              call.fail(connectionFailure(error));
+              disconnected();
+              return;
+            }
+            boolean keep;
+            synchronized (lock) {
+              keep = !closed;
+              if (keep) {
+                open.add(ch);
+              }
+            }
+            if (!keep) {
+              ch.close();
+              call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+              return;
+            }
+            ch.closeFuture()
+                .addListener(
+                    c -> {
+                      synchronized (lock) {
+                        open.remove(ch);
+                        idle.remove(ch);
+                      }
+                    });
+            callSucceeded();
+            h1Handler(ch).start(call, false);
+          });
     } catch (RuntimeException e) {
-      call.fail(Checks.notRunning("HTTP transport"));
-      return;
+      call.fail(
+          e instanceof YarpcException ? (YarpcException) e : Checks.notRunning("HTTP transport"));
     }
+  }
+
+  /**
+   * Opens a connection to the peer whose pipeline gets {@code handlers} (added at its end) once it can
+   * carry HTTP: at once over plaintext; over TLS after the handshake, which also checks that the server
+   * agreed to HTTP/2 through ALPN when {@code h2}. {@code ready} is called exactly once, on the
+   * connection's event loop: with the channel, or with why it could not be opened (a handshake failure
+   * as {@link TlsErrors#handshakeFailure}); a channel that failed is closed.
+   *
+   * @return the connect future (its channel is the connection, also while the handshake runs)
+   * @throws YarpcException when there is no TLS context for the peer
+   * @throws RuntimeException when the transport is not running
+   */
+  private ChannelFuture connect(
+      boolean h2, Consumer<ChannelPipeline> handlers, BiConsumer<Channel, Throwable> ready) {
+    AtomicBoolean once = new AtomicBoolean();
+    BiConsumer<Channel, Throwable> readyOnce =
+        (ch, error) -> {
+          if (once.compareAndSet(false, true)) {
+            ready.accept(ch, error);
+          }
+        };
+    ClientContext c = context();
+    ReloadingSslContext ssl = tls ? sslContext(c, h2) : null; // built before any socket opens
+    ChannelFuture f =
+        bootstrap()
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ChannelPipeline p = ch.pipeline();
+                    if (ssl == null) {
+                      handlers.accept(p);
+                      return;
+                    }
+                    SslHandler handler =
+                        ClientTls.handler(ssl, ch.alloc(), host, port, c.connectTimeoutMillis());
+                    p.addLast("tls", handler);
+                    p.addLast("tls-handshake", new Handshake(handler, h2, handlers, readyOnce));
+                  }
+                })
+            .connect(host, port);
     f.addListener(
         (ChannelFutureListener)
             done -> {
               if (!done.isSuccess()) {
-                call.fail(connectionFailure(done.cause()));
-                disconnected();
-                return;
+                readyOnce.accept(null, done.cause());
+              } else if (ssl == null) {
+                readyOnce.accept(done.channel(), null);
               }
-              Channel ch = done.channel();
-              boolean keep;
-              synchronized (lock) {
-                keep = !closed;
-                if (keep) {
-                  open.add(ch);
-                }
-              }
-              if (!keep) {
-                ch.close();
-                call.fail(
-                    YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
-                return;
-              }
-              ch.closeFuture()
-                  .addListener(
-                      c -> {
-                        synchronized (lock) {
-                          open.remove(ch);
-                          idle.remove(ch);
-                        }
-                      });
-              callSucceeded();
-              h1Handler(ch).start(call, false);
             });
+    return f;
+  }
+
+  private ReloadingSslContext sslContext(ClientContext c, boolean h2) {
+    try {
+      return c.tls().context(h2);
+    } catch (IllegalStateException e) {
+      throw YarpcException.withCause(
+          Code.UNAVAILABLE,
+          "cannot open a TLS connection to peer " + identifier() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Waits for the TLS handshake of a new connection, holding what arrives before its end; then adds the
+   * HTTP handlers and hands that on. A failed handshake fails the connection.
+   */
+  private final class Handshake extends ChannelDuplexHandler {
+    private final SslHandler ssl;
+    private final boolean h2;
+    private final Consumer<ChannelPipeline> handlers;
+    private final BiConsumer<Channel, Throwable> ready;
+    private final List<Object> early = new ArrayList<>(1);
+
+    Handshake(
+        SslHandler ssl,
+        boolean h2,
+        Consumer<ChannelPipeline> handlers,
+        BiConsumer<Channel, Throwable> ready) {
+      this.ssl = ssl;
+      this.h2 = h2;
+      this.handlers = handlers;
+      this.ready = ready;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      early.add(msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (!(evt instanceof SslHandshakeCompletionEvent)) {
+        ctx.fireUserEventTriggered(evt);
+        return;
+      }
+      SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
+      if (!done.isSuccess()) {
+        fail(ctx, TlsErrors.handshakeFailure(identifier(), done.cause()));
+        return;
+      }
+      String alpn = ssl.applicationProtocol();
+      if (h2 && !ApplicationProtocolNames.HTTP_2.equals(alpn)) {
+        fail(
+            ctx,
+            YarpcException.of(
+                Code.UNAVAILABLE,
+                "peer %s did not agree to HTTP/2 over TLS (ALPN %s); is HTTP/2 off on its inbound?",
+                identifier(),
+                alpn == null || alpn.isEmpty() ? "not used" : "chose " + alpn));
+        return;
+      }
+      ChannelPipeline p = ctx.pipeline();
+      handlers.accept(p);
+      ready.accept(ctx.channel(), null);
+      for (Object m : early) {
+        ctx.fireChannelRead(m);
+      }
+      early.clear();
+      p.remove(this);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // the TLS handler reports a failed handshake as an event too, with the same cause
+      fail(ctx, TlsErrors.handshakeFailure(identifier(), cause));
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      fail(ctx, TlsErrors.handshakeFailure(identifier(), new ClosedChannelException()));
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      for (Object m : early) {
+        ReferenceCountUtil.release(m);
+      }
+      early.clear();
+    }
+
+    private void fail(ChannelHandlerContext ctx, YarpcException error) {
+      ready.accept(null, error);
+      ctx.close();
+    }
   }
 
   private static ClientResponseHandler h1Handler(Channel ch) {
@@ -435,7 +628,10 @@ public final class HttpPeer extends AbstractPeer {
         try {
           conn = h2 = connectH2();
         } catch (RuntimeException e) {
-          call.fail(Checks.notRunning("HTTP transport"));
+          call.fail(
+              e instanceof YarpcException
+                  ? (YarpcException) e
+                  : Checks.notRunning("HTTP transport"));
           return;
         }
       }
@@ -462,71 +658,68 @@ public final class HttpPeer extends AbstractPeer {
             .build();
     H2Connection conn = new H2Connection();
     ChannelFuture f =
-        bootstrap()
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ChannelPipeline p = ch.pipeline();
-                    p.addLast(
-                        "idle",
-                        new IdleStateHandler(
-                            0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
-                    p.addLast(
-                        "h2-events",
-                        new ChannelInboundHandlerAdapter() {
-                          @Override
-                          public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                            if (evt instanceof IdleStateEvent) {
-                              if (codec.connection().numActiveStreams() == 0) {
-                                ctx.channel().close();
-                              }
-                              return;
-                            }
-                            ctx.fireUserEventTriggered(evt);
-                          }
-                        });
-                    p.addLast("h2", codec);
-                    p.addLast(
-                        "h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
-                    p.addLast(
-                        "h2-connection",
-                        new ChannelInboundHandlerAdapter() {
-                          @Override
-                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            if (msg instanceof Http2SettingsFrame) {
-                              if (conn.ready.complete(ctx.channel())) {
-                                H2Tuning.widenConnectionWindow(ctx);
-                              }
-                            } else if (msg instanceof Http2GoAwayFrame) {
-                              conn.goingAway = true; // new calls open a new connection
-                            }
-                            ReferenceCountUtil.release(msg);
-                          }
+        connect(
+            true,
+            p -> {
+              p.addLast(
+                  "idle",
+                  new IdleStateHandler(
+                      0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+              p.addLast(
+                  "h2-events",
+                  new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                      if (evt instanceof IdleStateEvent) {
+                        if (codec.connection().numActiveStreams() == 0) {
+                          ctx.channel().close();
+                        }
+                        return;
+                      }
+                      ctx.fireUserEventTriggered(evt);
+                    }
+                  });
+              p.addLast("h2", codec);
+              p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+              p.addLast(
+                  "h2-connection",
+                  new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                      if (msg instanceof Http2SettingsFrame) {
+                        if (conn.ready.complete(ctx.channel())) {
+                          H2Tuning.widenConnectionWindow(ctx);
+                        }
+                      } else if (msg instanceof Http2GoAwayFrame) {
+                        conn.goingAway = true; // new calls open a new connection
+                      }
+                      ReferenceCountUtil.release(msg);
+                    }
 
-                          @Override
-                          public void channelInactive(ChannelHandlerContext ctx) {
-                            conn.goingAway = true;
-                            conn.ready.completeExceptionally(
-                                new java.nio.channels.ClosedChannelException());
-                            ctx.fireChannelInactive();
-                          }
+                    @Override
+                    public void channelInactive(ChannelHandlerContext ctx) {
+                      conn.goingAway = true;
+                      conn.ready.completeExceptionally(new ClosedChannelException());
+                      ctx.fireChannelInactive();
+                    }
 
-                          @Override
-                          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                            conn.ready.completeExceptionally(cause);
-                            ctx.close();
-                          }
-                        });
-                  }
-                })
-            .connect(host, port);
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                      conn.ready.completeExceptionally(cause);
+                      ctx.close();
+                    }
+                  });
+            },
+            (ch, error) -> {
+              if (error != null) {
+                conn.ready.completeExceptionally(error);
+              }
+            });
     f.addListener(
         (ChannelFutureListener)
             done -> {
               if (!done.isSuccess()) {
-                conn.ready.completeExceptionally(done.cause());
-                return;
+                return; // the connection's failure is told above
               }
               conn.channel = done.channel();
               boolean keep;

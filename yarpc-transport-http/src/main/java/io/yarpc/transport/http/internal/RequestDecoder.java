@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoStrings;
+import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
@@ -62,9 +63,10 @@ final class RequestDecoder {
   /**
    * docs/spec/wire-http.md §3.2 steps 3, 4 and 6: the metadata from the {@code Rpc-*} headers, application headers, and the
    * deadline from {@code Context-TTL-MS} counted from now. A TTL that is not a non-negative integer leaves
-   * the deadline unset and yields {@code invalid TTL "..." for service "S" and procedure "P"}.
+   * the deadline unset and yields {@code invalid TTL "..." for service "S" and procedure "P"}. {@code
+   * connection} (the connection the request arrived on, or null) is set on the metadata as it is.
    */
-  static Decoded decode(HttpRequest req, boolean http2) {
+  static Decoded decode(HttpRequest req, boolean http2, ConnectionInfo connection) {
     HttpHeaders h = req.headers();
     String service = WireHeaders.get(h, WireHeaders.SERVICE);
     String procedure = WireHeaders.get(h, WireHeaders.PROCEDURE);
@@ -79,7 +81,8 @@ final class RequestDecoder {
             .routingKey(WireHeaders.get(h, WireHeaders.ROUTING_KEY))
             .routingDelegate(WireHeaders.get(h, WireHeaders.ROUTING_DELEGATE))
             .callerProcedure(WireHeaders.get(h, WireHeaders.CALLER_PROCEDURE))
-            .headers(WireHeaders.applicationHeaders(h));
+            .headers(WireHeaders.applicationHeaders(h))
+            .connection(connection);
     String ttl = WireHeaders.get(h, WireHeaders.TTL_MS);
     YarpcException ttlError = null;
     if (!ttl.isEmpty()) {

@@ -21,9 +21,12 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelOption;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.netty.internal.ServerTls;
 import io.yarpc.transport.InboundLimits;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -32,10 +35,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Sets up each accepted connection: refuses it when the inbound has {@code InboundLimits.maxConnections}
  * open already (closed before anything is read, and counted), starts its timers ({@link
- * ConnectionTimers}: handshake, maximum age), an idle timer, then a detector that looks at the first bytes
- * and installs either the HTTP/1.1 pipeline ({@code HttpServerCodec} + {@link ServerRequestHandler}) or,
- * when they are the HTTP/2 connection preface and h2c is enabled, the HTTP/2 pipeline (frame codec +
- * multiplexer with an {@link Http2StreamFlow} and a {@link ServerRequestHandler} per stream).
+ * ConnectionTimers}: handshake, maximum age), an idle timer, then the inbound's TLS front ({@link
+ * ServerTls}: nothing when TLS is off), then a detector that looks at the first bytes and installs either
+ * the HTTP/1.1 pipeline ({@code HttpServerCodec} + {@link ServerRequestHandler}) or, when they are the
+ * HTTP/2 connection preface and h2c is enabled, the HTTP/2 pipeline (frame codec + multiplexer with an
+ * {@link Http2StreamFlow} and a {@link ServerRequestHandler} per stream). Over TLS, ALPN chooses the
+ * pipeline ({@code h2} or {@code http/1.1}; the detector when the client used no ALPN); a plaintext client
+ * of an enforced port gets {@link PlaintextRefusal}'s answer.
  *
  * <p>The limits each pipeline applies: HTTP/1.1 request line ({@code maxRequestLineLength}), header block
  * ({@code maxHeaderBytes}) and header count ({@link CountedHeaders}) in the decoder; HTTP/2 {@code
@@ -56,13 +62,22 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final InboundSettings settings;
   private final InboundLimits limits;
   private final ByteBufAllocator writeAllocator;
+  private final ServerTls tls;
 
+  /**
+   * The initializer of an inbound's connections; {@code tls} is the inbound's TLS front (which passes
+   * every connection on as plaintext when TLS is off).
+   */
   public ServerInitializer(
-      InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
+      InboundState state,
+      InboundSettings settings,
+      ByteBufAllocator writeAllocator,
+      ServerTls tls) {
     this.state = state;
     this.settings = settings;
     this.limits = settings.limits();
     this.writeAllocator = writeAllocator;
+    this.tls = tls;
   }
 
   @Override
@@ -77,7 +92,50 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     ch.pipeline()
         .addLast(
             "idle", new IdleStateHandler(0, 0, settings.idleTimeoutNanos(), TimeUnit.NANOSECONDS));
-    ch.pipeline().addLast("detect", new ProtocolDetector());
+    tls.install(ch.pipeline(), new AfterTls());
+  }
+
+  /** What follows the TLS front: the protocol the connection speaks, or the refusal of plaintext. */
+  private final class AfterTls implements ServerTls.Continuation {
+    @Override
+    public void plaintext(ChannelPipeline p) {
+      p.addLast("detect", new ProtocolDetector());
+    }
+
+    @Override
+    public void tls(ChannelPipeline p, SslHandler ssl) {
+      String alpn = ssl.applicationProtocol();
+      if (ApplicationProtocolNames.HTTP_2.equals(alpn) && settings.http2()) {
+        configureHttp2(p);
+      } else if (ApplicationProtocolNames.HTTP_1_1.equals(alpn)) {
+        configureHttp1(p);
+      } else {
+        // no ALPN: HTTP/1.1, or HTTP/2 with prior knowledge, told apart as over plaintext
+        p.addLast("detect", new ProtocolDetector());
+      }
+    }
+
+    @Override
+    public void refusePlaintext(ChannelHandlerContext ctx, ByteBuf firstBytes) {
+      ctx.write(
+          settings.http2() && startsLikePreface(firstBytes)
+              ? PlaintextRefusal.http2(ctx.alloc())
+              : PlaintextRefusal.http1(ctx.alloc()));
+    }
+  }
+
+  /** Whether {@code in} holds at least 4 bytes and they begin the HTTP/2 connection preface. */
+  private static boolean startsLikePreface(ByteBuf in) {
+    int n = Math.min(in.readableBytes(), PREFACE.length);
+    if (n < 4) {
+      return false; // "P", "PR" and "PRI" could still become an HTTP/1.1 method
+    }
+    for (int i = 0; i < n; i++) {
+      if (in.getByte(in.readerIndex() + i) != PREFACE[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void configureHttp1(ChannelPipeline p) {
@@ -89,7 +147,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
             .setHeadersFactory(CountedHeaders.headers(limits.maxHeaderCount()))
             .setTrailersFactory(CountedHeaders.trailers(limits.maxHeaderCount()))
             .setMaxChunkSize(1 << 20);
-    p.addAfter("detect", "read-start", new ReadStartHandler(handler));
+    p.addLast("read-start", new ReadStartHandler(handler));
     p.addAfter("read-start", "http", new HttpServerCodec(decoder));
     p.addAfter("http", "yarpc", handler);
   }
@@ -143,7 +201,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
               }
             });
     p.remove("idle"); // replaced by an idle timer that counts from the last open stream's end
-    p.addAfter("detect", "h2-connection", new Http2ConnectionEvents(codec, settings));
+    p.addLast("h2-connection", new Http2ConnectionEvents(codec, settings));
     p.addAfter("h2-connection", "h2", codec);
     p.addAfter("h2", "h2-mux", mux);
     p.addAfter("h2-mux", "h2-errors", new ConnectionErrors());

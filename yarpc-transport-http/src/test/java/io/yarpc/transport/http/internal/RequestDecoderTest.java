@@ -48,7 +48,7 @@ class RequestDecoderTest {
             "cp",
             "Context-TTL-MS",
             "1500");
-    RequestDecoder.Decoded d = RequestDecoder.decode(req, false);
+    RequestDecoder.Decoded d = RequestDecoder.decode(req, false, null);
     RequestMeta m = d.meta();
     assertThat(d.ttlError()).isNull();
     assertThat(m.caller()).isEqualTo("client");
@@ -63,7 +63,7 @@ class RequestDecoderTest {
     assertThat(m.deadline().timeRemaining())
         .as("counted from now")
         .isBetween(Duration.ofMillis(500), Duration.ofMillis(1500));
-    assertThat(RequestDecoder.decode(req, true).meta().transport()).isEqualTo("http2");
+    assertThat(RequestDecoder.decode(req, true, null).meta().transport()).isEqualTo("http2");
   }
 
   @Test
@@ -84,7 +84,7 @@ class RequestDecoderTest {
             "no key",
             "X-Other",
             "ignored");
-    RequestMeta m = RequestDecoder.decode(req, false).meta();
+    RequestMeta m = RequestDecoder.decode(req, false, null).meta();
     assertThat(m.headers().get("uber-trace-id")).isEqualTo("prefixed");
     assertThat(m.headers().get("user-agent")).isEqualTo("curl");
     assertThat(m.headers().get("foo-bar")).isEqualTo("baz");
@@ -94,14 +94,14 @@ class RequestDecoderTest {
 
   @Test
   void noTtlMeansNoDeadlineAndNoError() {
-    RequestDecoder.Decoded d = RequestDecoder.decode(post("Rpc-Service", "s"), false);
+    RequestDecoder.Decoded d = RequestDecoder.decode(post("Rpc-Service", "s"), false, null);
     assertThat(d.meta().deadline()).isNull();
     assertThat(d.ttlError()).isNull();
   }
 
   @Test
   void zeroTtlIsADeadlineNow() {
-    RequestDecoder.Decoded d = RequestDecoder.decode(post("Context-TTL-MS", "0"), false);
+    RequestDecoder.Decoded d = RequestDecoder.decode(post("Context-TTL-MS", "0"), false, null);
     assertThat(d.ttlError()).isNull();
     assertThat(d.meta().deadline()).isNotNull();
   }
@@ -121,7 +121,7 @@ class RequestDecoderTest {
     for (String[] c : cases) {
       RequestDecoder.Decoded d =
           RequestDecoder.decode(
-              post("Rpc-Service", "S", "Rpc-Procedure", "P", "Context-TTL-MS", c[0]), false);
+              post("Rpc-Service", "S", "Rpc-Procedure", "P", "Context-TTL-MS", c[0]), false, null);
       assertThat(d.meta().deadline()).as(c[0]).isNull();
       assertThat(d.ttlError().code()).isEqualTo(Code.INVALID_ARGUMENT);
       assertThat(d.ttlError().getMessage()).as(c[0]).isEqualTo(c[1]);
@@ -185,7 +185,8 @@ class RequestDecoderTest {
             "café".getBytes(java.nio.charset.StandardCharsets.UTF_8),
             java.nio.charset.StandardCharsets.ISO_8859_1);
     RequestMeta m =
-        RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false).meta();
+        RequestDecoder.decode(post("Rpc-Caller", wire, "Rpc-Header-Name", wire), false, null)
+            .meta();
     assertThat(m.caller()).isEqualTo("café");
     assertThat(m.headers().get("name")).isEqualTo("café");
   }

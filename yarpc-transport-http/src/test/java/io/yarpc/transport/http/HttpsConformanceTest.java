@@ -1,0 +1,29 @@
+package io.yarpc.transport.http;
+
+import io.yarpc.testing.TestCertificates;
+import io.yarpc.testing.TransportConformanceSuite;
+import io.yarpc.testing.TransportUnderTest;
+import io.yarpc.tls.ClientAuth;
+import io.yarpc.tls.TlsProvider;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The conformance kit over server-only TLS over HTTP/1.1, the JDK's TLS on both sides. */
+class HttpsConformanceTest extends TransportConformanceSuite {
+  @TempDir static Path dir;
+  private static TestCertificates certs;
+
+  @BeforeAll
+  static void certificates() {
+    certs = TestCertificates.generate(dir);
+  }
+
+  @Override
+  protected TransportUnderTest newTransport() {
+    return new HttpConformanceTest.HttpUnderTest(
+        false,
+        certs.serverConfig(ClientAuth.NONE).provider(TlsProvider.JDK).build(),
+        certs.clientConfig().provider(TlsProvider.JDK).build());
+  }
+}
