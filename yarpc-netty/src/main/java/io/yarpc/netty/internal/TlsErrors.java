@@ -9,8 +9,6 @@ import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
@@ -55,14 +53,7 @@ public final class TlsErrors {
         return "the certificate is not yet valid (" + message(c) + ")";
       }
     }
-    // innermost first: wrappers (Netty's DecoderException, the JDK's SSLHandshakeException around a
-    // certificate path failure) repeat their cause's class name and message in their own
-    List<Throwable> chain = new ArrayList<>();
-    for (Throwable c = t; c != null && chain.size() < 64; c = c.getCause()) {
-      chain.add(c);
-    }
-    for (int i = chain.size() - 1; i >= 0; i--) {
-      Throwable c = chain.get(i);
+    for (Throwable c = t; c != null; c = c.getCause()) {
       String m = message(c);
       String lower = m.toLowerCase(Locale.ROOT);
       if (c instanceof NotSslRecordException) {
