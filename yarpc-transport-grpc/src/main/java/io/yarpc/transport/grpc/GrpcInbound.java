@@ -11,16 +11,21 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.ConnectionInfos;
 import io.yarpc.transport.grpc.internal.ConnectionLimiter;
 import io.yarpc.transport.grpc.internal.HeaderCountLimit;
 import io.yarpc.transport.grpc.internal.HealthService;
 import io.yarpc.transport.grpc.internal.InboundHandler;
+import io.yarpc.transport.grpc.internal.ServerTlsNegotiator;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -148,6 +153,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final InboundHandler handler;
   private final HealthService health; // null when turned off
   private final boolean reflection;
+  private final TlsConfig tls; // null: plaintext
+  private final TlsMode tlsMode;
   private volatile Server server;
   private volatile ConnectionLimiter connections;
   // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
@@ -169,6 +176,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             b.limits);
     this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
     this.reflection = b.reflection;
+    this.tls = b.tlsMode == TlsMode.DISABLED ? null : b.tls;
+    this.tlsMode = this.tls == null ? TlsMode.DISABLED : b.tlsMode;
   }
 
   /**
@@ -228,6 +237,11 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     return deadlinePolicy;
   }
 
+  /** Whether the inbound serves TLS: {@link TlsMode#DISABLED} without a {@linkplain Builder#tls config}. */
+  public TlsMode tlsMode() {
+    return tlsMode;
+  }
+
   /** The limits the inbound enforces (see the class comment). */
   public InboundLimits limits() {
     return limits;
@@ -268,6 +282,12 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   @SuppressWarnings(
       "deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
+    // the certificate is read now: a start with unreadable material fails before anything runs
+    ServerTlsNegotiator negotiator =
+        tls == null
+            ? null
+            : new ServerTlsNegotiator(
+                ReloadingSslContext.server(tls, List.of("h2")), tlsMode, "grpc inbound");
     ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections());
     // grpc-java takes a server channel factory (the connection limit) only with our event loops.
     EventLoopGroup loops =
@@ -280,6 +300,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .workerEventLoopGroup(loops)
             .fallbackHandlerRegistry(handler)
             .addStreamTracerFactory(InboundHandler.streamTracers())
+            .addTransportFilter(new ConnectionInfos())
             .intercept(new HeaderCountLimit(limits.maxHeaderCount()))
             .maxInboundMessageSize(limits.maxRequestSize())
             .maxInboundMetadataSize(limits.maxHeaderBytes())
@@ -290,6 +311,9 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .handshakeTimeout(nanos(limits.handshakeTimeout()), TimeUnit.NANOSECONDS)
             .permitKeepAliveTime(nanos(limits.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
             .permitKeepAliveWithoutCalls(false);
+    if (negotiator != null) {
+      b.protocolNegotiator(negotiator);
+    }
     if (limits.maxConnectionAge() != null) {
       b.maxConnectionAge(nanos(limits.maxConnectionAge()), TimeUnit.NANOSECONDS);
       b.maxConnectionAgeGrace(
@@ -393,6 +417,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     private DeadlinePolicy deadlinePolicy = DEFAULT_DEADLINE_POLICY;
     private boolean healthService = true;
     private boolean reflection = true;
+    private TlsConfig tls;
+    private TlsMode tlsMode = TlsMode.DISABLED;
 
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
@@ -474,6 +500,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder reflection(boolean enabled) {
       this.reflection = enabled;
+      return this;
+    }
+
+    /**
+     * Serves TLS only, with {@code config} ({@link TlsMode#ENFORCED}); the same as {@code tls(config,
+     * TlsMode.ENFORCED)}.
+     *
+     * @throws IllegalArgumentException when {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config) {
+      return tls(config, TlsMode.ENFORCED);
+    }
+
+    /**
+     * Serves TLS with {@code config} as {@code mode} says (default: plaintext only, {@link
+     * TlsMode#DISABLED}); see the class comment. The config's certificate is what the server presents;
+     * its trusted certificates verify client certificates when its {@linkplain TlsConfig#clientAuth()
+     * client auth} asks for them. {@link TlsMode#DISABLED} ignores the config.
+     *
+     * @throws IllegalArgumentException when {@code mode} is not {@code DISABLED} and {@code config} has
+     *     no certificate
+     */
+    public Builder tls(TlsConfig config, TlsMode mode) {
+      requireNonNull(config, "config");
+      requireNonNull(mode, "mode");
+      if (mode != TlsMode.DISABLED) {
+        config.requireCertificate("the gRPC inbound");
+      }
+      this.tls = config;
+      this.tlsMode = mode;
       return this;
     }
 

@@ -165,7 +165,8 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
               headers,
               procedure,
               deadline,
-              defaultService != null ? defaultService : r.defaultService());
+              defaultService != null ? defaultService : r.defaultService(),
+              ConnectionInfos.of(call));
       routed = InboundCalls.route(r, meta, "grpc", HANDLED, deadlinePolicy);
     } catch (RuntimeException e) {
       call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());
