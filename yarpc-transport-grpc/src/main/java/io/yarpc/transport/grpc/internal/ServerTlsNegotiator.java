@@ -6,7 +6,6 @@ import io.grpc.netty.InternalProtocolNegotiator;
 import io.grpc.netty.InternalProtocolNegotiators;
 import io.grpc.netty.ProtocolNegotiationEvent;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -15,7 +14,6 @@ import io.netty.util.AsciiString;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.tls.TlsMode;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,9 +21,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * first byte tells a TLS handshake (a record of type 22) from plaintext. A TLS connection goes to
  * grpc-java's own server TLS negotiation (the handshake with the {@linkplain ReloadingSslContext newest
  * certificate}, ALPN {@code h2} required, the session in the call attributes); plaintext goes to grpc-java's
- * plaintext negotiation on a {@link TlsMode#PERMISSIVE} port, and is refused on an {@link TlsMode#ENFORCED}
- * one: an HTTP/2 client (its first bytes are the HTTP/2 preface) gets an empty {@code SETTINGS} and {@code
- * GOAWAY(INADEQUATE_SECURITY, "TLS required")}, anything else nothing, and the connection is closed.
+ * plaintext negotiation on a {@link TlsMode#PERMISSIVE} port, and is closed without an answer on an {@link
+ * TlsMode#ENFORCED} one, which gRPC clients report as {@code UNAVAILABLE} (grpc-java: {@code Network closed
+ * for unknown reason}), as they do for grpc-java's own TLS servers.
+ *
+ * <p>Why no HTTP/2 answer: an HTTP/2 client must get {@code SETTINGS} before a {@code GOAWAY} (else it
+ * reports a protocol error, {@code INTERNAL} in grpc-java), and with {@code SETTINGS} it takes the connection
+ * for ready. A {@code GOAWAY(INADEQUATE_SECURITY)} naming no stream then makes grpc-java retry the call
+ * transparently on a new connection, up to a thousand times, before it fails with {@code INTERNAL}; one
+ * naming every stream races with the client's first stream and ends as {@code PERMISSION_DENIED} at best.
  *
  * <p>Nothing else changes: the server's handshake timeout runs from the connection's acceptance to the
  * client's first HTTP/2 {@code SETTINGS}, so it covers the wait for the first byte and the TLS handshake.
@@ -36,10 +40,6 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(ServerTlsNegotiator.class);
   private static final int TLS_HANDSHAKE_RECORD = 22;
-  private static final byte[] H2_PREFACE =
-      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] TLS_REQUIRED = "TLS required".getBytes(StandardCharsets.US_ASCII);
-  private static final int INADEQUATE_SECURITY = 0xc;
 
   private final TlsMode mode;
   private final String who;
@@ -76,29 +76,6 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
   public void close() {
     tls.close();
     plaintext.close();
-  }
-
-  /**
-   * The bytes an HTTP/2 client of an enforced port gets: the server preface (an empty {@code SETTINGS},
-   * without which clients report a protocol error instead of the reason) and {@code GOAWAY(last stream 0,
-   * INADEQUATE_SECURITY, "TLS required")}.
-   */
-  static ByteBuf refusal(ByteBuf out) {
-    out.writeMedium(0).writeByte(0x4).writeByte(0).writeInt(0); // SETTINGS, no parameters
-    out.writeMedium(8 + TLS_REQUIRED.length).writeByte(0x7).writeByte(0).writeInt(0); // GOAWAY
-    out.writeInt(0).writeInt(INADEQUATE_SECURITY).writeBytes(TLS_REQUIRED);
-    return out;
-  }
-
-  /** Whether {@code in}'s readable bytes are the HTTP/2 client preface, or its beginning. */
-  private static boolean startsLikeHttp2(ByteBuf in) {
-    int n = Math.min(in.readableBytes(), H2_PREFACE.length);
-    for (int i = 0; i < n; i++) {
-      if (in.getByte(in.readerIndex() + i) != H2_PREFACE[i]) {
-        return false;
-      }
-    }
-    return n > 0;
   }
 
   private void logRateLimited(String format, Object a, Object b) {
@@ -151,7 +128,13 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
       }
       boolean tlsRecord = in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD;
       if (!tlsRecord && mode == TlsMode.ENFORCED) {
-        refuse(ctx, in);
+        refused = true;
+        in.release();
+        logRateLimited(
+            "{}: refused a plaintext connection from {}: {}",
+            ctx.channel().remoteAddress(),
+            "TLS is required");
+        ctx.close();
         return;
       }
       ChannelHandler next = (tlsRecord ? tls : plaintext).newHandler(grpcHandler);
@@ -177,22 +160,6 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
       }
       ctx.pipeline().remove(this);
       ctx.fireChannelRead(in); // a removed handler's context still hands on to what followed it
-    }
-
-    private void refuse(ChannelHandlerContext ctx, ByteBuf in) {
-      refused = true;
-      logRateLimited(
-          "{}: refused a plaintext connection from {}: {}",
-          ctx.channel().remoteAddress(),
-          "TLS is required");
-      boolean http2 = startsLikeHttp2(in);
-      in.release();
-      if (http2) {
-        ctx.writeAndFlush(refusal(ctx.alloc().buffer(9 + 17 + TLS_REQUIRED.length)))
-            .addListener(ChannelFutureListener.CLOSE);
-      } else {
-        ctx.close();
-      }
     }
   }
 }
