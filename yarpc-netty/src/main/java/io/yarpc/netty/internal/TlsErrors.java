@@ -10,6 +10,7 @@ import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /** Turns TLS failures into short reasons a person can act on, and handshake failures into errors. */
@@ -65,7 +66,11 @@ public final class TlsErrors {
       if (lower.contains("no subject alternative") || lower.contains("no name matching")) {
         return "the certificate does not name the server (" + m + ")";
       }
-      if (lower.contains("received fatal alert")) {
+      if (lower.contains("alert_certificate_required")
+          || lower.contains("alert: certificate_required")) { // OpenSSL's spelling, the JDK's
+        return "the server requires a client certificate it trusts, and got none (" + m + ")";
+      }
+      if (lower.contains("received fatal alert") || lower.contains("_alert_")) {
         return "the other side refused the handshake (" + m + ")";
       }
       if (lower.contains("empty client certificate chain")
@@ -83,8 +88,20 @@ public final class TlsErrors {
     return message(root);
   }
 
+  /**
+   * Java class names inside a message ({@code javax.net.ssl.SSLHandshakeException: } from a wrapper's
+   * message, {@code sun.security...SunCertPathBuilderException: } in the JDK's PKIX text): an error's text
+   * may travel onward, class names must not.
+   */
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("(?:[A-Za-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)(?:: |$)");
+
   private static String message(Throwable t) {
     String m = t.getMessage();
-    return m == null || m.isEmpty() ? t.getClass().getSimpleName() : m;
+    if (m == null || m.isEmpty()) {
+      return t.getClass().getSimpleName();
+    }
+    String cleaned = CLASS_NAME.matcher(m).replaceAll("");
+    return cleaned.isEmpty() ? t.getClass().getSimpleName() : cleaned;
   }
 }
