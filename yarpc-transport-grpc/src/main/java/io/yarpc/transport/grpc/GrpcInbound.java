@@ -132,6 +132,38 @@ import java.util.concurrent.TimeUnit;
  * Timeouts are checked by one periodic sweep per inbound (an eighth of the shortest timeout, from 10 ms
  * to 1 s), so they fire up to that much late; no call arms a timer of its own.
  *
+ * <p><b>TLS</b> ({@link Builder#tls(TlsConfig)}, {@link Builder#tls(TlsConfig, TlsMode)}; plaintext h2c by
+ * default). The server presents the config's certificate, offers ALPN {@code h2} (a client that does not
+ * offer it is closed after the handshake), and asks for client certificates as the config's {@link
+ * io.yarpc.tls.ClientAuth} says, verifying them with its trusted certificates: with {@code REQUIRE}, a
+ * client without a certificate those roots verify is refused during the handshake (the client's channel
+ * reports {@code UNAVAILABLE}, a YARPC outbound {@code TLS handshake with peer ... failed}). Each
+ * connection's first byte tells TLS from plaintext:
+ * <ul>
+ *   <li>{@link TlsMode#ENFORCED} ({@code tls(config)}): TLS only. A plaintext client's connection is
+ *       closed as soon as its first bytes arrive, without an answer, and the refusal is logged (at most
+ *       once a second); gRPC clients report {@code UNAVAILABLE} ({@code Network closed for unknown reason}
+ *       from grpc-java), as they do for any TLS-only gRPC server. (An HTTP/2 {@code GOAWAY} naming the
+ *       reason is not sent: grpc-java clients would take it for a connection that closed before their call
+ *       was sent and retry it on new connections.)
+ *   <li>{@link TlsMode#PERMISSIVE}: TLS and plaintext on one port, each connection served as what it is
+ *       (for moving a fleet to TLS: servers permissive, then clients TLS, then servers enforced).
+ *   <li>{@link TlsMode#DISABLED}: plaintext only; the config is ignored.
+ * </ul>
+ * The certificate is read at {@link #start()} (unreadable material fails the start) and again for new
+ * connections after {@link TlsConfig#reload()} or when its files change ({@link
+ * TlsConfig#reloadCheckInterval()}); open connections keep their session. The limits hold for TLS
+ * connections as for plaintext ones: {@code maxConnections} counts them from their acceptance, and {@code
+ * handshakeTimeout} runs from the acceptance to the client's first HTTP/2 {@code SETTINGS}, so it covers
+ * the TLS handshake. Failed handshakes are logged at most once a second, with their reason.
+ *
+ * <p><b>The connection</b> of every call, unary or stream, is on its {@link
+ * io.yarpc.transport.RequestMeta#connection() RequestMeta.connection()}: the client's and the server's
+ * addresses and, over TLS, the session and the client's verified certificate ({@link
+ * io.yarpc.transport.ConnectionInfo#peerSubject()}, {@link
+ * io.yarpc.transport.ConnectionInfo#peerSubjectAlternativeNames()}) for authorization middleware. One
+ * object is made per connection, when it is ready, and shared by its calls.
+ *
  * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
  * with port 0); {@link #stop()} reports not-serving, stops accepting calls, lets calls in flight finish for
  * at most the grace period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or

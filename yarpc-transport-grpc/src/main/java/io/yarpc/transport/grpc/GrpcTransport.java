@@ -60,6 +60,11 @@ import java.util.function.Consumer;
  * default; see {@link GrpcInbound.Builder#limits}); sending is unlimited; exceeding a limit fails the call
  * with {@code resource-exhausted}. gzip-compressed messages are accepted.
  *
+ * <p><b>TLS.</b> Outbound connections are plaintext (h2c) unless the transport has a TLS config ({@link
+ * Builder#tls}); then every peer's channel uses TLS with it (see there for names, client certificates,
+ * rotation and the errors of failed handshakes). Inbounds take their own config ({@link
+ * GrpcInbound.Builder#tls(io.yarpc.tls.TlsConfig, io.yarpc.tls.TlsMode)}).
+ *
  * <p>Thread-safe.
  */
 public final class GrpcTransport extends AbstractLifecycle implements Transport, PeerTransport {

@@ -654,7 +654,12 @@ class GrpcTlsTest {
 
   private static YarpcException unaryFailure(ClientConfig client, Duration timeout)
       throws Exception {
-    return GrpcTestBed.failure(client.call(Request.of(meta(UNARY, timeout), body(req("refused")))));
+    YarpcException e =
+        GrpcTestBed.failure(client.call(Request.of(meta(UNARY, timeout), body(req("refused")))));
+    assertThat(e.getMessage())
+        .as("no class names: the text may travel on")
+        .doesNotContainPattern("[a-z]\\.[a-z]+\\.[A-Za-z.]*(Exception|Error)");
+    return e;
   }
 
   private static List<String> bidi(ClientConfig client, String... messages) throws Exception {
