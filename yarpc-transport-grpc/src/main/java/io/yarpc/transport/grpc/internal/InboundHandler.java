@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The inbound's one gRPC handler: registered as the server's fallback registry, it accepts every
- * {@code /Service/Method} path, turns the call's metadata into a {@link RequestMeta}, asks the router for
+ * {@code /Service/Method} path, turns the call's metadata and its connection ({@link ConnectionInfos}:
+ * addresses, TLS session, the client's certificate) into a {@link RequestMeta}, asks the router for
  * the procedure, applies the inbound's {@link DeadlinePolicy} and serves the call as a unary call ({@link
  * UnaryServerCall}) or a stream ({@link GrpcServerStream}). Oneway procedures are refused with {@code
  * unimplemented}.
