@@ -66,16 +66,22 @@ public final class TlsErrors {
       if (lower.contains("no subject alternative") || lower.contains("no name matching")) {
         return "the certificate does not name the server (" + m + ")";
       }
-      if (lower.contains("alert_certificate_required")
-          || lower.contains("alert: certificate_required")) { // OpenSSL's spelling, the JDK's
-        return "the server requires a client certificate it trusts, and got none (" + m + ")";
-      }
-      if (lower.contains("received fatal alert") || lower.contains("_alert_")) {
-        return "the other side refused the handshake (" + m + ")";
-      }
-      if (lower.contains("empty client certificate chain")
+      if (lower.contains("certificate_required")
+          || lower.contains("empty client certificate chain")
+          || lower.contains("peer_did_not_return_a_certificate")
           || lower.contains("peer sent no certificate")) {
-        return "the client presented no certificate and the server requires one";
+        return "the server requires a client certificate and none was presented (" + m + ")";
+      }
+      if (lower.contains("unknown_ca")
+          || lower.contains("bad_certificate")
+          || lower.contains("certificate_unknown")) {
+        return "the other side did not accept this side's certificate (" + m + ")";
+      }
+      if (lower.contains("certificate_expired")) {
+        return "the other side says this side's certificate has expired (" + m + ")";
+      }
+      if (lower.contains("alert")) {
+        return "the other side refused the handshake (" + m + ")";
       }
       if (c instanceof ClosedChannelException) {
         return "the connection closed during the handshake";
