@@ -143,7 +143,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link TlsMode#ENFORCED} ({@code tls(config)}): TLS only. A plaintext client's connection is
  *       closed as soon as its first bytes arrive, without an answer, and the refusal is logged (at most
  *       once a second); gRPC clients report {@code UNAVAILABLE} ({@code Network closed for unknown reason}
- *       from grpc-java), as they do for any TLS-only gRPC server. (An HTTP/2 {@code GOAWAY} naming the
+ *       from grpc-java). (An HTTP/2 {@code GOAWAY} naming the
  *       reason is not sent: grpc-java clients would take it for a connection that closed before their call
  *       was sent and retry it on new connections.)
  *   <li>{@link TlsMode#PERMISSIVE}: TLS and plaintext on one port, each connection served as what it is

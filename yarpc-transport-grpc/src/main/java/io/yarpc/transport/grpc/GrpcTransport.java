@@ -274,11 +274,6 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     return executor;
   }
 
-  /** The TLS config of the transport's outbound connections, or {@code null} for plaintext. */
-  TlsConfig tls() {
-    return tls;
-  }
-
   BodyMarshaller marshaller() {
     return marshaller;
   }

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * certificate}, ALPN {@code h2} required, the session in the call attributes); plaintext goes to grpc-java's
  * plaintext negotiation on a {@link TlsMode#PERMISSIVE} port, and is closed without an answer on an {@link
  * TlsMode#ENFORCED} one, which gRPC clients report as {@code UNAVAILABLE} (grpc-java: {@code Network closed
- * for unknown reason}), as they do for grpc-java's own TLS servers.
+ * for unknown reason}); the refusal is logged.
  *
  * <p>Why no HTTP/2 answer: an HTTP/2 client must get {@code SETTINGS} before a {@code GOAWAY} (else it
  * reports a protocol error, {@code INTERNAL} in grpc-java), and with {@code SETTINGS} it takes the connection
