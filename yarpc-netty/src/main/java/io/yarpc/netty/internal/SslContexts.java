@@ -60,7 +60,10 @@ public final class SslContexts {
             config.certificateChain().toFile(), config.privateKey().toFile(), config.keyPassword());
       }
       trust(b, config);
-      b.endpointIdentificationAlgorithm(config.hostnameVerification() ? "HTTPS" : null);
+      // Off is "", not null: code that gets an engine whose algorithm is null turns verification on
+      // (grpc-java's client TLS handler sets HTTPS then); the JDK and OpenSSL engines skip ""
+      // alike.
+      b.endpointIdentificationAlgorithm(config.hostnameVerification() ? "HTTPS" : "");
       return common(b, config, alpn).build();
     } catch (Exception e) {
       throw failure(config, e);

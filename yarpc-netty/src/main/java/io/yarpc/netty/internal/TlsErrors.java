@@ -16,9 +16,6 @@ import javax.net.ssl.SSLException;
 /** Turns TLS failures into short reasons a person can act on, and handshake failures into errors. */
 public final class TlsErrors {
   /** {@code javax.net.ssl.SSLHandshakeException: } and the like, inside a message. */
-  private static final Pattern QUALIFIED_EXCEPTION =
-      Pattern.compile("\\b(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
-
   private TlsErrors() {}
 
   /** Whether {@code t} (or a cause) is a TLS failure rather than a plain connection failure. */
@@ -98,12 +95,21 @@ public final class TlsErrors {
     return message(root);
   }
 
+  /**
+   * Java class names inside a message ({@code javax.net.ssl.SSLHandshakeException: } from a wrapper's
+   * message, {@code sun.security...SunCertPathBuilderException: } in the JDK's PKIX text): an error's text
+   * may travel onward, class names must not.
+   */
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("\\b(?:[A-Za-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)(?:: |$)");
+
   private static String message(Throwable t) {
     String m = t.getMessage();
     if (m == null || m.isEmpty()) {
       return t.getClass().getSimpleName();
     }
     // a wrapper's message is often its cause's toString(): keep the text, not the class name
-    return QUALIFIED_EXCEPTION.matcher(m).replaceAll("");
+    String cleaned = CLASS_NAME.matcher(m).replaceAll("");
+    return cleaned.isEmpty() ? t.getClass().getSimpleName() : cleaned;
   }
 }

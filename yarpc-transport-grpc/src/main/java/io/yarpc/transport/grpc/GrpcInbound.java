@@ -11,16 +11,21 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
+import io.yarpc.transport.grpc.internal.ConnectionInfos;
 import io.yarpc.transport.grpc.internal.ConnectionLimiter;
 import io.yarpc.transport.grpc.internal.HeaderCountLimit;
 import io.yarpc.transport.grpc.internal.HealthService;
 import io.yarpc.transport.grpc.internal.InboundHandler;
+import io.yarpc.transport.grpc.internal.ServerTlsNegotiator;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -127,6 +132,38 @@ import java.util.concurrent.TimeUnit;
  * Timeouts are checked by one periodic sweep per inbound (an eighth of the shortest timeout, from 10 ms
  * to 1 s), so they fire up to that much late; no call arms a timer of its own.
  *
+ * <p><b>TLS</b> ({@link Builder#tls(TlsConfig)}, {@link Builder#tls(TlsConfig, TlsMode)}; plaintext h2c by
+ * default). The server presents the config's certificate, offers ALPN {@code h2} (a client that does not
+ * offer it is closed after the handshake), and asks for client certificates as the config's {@link
+ * io.yarpc.tls.ClientAuth} says, verifying them with its trusted certificates: with {@code REQUIRE}, a
+ * client without a certificate those roots verify is refused during the handshake (the client's channel
+ * reports {@code UNAVAILABLE}, a YARPC outbound {@code TLS handshake with peer ... failed}). Each
+ * connection's first byte tells TLS from plaintext:
+ * <ul>
+ *   <li>{@link TlsMode#ENFORCED} ({@code tls(config)}): TLS only. A plaintext client's connection is
+ *       closed as soon as its first bytes arrive, without an answer, and the refusal is logged (at most
+ *       once a second); gRPC clients report {@code UNAVAILABLE} ({@code Network closed for unknown reason}
+ *       from grpc-java). (An HTTP/2 {@code GOAWAY} naming the
+ *       reason is not sent: grpc-java clients would take it for a connection that closed before their call
+ *       was sent and retry it on new connections.)
+ *   <li>{@link TlsMode#PERMISSIVE}: TLS and plaintext on one port, each connection served as what it is
+ *       (for moving a fleet to TLS: servers permissive, then clients TLS, then servers enforced).
+ *   <li>{@link TlsMode#DISABLED}: plaintext only; the config is ignored.
+ * </ul>
+ * The certificate is read at {@link #start()} (unreadable material fails the start) and again for new
+ * connections after {@link TlsConfig#reload()} or when its files change ({@link
+ * TlsConfig#reloadCheckInterval()}); open connections keep their session. The limits hold for TLS
+ * connections as for plaintext ones: {@code maxConnections} counts them from their acceptance, and {@code
+ * handshakeTimeout} runs from the acceptance to the client's first HTTP/2 {@code SETTINGS}, so it covers
+ * the TLS handshake. Failed handshakes are logged at most once a second, with their reason.
+ *
+ * <p><b>The connection</b> of every call, unary or stream, is on its {@link
+ * io.yarpc.transport.RequestMeta#connection() RequestMeta.connection()}: the client's and the server's
+ * addresses and, over TLS, the session and the client's verified certificate ({@link
+ * io.yarpc.transport.ConnectionInfo#peerSubject()}, {@link
+ * io.yarpc.transport.ConnectionInfo#peerSubjectAlternativeNames()}) for authorization middleware. One
+ * object is made per connection, when it is ready, and shared by its calls.
+ *
  * <p>Lifecycle: {@link #start()} binds and listens ({@link #address()} tells the bound address, useful
  * with port 0); {@link #stop()} reports not-serving, stops accepting calls, lets calls in flight finish for
  * at most the grace period, then cancels what is left. Get one from {@link GrpcTransport#inbound} or
@@ -148,6 +185,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final InboundHandler handler;
   private final HealthService health; // null when turned off
   private final boolean reflection;
+  private final TlsConfig tls; // null: plaintext
+  private final TlsMode tlsMode;
   private volatile Server server;
   private volatile ConnectionLimiter connections;
   // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
@@ -169,6 +208,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             b.limits);
     this.health = b.healthService ? new HealthService(handler::serviceNames) : null;
     this.reflection = b.reflection;
+    this.tls = b.tlsMode == TlsMode.DISABLED ? null : b.tls;
+    this.tlsMode = this.tls == null ? TlsMode.DISABLED : b.tlsMode;
   }
 
   /**
@@ -228,6 +269,11 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     return deadlinePolicy;
   }
 
+  /** Whether the inbound serves TLS: {@link TlsMode#DISABLED} without a {@linkplain Builder#tls config}. */
+  public TlsMode tlsMode() {
+    return tlsMode;
+  }
+
   /** The limits the inbound enforces (see the class comment). */
   public InboundLimits limits() {
     return limits;
@@ -268,6 +314,12 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   @SuppressWarnings(
       "deprecation") // ProtoReflectionService serves v1alpha, which tools still ask for
   protected void doStart() throws Exception {
+    // the certificate is read now: a start with unreadable material fails before anything runs
+    ServerTlsNegotiator negotiator =
+        tls == null
+            ? null
+            : new ServerTlsNegotiator(
+                ReloadingSslContext.server(tls, List.of("h2")), tlsMode, "grpc inbound");
     ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections());
     // grpc-java takes a server channel factory (the connection limit) only with our event loops.
     EventLoopGroup loops =
@@ -280,6 +332,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .workerEventLoopGroup(loops)
             .fallbackHandlerRegistry(handler)
             .addStreamTracerFactory(InboundHandler.streamTracers())
+            .addTransportFilter(new ConnectionInfos())
             .intercept(new HeaderCountLimit(limits.maxHeaderCount()))
             .maxInboundMessageSize(limits.maxRequestSize())
             .maxInboundMetadataSize(limits.maxHeaderBytes())
@@ -290,6 +343,9 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .handshakeTimeout(nanos(limits.handshakeTimeout()), TimeUnit.NANOSECONDS)
             .permitKeepAliveTime(nanos(limits.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
             .permitKeepAliveWithoutCalls(false);
+    if (negotiator != null) {
+      b.protocolNegotiator(negotiator);
+    }
     if (limits.maxConnectionAge() != null) {
       b.maxConnectionAge(nanos(limits.maxConnectionAge()), TimeUnit.NANOSECONDS);
       b.maxConnectionAgeGrace(
@@ -393,6 +449,8 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     private DeadlinePolicy deadlinePolicy = DEFAULT_DEADLINE_POLICY;
     private boolean healthService = true;
     private boolean reflection = true;
+    private TlsConfig tls;
+    private TlsMode tlsMode = TlsMode.DISABLED;
 
     Builder(GrpcTransport transport, InetSocketAddress address) {
       this.transport = transport;
@@ -474,6 +532,36 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
      */
     public Builder reflection(boolean enabled) {
       this.reflection = enabled;
+      return this;
+    }
+
+    /**
+     * Serves TLS only, with {@code config} ({@link TlsMode#ENFORCED}); the same as {@code tls(config,
+     * TlsMode.ENFORCED)}.
+     *
+     * @throws IllegalArgumentException when {@code config} has no certificate
+     */
+    public Builder tls(TlsConfig config) {
+      return tls(config, TlsMode.ENFORCED);
+    }
+
+    /**
+     * Serves TLS with {@code config} as {@code mode} says (default: plaintext only, {@link
+     * TlsMode#DISABLED}); see the class comment. The config's certificate is what the server presents;
+     * its trusted certificates verify client certificates when its {@linkplain TlsConfig#clientAuth()
+     * client auth} asks for them. {@link TlsMode#DISABLED} ignores the config.
+     *
+     * @throws IllegalArgumentException when {@code mode} is not {@code DISABLED} and {@code config} has
+     *     no certificate
+     */
+    public Builder tls(TlsConfig config, TlsMode mode) {
+      requireNonNull(config, "config");
+      requireNonNull(mode, "mode");
+      if (mode != TlsMode.DISABLED) {
+        config.requireCertificate("the gRPC inbound");
+      }
+      this.tls = config;
+      this.tlsMode = mode;
       return this;
     }
 

@@ -3,17 +3,21 @@ package io.yarpc.transport.grpc;
 import static java.util.Objects.requireNonNull;
 
 import io.grpc.ManagedChannel;
+import io.grpc.netty.InternalNettyChannelBuilder;
 import io.grpc.netty.NettyChannelBuilder;
 import io.yarpc.internal.Checks;
+import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
+import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.grpc.internal.BodyMarshaller;
+import io.yarpc.transport.grpc.internal.ClientTlsNegotiator;
 import io.yarpc.transport.grpc.internal.GrpcPeer;
 import io.yarpc.transport.grpc.internal.ReceiveStats;
 import java.net.InetSocketAddress;
@@ -21,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * The gRPC transport on grpc-java's Netty transport, wire-compatible with yarpc-go's {@code grpc}
@@ -55,6 +60,11 @@ import java.util.concurrent.Executor;
  * default; see {@link GrpcInbound.Builder#limits}); sending is unlimited; exceeding a limit fails the call
  * with {@code resource-exhausted}. gzip-compressed messages are accepted.
  *
+ * <p><b>TLS.</b> Outbound connections are plaintext (h2c) unless the transport has a TLS config ({@link
+ * Builder#tls}); then every peer's channel uses TLS with it (see there for names, client certificates,
+ * rotation and the errors of failed handshakes). Inbounds take their own config ({@link
+ * GrpcInbound.Builder#tls(io.yarpc.tls.TlsConfig, io.yarpc.tls.TlsMode)}).
+ *
  * <p>Thread-safe.
  */
 public final class GrpcTransport extends AbstractLifecycle implements Transport, PeerTransport {
@@ -70,6 +80,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private final int maxSendMessageSize;
   private final Duration shutdownTimeout;
   private final Executor executor;
+  private final TlsConfig tls;
+  private final ReloadingSslContext sslContext; // null without TLS
   private final ReceiveStats receiveStats = new ReceiveStats();
   private final BodyMarshaller marshaller = new BodyMarshaller(receiveStats);
 
@@ -83,6 +95,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     this.maxSendMessageSize = b.maxSendMessageSize;
     this.shutdownTimeout = b.shutdownTimeout;
     this.executor = b.executor;
+    this.tls = b.tls;
+    this.sslContext = b.tls == null ? null : ReloadingSslContext.client(b.tls, List.of("h2"));
   }
 
   /** A transport with default settings. */
@@ -165,7 +179,8 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
       }
     }
     InetSocketAddress address = parse(identifier);
-    return new GrpcPeer(identifier, address, newChannel(address), this::peerClosed);
+    return new GrpcPeer(
+        identifier, address, tlsFailures -> newChannel(address, tlsFailures), this::peerClosed);
   }
 
   private void peerClosed(GrpcPeer peer) {
@@ -196,13 +211,18 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     return InetSocketAddress.createUnresolved(host, port);
   }
 
-  private ManagedChannel newChannel(InetSocketAddress address) {
+  private ManagedChannel newChannel(InetSocketAddress address, Consumer<String> tlsFailures) {
     NettyChannelBuilder b =
         NettyChannelBuilder.forAddress(address.getHostString(), address.getPort())
-            .usePlaintext()
             .disableRetry() // a retried call would stream the (already released) request body again
             .maxInboundMessageSize(maxReceiveMessageSize)
             .userAgent(USER_AGENT);
+    if (sslContext == null) {
+      b.usePlaintext();
+    } else {
+      InternalNettyChannelBuilder.setProtocolNegotiatorFactory(
+          b, new ClientTlsNegotiator(sslContext, tls.serverName(), tlsFailures));
+    }
     if (executor != null) {
       b.executor(executor);
     } else {
@@ -279,8 +299,27 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     private int maxSendMessageSize = Integer.MAX_VALUE;
     private Duration shutdownTimeout = Duration.ofSeconds(5);
     private Executor executor;
+    private TlsConfig tls;
 
     private Builder() {}
+
+    /**
+     * Makes the outbounds' connections TLS with {@code config} (default: plaintext, h2c): they trust its
+     * roots (the JDK's when it names none), present its certificate when it has one (mutual TLS), offer
+     * ALPN {@code h2}, and send and verify its {@linkplain TlsConfig#serverName() server name}, by default
+     * the peer's host (an IP address is checked against the certificate's IP addresses), unless its
+     * {@linkplain TlsConfig#hostnameVerification() hostname verification} is off. The {@code :authority}
+     * stays the peer's {@code host:port}. New connections use the newest material after {@link
+     * TlsConfig#reload()} or a change of its files; open ones keep theirs. A call whose connection cannot
+     * be made because of TLS fails with {@code unavailable} and {@code TLS handshake with peer <host:port>
+     * failed: <reason>}, and a peer whose handshakes fail gives {@code TLS handshake failed: <reason>} as
+     * its {@linkplain io.yarpc.peer.Peer#unavailableReason() unavailable reason} (which a waiting chooser's
+     * error names). Null turns TLS off.
+     */
+    public Builder tls(TlsConfig config) {
+      this.tls = config;
+      return this;
+    }
 
     /**
      * The largest response message the transport's outbounds receive (default 64 MiB); each outbound may
@@ -324,7 +363,11 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
       return this;
     }
 
-    /** The transport. */
+    /**
+     * The transport.
+     *
+     * @throws IllegalStateException when the {@linkplain #tls TLS} material cannot be read
+     */
     public GrpcTransport build() {
       return new GrpcTransport(this);
     }

@@ -9,6 +9,7 @@ import io.yarpc.testing.TransportUnderTest;
 import io.yarpc.transport.Inbound;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The transport conformance kit over gRPC: a server transport with an inbound on loopback and a separate
@@ -17,9 +18,21 @@ import java.util.List;
 class GrpcTransportConformanceTest extends TransportConformanceSuite {
   @Override
   protected TransportUnderTest newTransport() {
-    GrpcTransport serverTransport = GrpcTransport.create();
-    GrpcTransport clientTransport = GrpcTransport.create();
-    GrpcInbound inbound = serverTransport.inbound(new InetSocketAddress("127.0.0.1", 0));
+    return transportUnderTest(GrpcTransport.create(), GrpcTransport.create(), b -> b);
+  }
+
+  /**
+   * The kit's view of an inbound of {@code serverTransport} (made with {@code inboundOptions}) on loopback
+   * and a single-peer outbound of {@code clientTransport} to it; closing it stops both transports.
+   */
+  static TransportUnderTest transportUnderTest(
+      GrpcTransport serverTransport,
+      GrpcTransport clientTransport,
+      UnaryOperator<GrpcInbound.Builder> inboundOptions) {
+    GrpcInbound inbound =
+        inboundOptions
+            .apply(serverTransport.inboundBuilder(new InetSocketAddress("127.0.0.1", 0)))
+            .build();
     return new TransportUnderTest() {
       @Override
       public List<Inbound> serverInbounds() {

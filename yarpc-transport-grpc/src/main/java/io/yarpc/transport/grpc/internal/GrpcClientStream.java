@@ -232,7 +232,10 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       error =
           status.isOk()
               ? null
-              : flow.cancelledLocked() ? cancelledError() : GrpcErrors.fromStatus(status, trailers);
+              : flow.cancelledLocked()
+                  ? cancelledError()
+                  : GrpcErrors.fromStatus(
+                      status, trailers, lease == null ? null : lease.peer().identifier());
       closeError = error;
       detached = flow.closeLocked(false); // what arrived before the close is still received
     }

@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.TlsErrors;
 
 /**
  * YARPC errors to gRPC statuses and back (docs/spec/wire-grpc.md §4.4). Codes map by number in both directions.
@@ -72,6 +73,21 @@ final class GrpcErrors {
 
   private static String fitMessage(String message) {
     return Metadatas.fitText(message, MAX_MESSAGE_WIRE_BYTES);
+  }
+
+  /**
+   * The YARPC error for a non-OK gRPC status of a call to {@code peer} (its identifier, for the message)
+   * received with {@code trailers} (may be null). A connection that failed because of TLS — grpc-java's
+   * {@code UNAVAILABLE} with the TLS exception as its cause — is {@code unavailable} with {@code TLS
+   * handshake with peer <peer> failed: <reason>}.
+   */
+  public static YarpcException fromStatus(Status status, Metadata trailers, String peer) {
+    if (status.getCode() == Status.Code.UNAVAILABLE
+        && status.getCause() != null
+        && TlsErrors.isTls(status.getCause())) {
+      return TlsErrors.handshakeFailure(peer == null ? "(unknown)" : peer, status.getCause());
+    }
+    return fromStatus(status, trailers);
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One remote address and the grpc-java {@link ManagedChannel} to it. The transport creates it on the first
@@ -21,6 +22,10 @@ import java.util.function.Consumer;
  * {@link ConnectionStatus#AVAILABLE}, {@code CONNECTING} is {@link ConnectionStatus#CONNECTING}, anything
  * else {@link ConnectionStatus#UNAVAILABLE}; an idle channel is asked to connect, so a retained peer
  * becomes available without waiting for a first call. Subscribers hear about every status change.
+ *
+ * <p>{@link #unavailableReason()}: grpc-java does not say why a channel cannot connect, so the peer learns
+ * it: a TLS failure is reported by the channel's negotiation ({@link ClientTlsNegotiator}); otherwise a TCP
+ * connection of its own tells whether the address is reachable.
  */
 public final class GrpcPeer extends AbstractPeer {
   private final InetSocketAddress
@@ -33,21 +38,30 @@ public final class GrpcPeer extends AbstractPeer {
   // channel
   // enters TRANSIENT_FAILURE; null once the channel is ready
   private volatile String lastConnectFailure;
+  // the last TLS failure: stands for grpc-java's failing attempts while the address accepts TCP
+  private volatile String tlsFailure;
   private final AtomicBoolean learning = new AtomicBoolean();
 
   /**
-   * A peer for {@code identifier} (at {@code address}, unresolved) that owns {@code channel}; {@code
-   * onClose} hears when the peer was closed (its channel may still be finishing calls).
+   * A peer for {@code identifier} (at {@code address}, unresolved) that owns the channel {@code channels}
+   * makes (given where its TLS failures are to be reported; the channel must not connect before {@link
+   * #watch()}); {@code onClose} hears when the peer was closed (its channel may still be finishing calls).
    */
   public GrpcPeer(
       String identifier,
       InetSocketAddress address,
-      ManagedChannel channel,
+      Function<Consumer<String>, ManagedChannel> channels,
       Consumer<GrpcPeer> onClose) {
     super(identifier);
     this.address = address;
-    this.channel = channel;
     this.onClose = onClose;
+    this.channel = channels.apply(this::tlsFailed);
+  }
+
+  /** A connection's TLS failed ({@code reason} describes why); called on the connection's event loop. */
+  private void tlsFailed(String reason) {
+    tlsFailure = reason;
+    lastConnectFailure = reason;
   }
 
   @Override
@@ -92,6 +106,7 @@ public final class GrpcPeer extends AbstractPeer {
     ConnectivityState state = channel.getState(true); // an idle channel starts connecting
     if (state == ConnectivityState.READY) {
       lastConnectFailure = null;
+      tlsFailure = null;
     } else if (state == ConnectivityState.TRANSIENT_FAILURE) {
       learnConnectFailure();
     }
@@ -106,6 +121,11 @@ public final class GrpcPeer extends AbstractPeer {
    * to learn why grpc-java cannot; one such probe at a time.
    */
   private void learnConnectFailure() {
+    String tls = tlsFailure;
+    if (tls != null) {
+      lastConnectFailure = tls; // the address accepts TCP: the handshake is what fails
+      return;
+    }
     if (learning.compareAndSet(false, true)) {
       CompletableFuture.runAsync(this::probeOnce).whenComplete((v, e) -> learning.set(false));
     }
@@ -123,12 +143,17 @@ public final class GrpcPeer extends AbstractPeer {
             public void completed(Void v, Void a) {
               close(probe);
               // reachable now: grpc-java's own attempt failed for another reason (TLS, protocol)
-              lastConnectFailure = "connection attempts fail (the address accepts TCP connections)";
+              String tls = tlsFailure;
+              lastConnectFailure =
+                  tls != null
+                      ? tls
+                      : "connection attempts fail (the address accepts TCP connections)";
             }
 
             @Override
             public void failed(Throwable e, Void a) {
               close(probe);
+              tlsFailure = null; // the address does not accept TCP (any more)
               String m = e.getMessage();
               lastConnectFailure =
                   (m == null ? e.getClass().getSimpleName() : m) + ": " + identifier();

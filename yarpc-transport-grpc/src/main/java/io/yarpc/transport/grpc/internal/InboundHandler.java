@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The inbound's one gRPC handler: registered as the server's fallback registry, it accepts every
- * {@code /Service/Method} path, turns the call's metadata into a {@link RequestMeta}, asks the router for
+ * {@code /Service/Method} path, turns the call's metadata and its connection ({@link ConnectionInfos}:
+ * addresses, TLS session, the client's certificate) into a {@link RequestMeta}, asks the router for
  * the procedure, applies the inbound's {@link DeadlinePolicy} and serves the call as a unary call ({@link
  * UnaryServerCall}) or a stream ({@link GrpcServerStream}). Oneway procedures are refused with {@code
  * unimplemented}.
@@ -165,7 +166,8 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
               headers,
               procedure,
               deadline,
-              defaultService != null ? defaultService : r.defaultService());
+              defaultService != null ? defaultService : r.defaultService(),
+              ConnectionInfos.of(call));
       routed = InboundCalls.route(r, meta, "grpc", HANDLED, deadlinePolicy);
     } catch (RuntimeException e) {
       call.close(GrpcErrors.toPlainStatus(YarpcException.from(e)), new Metadata());

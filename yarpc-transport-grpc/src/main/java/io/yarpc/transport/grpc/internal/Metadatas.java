@@ -6,6 +6,7 @@ import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.WireText;
+import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
@@ -388,8 +389,25 @@ final class Metadatas {
    */
   public static RequestMeta toRequestMeta(
       Metadata md, String procedure, Deadline deadline, String defaultService) {
+    return toRequestMeta(md, procedure, deadline, defaultService, null);
+  }
+
+  /**
+   * {@link #toRequestMeta(Metadata, String, Deadline, String)} for a call that arrived on {@code
+   * connection} (null: unknown).
+   */
+  public static RequestMeta toRequestMeta(
+      Metadata md,
+      String procedure,
+      Deadline deadline,
+      String defaultService,
+      ConnectionInfo connection) {
     RequestMeta.Builder b =
-        RequestMeta.builder().procedure(procedure).transport("grpc").deadline(deadline);
+        RequestMeta.builder()
+            .procedure(procedure)
+            .transport("grpc")
+            .deadline(deadline)
+            .connection(connection);
     Headers.Builder headers = null;
     String encoding = null;
     String contentType = null;

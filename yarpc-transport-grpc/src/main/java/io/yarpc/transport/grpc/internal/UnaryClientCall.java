@@ -168,7 +168,10 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
           body = null;
         }
       } else {
-        failure = GrpcErrors.fromStatus(status, trailers);
+        PeerLease chosen = lease;
+        failure =
+            GrpcErrors.fromStatus(
+                status, trailers, chosen == null ? null : chosen.peer().identifier());
         if (response == null && !(initial.isEmpty() && trailing.isEmpty())) {
           response = response(initial, trailing, Body.empty(), trailers); // the error's headers
         }

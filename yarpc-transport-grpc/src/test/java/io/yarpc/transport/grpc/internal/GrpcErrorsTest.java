@@ -113,4 +113,28 @@ class GrpcErrorsTest {
     assertThat(e.getMessage()).isEqualTo("io");
     assertThat(GrpcErrors.fromStatus(Status.CANCELLED, null).getMessage()).isEmpty();
   }
+
+  @Test
+  void aTlsFailureOfTheConnectionNamesThePeerAndTheReason() {
+    Status failed =
+        Status.UNAVAILABLE.withCause(
+            new javax.net.ssl.SSLHandshakeException(
+                "PKIX path building failed: unable to find valid certification path"));
+    YarpcException e = GrpcErrors.fromStatus(failed, null, "db.internal:443");
+    assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "TLS handshake with peer db.internal:443 failed: the certificate is not signed by a "
+                + "trusted root (PKIX path building failed: unable to find valid certification path)");
+    assertThat(e.getCause()).isSameAs(failed.getCause());
+
+    // other connection failures, and TLS causes of other codes, are mapped as before
+    Status refused = Status.UNAVAILABLE.withCause(new java.io.IOException("Connection refused"));
+    assertThat(GrpcErrors.fromStatus(refused, null, "db.internal:443").getMessage())
+        .isEqualTo("Connection refused");
+    Status internal =
+        Status.INTERNAL.withDescription("x").withCause(new javax.net.ssl.SSLException("y"));
+    assertThat(GrpcErrors.fromStatus(internal, null, "db.internal:443").code())
+        .isEqualTo(Code.INTERNAL);
+  }
 }
