@@ -33,6 +33,7 @@ import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
+import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.Response;
@@ -61,8 +62,11 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * call --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P
- *      --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY
+ *      --encoding raw|json|proto [--header k=v]... [--timeout 1s]
+ *      [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY
  * </pre>
+ *
+ * Any {@code --tls-*} flag calls over TLS (HTTP: {@code https}); see {@link TlsFlags}.
  *
  * <ul>
  *   <li>{@code raw}: BODY is sent as its UTF-8 bytes; the response body is printed as a string.
@@ -78,11 +82,11 @@ import java.util.regex.Pattern;
  * details on standard error and returns 1; a bad command line returns 2.
  */
 final class CallCommand {
-  private static final Set<String> FLAGS =
-      Set.of("peer", "transport", "service", "procedure", "encoding", "header", "timeout");
+  private static final Set<String> FLAGS = flags();
   static final String USAGE =
       "usage: call --peer host:port --transport http|grpc|tchannel --service S"
-          + " --procedure P --encoding raw|json|proto [--header k=v]... [--timeout 1s] BODY";
+          + " --procedure P --encoding raw|json|proto [--header k=v]... [--timeout 1s]"
+          + " [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY";
   private static final String CALLER = "yarpc-call";
   private static final Duration CONNECT_WAIT = Duration.ofSeconds(5);
 
@@ -97,6 +101,14 @@ final class CallCommand {
 
   private CallCommand() {}
 
+  private static Set<String> flags() {
+    Set<String> all =
+        new java.util.HashSet<>(
+            Set.of("peer", "transport", "service", "procedure", "encoding", "header", "timeout"));
+    all.addAll(TlsFlags.CALL);
+    return Set.copyOf(all);
+  }
+
   /** Runs the command; returns the exit status. */
   static int run(String[] args, PrintStream out, PrintStream err) {
     Options options;
@@ -107,15 +119,15 @@ final class CallCommand {
       err.println(USAGE);
       return 2;
     }
-    PeerTransport transport = transport(options.transport);
+    PeerTransport transport = transport(options.transport, options.tls);
     Dispatcher client =
         Dispatcher.builder(CALLER)
-            .outbound(options.service, Outbounds.unary(outbound(transport, options.peer)))
+            .outbound(options.service, Outbounds.unary(outbound(transport, options.peerAddress())))
             .shutdownGracePeriod(Duration.ZERO)
             .build();
     try {
       client.start();
-      awaitConnected(transport, options.peer);
+      awaitConnected(transport, options.peerAddress());
       return call(client.clientConfig(options.service), options, out, err);
     } catch (RuntimeException e) {
       err.println("Error: " + YarpcException.describe(e));
@@ -125,14 +137,18 @@ final class CallCommand {
     }
   }
 
-  private static PeerTransport transport(String name) {
+  private static PeerTransport transport(String name, TlsConfig tls) {
     switch (name) {
       case "http":
-        return HttpTransport.builder().eventLoopThreads(1).build();
+        HttpTransport.Builder http = HttpTransport.builder().eventLoopThreads(1);
+        return (tls == null ? http : http.tls(tls)).build();
       case "grpc":
-        return GrpcTransport.create();
+        GrpcTransport.Builder grpc = GrpcTransport.builder();
+        return (tls == null ? grpc : grpc.tls(tls)).build();
       default:
-        return TChannelTransport.builder().serviceName(CALLER).eventLoopThreads(1).build();
+        TChannelTransport.Builder tchannel =
+            TChannelTransport.builder().serviceName(CALLER).eventLoopThreads(1);
+        return (tls == null ? tchannel : tchannel.tls(tls)).build();
     }
   }
 
@@ -259,6 +275,14 @@ final class CallCommand {
     byte[] requestBody;
     Descriptor requestType;
     Descriptor responseType;
+    TlsConfig tls;
+
+    /** The peer as the transport names it: an {@code https://} URL for HTTP over TLS. */
+    String peerAddress() {
+      return tls != null && transport.equals("http") && !peer.contains("://")
+          ? "https://" + peer
+          : peer;
+    }
 
     static Options parse(String[] args) throws Flags.UsageException {
       Flags flags = Flags.parse(args, FLAGS);
@@ -284,6 +308,7 @@ final class CallCommand {
         o.headers.put(header.substring(0, eq), header.substring(eq + 1));
       }
       o.timeout = parseDuration(flags.get("timeout", "1s"));
+      o.tls = TlsFlags.client(flags);
       if (flags.positional().size() > 1) {
         throw new Flags.UsageException(
             "one BODY argument expected, got " + flags.positional().size() + " (quote the body)");

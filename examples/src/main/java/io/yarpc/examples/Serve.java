@@ -4,6 +4,8 @@ import io.yarpc.Dispatcher;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcTransport;
@@ -13,6 +15,7 @@ import io.yarpc.transport.tchannel.TChannelInbound;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -49,14 +52,26 @@ final class Serve implements AutoCloseable {
   private final HttpInbound httpInbound;
   private final GrpcInbound grpcInbound;
   private final TChannelInbound tchannelInbound;
+  private final TlsMode tlsMode;
 
-  private Serve(String host, int httpPort, int grpcPort, int tchannelPort) {
+  private Serve(
+      String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
     http = HttpTransport.create();
     grpc = GrpcTransport.create();
     tchannel = TChannelTransport.of(SERVICE);
-    httpInbound = http.inboundBuilder().address(host, httpPort).build();
-    grpcInbound = grpc.inbound(new InetSocketAddress(host, grpcPort));
-    tchannelInbound = tchannel.inboundBuilder().host(host).port(tchannelPort).build();
+    HttpInbound.Builder httpBuilder = http.inboundBuilder().address(host, httpPort);
+    GrpcInbound.Builder grpcBuilder = grpc.inboundBuilder(new InetSocketAddress(host, grpcPort));
+    TChannelInbound.Builder tchannelBuilder =
+        tchannel.inboundBuilder().host(host).port(tchannelPort);
+    tlsMode = tls == null ? TlsMode.DISABLED : mode;
+    if (tlsMode != TlsMode.DISABLED) {
+      httpBuilder.tls(tls, tlsMode);
+      grpcBuilder.tls(tls, tlsMode);
+      tchannelBuilder.tls(tls, tlsMode);
+    }
+    httpInbound = httpBuilder.build();
+    grpcInbound = grpcBuilder.build();
+    tchannelInbound = tchannelBuilder.build();
     dispatcher =
         Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound).build();
     dispatcher.register(TestSubject.procedures());
@@ -70,7 +85,17 @@ final class Serve implements AutoCloseable {
    * @throws RuntimeException when a port cannot be bound; nothing is left running then
    */
   static Serve start(String host, int httpPort, int grpcPort, int tchannelPort) {
-    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort);
+    return start(host, httpPort, grpcPort, tchannelPort, null, TlsMode.DISABLED);
+  }
+
+  /**
+   * Starts the service with TLS on all three inbounds in {@code mode} ({@code tls} null: plaintext).
+   *
+   * @throws RuntimeException when a port cannot be bound or the certificate read; nothing is left running
+   */
+  static Serve start(
+      String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
+    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode);
     try {
       serve.dispatcher.start();
     } catch (RuntimeException e) {
@@ -85,16 +110,22 @@ final class Serve implements AutoCloseable {
       throws InterruptedException {
     Serve serve;
     try {
-      Flags flags = Flags.parse(args, Set.of("http-port", "grpc-port", "tchannel-port", "host"));
+      Set<String> known = new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host"));
+      known.addAll(TlsFlags.SERVE);
+      Flags flags = Flags.parse(args, known);
       if (!flags.positional().isEmpty()) {
         throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
       }
+      TlsMode mode = TlsFlags.mode(flags);
+      TlsConfig tls = TlsFlags.server(flags);
       serve =
           start(
               flags.get("host", "127.0.0.1"),
               flags.port("http-port", 8080),
               flags.port("grpc-port", 8081),
-              flags.port("tchannel-port", 8082));
+              flags.port("tchannel-port", 8082),
+              tls,
+              mode);
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
       err.println(Main.USAGE);
@@ -144,8 +175,20 @@ final class Serve implements AutoCloseable {
   /** Prints the addresses, the procedures, a curl line and a {@code call} line. */
   void printBanner(PrintStream out) {
     String httpPeer = hostPort(httpAddress());
-    out.println(SERVICE + " is serving");
-    out.printf("  http      %-21s (HTTP/1.1 and h2c)%n", httpPeer);
+    boolean tls = tlsMode != TlsMode.DISABLED;
+    String scheme = tls ? "https" : "http";
+    String curlTls = tls ? " --cacert ca.pem" : "";
+    out.println(
+        SERVICE
+            + " is serving"
+            + (tls ? " with TLS " + tlsMode.name().toLowerCase(java.util.Locale.ROOT) : ""));
+    out.printf(
+        "  http      %-21s (%s)%n",
+        httpPeer,
+        tls
+            ? "HTTP/1.1 and h2 over TLS"
+                + (tlsMode == TlsMode.PERMISSIVE ? "; HTTP/1.1 and h2c" : "")
+            : "HTTP/1.1 and h2c");
     out.printf("  grpc      %s%n", hostPort(grpcAddress()));
     out.printf("  tchannel  %s%n", hostPort(tchannelAddress()));
     out.println("procedures:");
@@ -158,14 +201,22 @@ final class Serve implements AutoCloseable {
     encodings.forEach((name, e) -> out.printf("  %-45s %s%n", name, String.join(", ", e)));
     out.println("try:");
     out.println(
-        "  curl -sS -D - http://"
+        "  curl -sS -D -"
+            + curlTls
+            + " "
+            + scheme
+            + "://"
             + httpPeer
             + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: "
             + SERVICE
             + "' -H 'Rpc-Procedure: echo/raw' -H 'Rpc-Encoding: raw' -H 'Context-TTL-MS: 1000'"
             + " -H 'Rpc-Header-Greeting: hi' --data 'hello'");
     out.println(
-        "  curl -sS http://"
+        "  curl -sS"
+            + curlTls
+            + " "
+            + scheme
+            + "://"
             + httpPeer
             + "/ -H 'Rpc-Caller: curl' -H 'Rpc-Service: "
             + SERVICE
@@ -176,9 +227,11 @@ final class Serve implements AutoCloseable {
             + hostPort(grpcAddress())
             + " --transport grpc --service "
             + SERVICE
-            + " --procedure yarpc.examples.keyvalue.KeyValue::GetValue --encoding proto '{\"key\":\"greeting\"}'");
+            + " --procedure yarpc.examples.keyvalue.KeyValue::GetValue --encoding proto"
+            + (tls ? " --tls-ca ca.pem" : "")
+            + " '{\"key\":\"greeting\"}'");
     out.println("health (200 SERVING; 503 NOT_SERVING once stopping begins):");
-    out.println("  curl -sS http://" + httpPeer + "/health");
+    out.println("  curl -sS" + curlTls + " " + scheme + "://" + httpPeer + "/health");
     out.println(
         "  grpc.health.v1.Health and server reflection (v1, v1alpha) on "
             + hostPort(grpcAddress()));

@@ -3,6 +3,9 @@ package io.yarpc.examples.readme;
 import io.yarpc.Outbounds;
 import io.yarpc.testing.TransportConformanceSuite;
 import io.yarpc.testing.TransportUnderTest;
+import io.yarpc.tls.ClientAuth;
+import io.yarpc.tls.TlsConfig;
+import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
@@ -21,6 +24,7 @@ import io.yarpc.transport.http.HttpTransport;
 import io.yarpc.transport.tchannel.TChannelInbound;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -69,6 +73,32 @@ final class ReadmeSnippets {
     GrpcInbound grpc = grpcTransport.inboundBuilder(new InetSocketAddress(8081)).limits(limits).build();
     TChannelInbound tchannel = tchannelTransport.inboundBuilder().port(8082).limits(limits).build();
     // [END limits]
+  }
+
+  static void tls() {
+    // [START tls]
+    TlsConfig serverTls = TlsConfig.builder()
+        .keyCertChain(Path.of("certs/server.pem"), Path.of("certs/server.key"))
+        .trustedCertificates(Path.of("certs/ca.pem"))   // verifies client certificates
+        .clientAuth(ClientAuth.OPTIONAL)                 // ask for one; middleware decides (NONE, REQUIRE)
+        .build();
+    HttpInbound https = HttpTransport.create().inboundBuilder().address("0.0.0.0", 8443)
+        .tls(serverTls).build();                         // ENFORCED: TLS only
+    GrpcInbound grpc = GrpcTransport.create().inboundBuilder(new InetSocketAddress(8081))
+        .tls(serverTls, TlsMode.PERMISSIVE).build();     // TLS and plaintext on one port
+    TChannelInbound tchannel = TChannelTransport.of("keyvalue").inboundBuilder().port(8082)
+        .tls(serverTls).build();
+
+    TlsConfig clientTls = TlsConfig.builder()
+        .trustedCertificates(Path.of("certs/ca.pem"))   // default: the JDK's trust store
+        .keyCertChain(Path.of("certs/client.pem"), Path.of("certs/client.key"))   // for mutual TLS
+        .build();
+    HttpTransport http = HttpTransport.builder().tls(clientTls).build();   // for https:// peers
+    HttpOutbound keyvalue = http.singleOutbound("https://keyvalue.internal:8443");
+    GrpcTransport grpcClients = GrpcTransport.builder().tls(clientTls).build();   // every channel TLS
+    TChannelTransport tchannelClients =
+        TChannelTransport.builder().serviceName("gateway").tls(clientTls).build();
+    // [END tls]
   }
 
   // [START conformance]

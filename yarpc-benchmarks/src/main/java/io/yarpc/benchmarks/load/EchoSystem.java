@@ -65,23 +65,26 @@ public interface EchoSystem extends AutoCloseable {
   @Override
   void close();
 
-  /** The system called {@code name}, with YARPC's defaults. */
-  static EchoSystem create(String name) {
+  /**
+   * The system called {@code name}, with YARPC's defaults; over TLS when {@code tls} is not null (then
+   * {@code yarpc-h2c} is h2 over TLS).
+   */
+  static EchoSystem create(String name, BenchTls tls) {
     switch (name) {
       case GRPC_JAVA:
-        return new PlainGrpcSystem();
+        return new PlainGrpcSystem(tls);
       case YARPC_GRPC:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls);
       case YARPC_GRPC_ALIASING:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false, tls);
       case YARPC_GRPC_DIRECT:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true, tls);
       case YARPC_HTTP:
-        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls);
       case YARPC_H2C:
-        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls);
       case YARPC_TCHANNEL:
-        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false);
+        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls);
       default:
         throw new IllegalArgumentException("unknown system " + name);
     }

@@ -98,6 +98,20 @@ public final class LoadHarness {
     return (LoadReport) r;
   }
 
+  private BenchTls tls;
+
+  /** The TLS every system uses, made on first use, or null for plaintext. */
+  private BenchTls tls() {
+    if (tls == null && !options.tls.equals("none")) {
+      tls =
+          BenchTls.with(
+              options.tls.equals("openssl")
+                  ? io.yarpc.tls.TlsProvider.OPENSSL
+                  : io.yarpc.tls.TlsProvider.JDK);
+    }
+    return tls;
+  }
+
   private LoadReport runAll() throws Exception {
     Map<String, Object> env = environment();
     List<CellResult> cells = new ArrayList<>();
@@ -106,7 +120,7 @@ public final class LoadHarness {
     }
     for (String name : options.systems) {
       accounting.reset();
-      EchoSystem system = EchoSystem.create(name);
+      EchoSystem system = EchoSystem.create(name, tls());
       progress("== %s", name);
       try {
         system = startSeparated(name, system);
@@ -196,7 +210,7 @@ public final class LoadHarness {
           name, mixed, spacers + 1);
       closeQuietly(system);
       accounting.reset();
-      system = EchoSystem.create(name);
+      system = EchoSystem.create(name, tls());
     }
   }
 
@@ -204,7 +218,7 @@ public final class LoadHarness {
   private void prewarm() throws Exception {
     int inflight = options.inflight.stream().mapToInt(Integer::intValue).max().orElse(1);
     for (String name : options.systems) {
-      EchoSystem system = EchoSystem.create(name);
+      EchoSystem system = EchoSystem.create(name, tls());
       progress("== pre-warming %s", name);
       try {
         system.start();
@@ -480,6 +494,7 @@ public final class LoadHarness {
     env.put("sizes", options.sizes);
     env.put("inflight", options.inflight);
     env.put("systems", options.systems);
+    env.put("tls", options.tls);
     env.put("streamSizes", options.streamSizes);
     env.put("streamWindow", options.streamWindow);
     env.put(

@@ -59,6 +59,9 @@ public final class LoadOptions {
   /** Whether to print progress to stderr. */
   public boolean progress = true;
 
+  /** TLS for every system: {@code none} (plaintext), {@code jdk} or {@code openssl}. */
+  public String tls = "none";
+
   /** The usage text. */
   public static String usage() {
     return String.join(
@@ -73,6 +76,7 @@ public final class LoadOptions {
         "  --stream-sizes LIST gRPC streaming payload sizes (default 350,1048576; 'none' skips streaming)",
         "  --stream-window N   messages outstanding per stream (default 16)",
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
+        "  --tls P             none (default), jdk or openssl: every system over TLS with that provider",
         "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
         "  --verbose-threads   print each thread's attribution",
         "  --quiet             no progress output");
@@ -114,6 +118,7 @@ public final class LoadOptions {
         case "--stream-sizes":
         case "--stream-window":
         case "--json":
+        case "--tls":
           if (value == null) {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(a + " needs a value");
@@ -165,6 +170,12 @@ public final class LoadOptions {
         break;
       case "--json":
         json = Path.of(value);
+        break;
+      case "--tls":
+        if (!List.of("none", "jdk", "openssl").contains(value)) {
+          throw new IllegalArgumentException("--tls must be none, jdk or openssl: " + value);
+        }
+        tls = value;
         break;
       default:
         throw new IllegalArgumentException(option);

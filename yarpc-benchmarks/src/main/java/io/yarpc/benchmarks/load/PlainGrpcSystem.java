@@ -27,6 +27,12 @@ final class PlainGrpcSystem implements EchoSystem {
   private ManagedChannel channel;
   private EchoGrpc.EchoStub stub;
   private final Spacers spacers = new Spacers();
+  private final BenchTls tls;
+
+  /** The baseline, over TLS when {@code tls} is not null. */
+  PlainGrpcSystem(BenchTls tls) {
+    this.tls = tls;
+  }
 
   @Override
   public String name() {
@@ -35,21 +41,27 @@ final class PlainGrpcSystem implements EchoSystem {
 
   @Override
   public void start(int spacerCount) throws Exception {
-    server =
+    NettyServerBuilder serverBuilder =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
             .executor(serverExecutor)
             .maxInboundMessageSize(MAX_MESSAGE)
-            .addService(new EchoService())
-            .build()
-            .start();
+            .addService(new EchoService());
+    if (tls != null) {
+      serverBuilder.sslContext(tls.grpcServer());
+    }
+    server = serverBuilder.build().start();
     int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     spacers.open(spacerCount, port);
-    channel =
+    NettyChannelBuilder channelBuilder =
         NettyChannelBuilder.forAddress("127.0.0.1", port)
-            .usePlaintext()
             .executor(clientExecutor)
-            .maxInboundMessageSize(MAX_MESSAGE)
-            .build();
+            .maxInboundMessageSize(MAX_MESSAGE);
+    if (tls != null) {
+      channelBuilder.sslContext(tls.grpcClient());
+    } else {
+      channelBuilder.usePlaintext();
+    }
+    channel = channelBuilder.build();
     stub = EchoGrpc.newStub(channel);
   }
 

@@ -53,15 +53,18 @@ final class YarpcSystem implements EchoSystem {
   private EchoGrpc.EchoStub stub;
   private final Spacers spacers = new Spacers();
   private UnsafeAliasing aliasingPool;
+  private final BenchTls tls;
 
   /**
    * A system over {@code kind}; {@code aliasing} opts in to the protobuf encoding's unsafe aliasing decode,
    * {@code direct} removes YARPC's own thread hops: the procedures are marked non-blocking (the unary
    * method runs on the transport's executor thread instead of the dispatcher's handler pool) and the
    * channel runs stub callbacks on the thread that completes the call (the gRPC transport's executor)
-   * instead of its callback pool.
+   * instead of its callback pool. With {@code tls}, both sides speak TLS (HTTP: {@code https}, h2 by
+   * ALPN for {@link Kind#H2C}).
    */
-  YarpcSystem(String name, Kind kind, boolean aliasing, boolean direct) {
+  YarpcSystem(String name, Kind kind, boolean aliasing, boolean direct, BenchTls tls) {
+    this.tls = tls;
     this.name = name;
     this.kind = kind;
     this.aliasing = aliasing;
@@ -78,15 +81,25 @@ final class YarpcSystem implements EchoSystem {
     Inbound inbound;
     switch (kind) {
       case GRPC:
-        inbound = GrpcTransport.create().inbound(new InetSocketAddress("127.0.0.1", 0));
-        break;
+        {
+          GrpcInbound.Builder b =
+              GrpcTransport.create().inboundBuilder(new InetSocketAddress("127.0.0.1", 0));
+          inbound = (tls == null ? b : b.tls(tls.server())).build();
+          break;
+        }
       case HTTP:
       case H2C:
-        inbound = HttpTransport.create().inboundBuilder().http2(true).build();
-        break;
+        {
+          HttpInbound.Builder b = HttpTransport.create().inboundBuilder().http2(true);
+          inbound = (tls == null ? b : b.tls(tls.server())).build();
+          break;
+        }
       case TCHANNEL:
-        inbound = TChannelTransport.of(SERVER).inbound();
-        break;
+        {
+          TChannelInbound.Builder b = TChannelTransport.of(SERVER).inboundBuilder();
+          inbound = (tls == null ? b : b.tls(tls.server())).build();
+          break;
+        }
       default:
         throw new AssertionError(kind);
     }
@@ -109,16 +122,21 @@ final class YarpcSystem implements EchoSystem {
         {
           int port = ((GrpcInbound) inbound).port();
           spacers.open(spacerCount, port);
-          GrpcOutbound out = GrpcTransport.create().singleOutbound("127.0.0.1:" + port);
+          GrpcTransport.Builder t = GrpcTransport.builder();
+          GrpcOutbound out =
+              (tls == null ? t : t.tls(tls.client())).build().singleOutbound("127.0.0.1:" + port);
           outbounds = Outbounds.builder().unary(out).stream(out).build();
           break;
         }
       case HTTP:
       case H2C:
         {
+          HttpTransport.Builder t = HttpTransport.builder();
+          String hostPort = ((HttpInbound) inbound).hostPort();
           HttpOutbound out =
-              HttpTransport.create()
-                  .singleOutboundBuilder(((HttpInbound) inbound).hostPort())
+              (tls == null ? t : t.tls(tls.client()))
+                  .build()
+                  .singleOutboundBuilder(tls == null ? hostPort : "https://" + hostPort)
                   .http2(kind == Kind.H2C)
                   .build();
           outbounds = Outbounds.unary(out);
@@ -126,8 +144,11 @@ final class YarpcSystem implements EchoSystem {
         }
       case TCHANNEL:
         {
+          TChannelTransport.Builder t = TChannelTransport.builder().serviceName(CLIENT);
           TChannelOutbound out =
-              TChannelTransport.of(CLIENT).singleOutbound(((TChannelInbound) inbound).hostPort());
+              (tls == null ? t : t.tls(tls.client()))
+                  .build()
+                  .singleOutbound(((TChannelInbound) inbound).hostPort());
           outbounds = Outbounds.unary(out);
           break;
         }
