@@ -191,6 +191,11 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + a.getPort();
   }
 
+  /** Whether the inbound serves TLS: {@link TlsMode#DISABLED} without a {@linkplain Builder#tls config}. */
+  public TlsMode tlsMode() {
+    return tlsMode;
+  }
+
   /** Requests received and not answered yet. */
   public int activeRequests() {
     return state.activeExchanges();
