@@ -17,7 +17,6 @@ import io.yarpc.tls.TlsMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The TLS front of an inbound's connections. It reads a connection's first byte: a TLS record (a handshake,
@@ -58,8 +57,7 @@ public final class ServerTls {
   private final TlsMode mode;
   private final String who;
   private final long handshakeTimeoutMillis;
-  private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
-  private final AtomicLong unlogged = new AtomicLong();
+  private final RateLimitedLog failures = new RateLimitedLog(log);
 
   private ServerTls(ReloadingSslContext context, TlsMode mode, String who, Duration timeout) {
     this.context = context;
@@ -112,21 +110,6 @@ public final class ServerTls {
     }
   }
 
-  private void logRateLimited(String format, Object a, Object b) {
-    long now = System.nanoTime();
-    long next = nextLogNanos.get();
-    if (now - next >= 0 && nextLogNanos.compareAndSet(next, now + 1_000_000_000L)) {
-      long more = unlogged.getAndSet(0);
-      if (more > 0) {
-        log.info(format + " ({} more like it since the last line)", a, b, more);
-      } else {
-        log.info(format, a, b);
-      }
-    } else {
-      unlogged.incrementAndGet();
-    }
-  }
-
   private final class Sniffer extends ByteToMessageDecoder {
     private final Continuation next;
     private boolean refused;
@@ -156,7 +139,7 @@ public final class ServerTls {
         p.remove(this); // hands what it has read to the plaintext pipeline
       } else {
         refused = true;
-        logRateLimited(
+        failures.info(
             "{}: refused a plaintext connection from {}: TLS is required",
             who,
             ctx.channel().remoteAddress());
@@ -225,10 +208,11 @@ public final class ServerTls {
     private void fail(ChannelHandlerContext ctx, Throwable cause) {
       if (!failed) {
         failed = true;
-        logRateLimited(
-            "{}: TLS handshake failed: {}",
+        failures.info(
+            "{}: TLS handshake with {} failed: {}",
             who,
-            ctx.channel().remoteAddress() + ": " + TlsErrors.describe(cause));
+            ctx.channel().remoteAddress(),
+            TlsErrors.describe(cause));
       }
       ctx.close();
     }

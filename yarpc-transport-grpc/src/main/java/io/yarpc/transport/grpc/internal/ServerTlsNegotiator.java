@@ -11,10 +11,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
+import io.yarpc.netty.internal.RateLimitedLog;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.tls.TlsMode;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The inbound's TLS negotiation, given to grpc-java's server as its protocol negotiator: each connection's
@@ -45,8 +45,7 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
   private final String who;
   private final InternalProtocolNegotiator.ProtocolNegotiator tls;
   private final InternalProtocolNegotiator.ProtocolNegotiator plaintext;
-  private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
-  private final AtomicLong unlogged = new AtomicLong();
+  private final RateLimitedLog failures = new RateLimitedLog(log);
 
   /**
    * A negotiator serving TLS with {@code context} and treating plaintext as {@code mode} says ({@link
@@ -76,21 +75,6 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
   public void close() {
     tls.close();
     plaintext.close();
-  }
-
-  private void logRateLimited(String format, Object a, Object b) {
-    long now = System.nanoTime();
-    long next = nextLogNanos.get();
-    if (now - next >= 0 && nextLogNanos.compareAndSet(next, now + 1_000_000_000L)) {
-      long more = unlogged.getAndSet(0);
-      if (more > 0) {
-        log.info(format + " ({} more like it since the last line)", who, a, b, more);
-      } else {
-        log.info(format, who, a, b);
-      }
-    } else {
-      unlogged.incrementAndGet();
-    }
   }
 
   /**
@@ -130,8 +114,9 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
       if (!tlsRecord && mode == TlsMode.ENFORCED) {
         refused = true;
         in.release();
-        logRateLimited(
+        failures.info(
             "{}: refused a plaintext connection from {}: {}",
+            who,
             ctx.channel().remoteAddress(),
             "TLS is required");
         ctx.close();
@@ -150,8 +135,9 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
               .addListener(
                   f -> {
                     if (!f.isSuccess()) {
-                      logRateLimited(
+                      failures.info(
                           "{}: TLS handshake with {} failed: {}",
+                          who,
                           ctx.channel().remoteAddress(),
                           TlsErrors.describe(f.cause()));
                     }
