@@ -4,18 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.ReferenceCountUtil;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -132,7 +128,7 @@ public final class ServerTls {
         SslHandler ssl = context.newHandler(ctx.alloc());
         ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
         p.addAfter(ctx.name(), "tls", ssl);
-        p.addAfter("tls", "tls-handshake", new HandshakeWait(ssl, next));
+        p.addAfter("tls", "tls-handshake", new HandshakeGate(ssl, afterHandshake(next)));
         p.remove(this); // hands what it has read to the TLS handler
       } else if (mode == TlsMode.PERMISSIVE) {
         next.plaintext(p);
@@ -154,67 +150,24 @@ public final class ServerTls {
     }
   }
 
-  /** Holds what arrives before the handshake's end, then builds the rest of the pipeline. */
-  private final class HandshakeWait extends ChannelDuplexHandler {
-    private final SslHandler ssl;
-    private final Continuation next;
-    private final List<Object> early = new ArrayList<>(1);
-    private boolean failed;
-
-    HandshakeWait(SslHandler ssl, Continuation next) {
-      this.ssl = ssl;
-      this.next = next;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      early.add(msg);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-      if (!(evt instanceof SslHandshakeCompletionEvent)) {
-        ctx.fireUserEventTriggered(evt);
-        return;
+  /** What the gate after a TLS handler does: build the pipeline, or log the failure. */
+  private HandshakeGate.Listener afterHandshake(Continuation next) {
+    return new HandshakeGate.Listener() {
+      @Override
+      public void succeeded(ChannelHandlerContext ctx, SslHandler ssl) {
+        Connections.info(
+            ctx.channel()); // made and cached now that the client's certificate is known
+        next.tls(ctx.pipeline(), ssl);
       }
-      SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
-      if (!done.isSuccess()) {
-        fail(ctx, done.cause());
-        return;
-      }
-      Connections.info(ctx.channel()); // made and cached now that the client's certificate is known
-      next.tls(ctx.pipeline(), ssl);
-      for (Object m : early) {
-        ctx.fireChannelRead(m);
-      }
-      early.clear();
-      ctx.fireChannelReadComplete();
-      ctx.pipeline().remove(this);
-    }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      fail(ctx, cause);
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-      for (Object m : early) {
-        ReferenceCountUtil.release(m);
-      }
-      early.clear();
-    }
-
-    private void fail(ChannelHandlerContext ctx, Throwable cause) {
-      if (!failed) {
-        failed = true;
+      @Override
+      public void failed(ChannelHandlerContext ctx, Throwable cause) {
         failures.info(
             "{}: TLS handshake with {} failed: {}",
             who,
             ctx.channel().remoteAddress(),
             TlsErrors.describe(cause));
       }
-      ctx.close();
-    }
+    };
   }
 }

@@ -2,7 +2,6 @@ package io.yarpc.transport.http.internal;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,7 +22,6 @@ import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -33,6 +31,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.netty.internal.ClientTls;
+import io.yarpc.netty.internal.HandshakeGate;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
@@ -453,7 +452,9 @@ public final class HttpPeer extends AbstractPeer {
                     SslHandler handler =
                         ClientTls.handler(ssl, ch.alloc(), host, port, c.connectTimeoutMillis());
                     p.addLast("tls", handler);
-                    p.addLast("tls-handshake", new Handshake(handler, h2, handlers, readyOnce));
+                    p.addLast(
+                        "tls-handshake",
+                        new HandshakeGate(handler, afterHandshake(h2, handlers, readyOnce)));
                   }
                 })
             .connect(host, port);
@@ -481,88 +482,36 @@ public final class HttpPeer extends AbstractPeer {
   }
 
   /**
-   * Waits for the TLS handshake of a new connection, holding what arrives before its end; then adds the
-   * HTTP handlers and hands that on. A failed handshake fails the connection.
+   * What follows a new connection's TLS handshake: the HTTP handlers, once ALPN agreed to what the
+   * connection needs; a failure (of the handshake, or ALPN without {@code h2} for an h2 connection) fails
+   * the connection with a readable reason.
    */
-  private final class Handshake extends ChannelDuplexHandler {
-    private final SslHandler ssl;
-    private final boolean h2;
-    private final Consumer<ChannelPipeline> handlers;
-    private final BiConsumer<Channel, Throwable> ready;
-    private final List<Object> early = new ArrayList<>(1);
-
-    Handshake(
-        SslHandler ssl,
-        boolean h2,
-        Consumer<ChannelPipeline> handlers,
-        BiConsumer<Channel, Throwable> ready) {
-      this.ssl = ssl;
-      this.h2 = h2;
-      this.handlers = handlers;
-      this.ready = ready;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      early.add(msg);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (!(evt instanceof SslHandshakeCompletionEvent)) {
-        ctx.fireUserEventTriggered(evt);
-        return;
+  private HandshakeGate.Listener afterHandshake(
+      boolean h2, Consumer<ChannelPipeline> handlers, BiConsumer<Channel, Throwable> ready) {
+    return new HandshakeGate.Listener() {
+      @Override
+      public void succeeded(ChannelHandlerContext ctx, SslHandler ssl) {
+        String alpn = ssl.applicationProtocol();
+        if (h2 && !ApplicationProtocolNames.HTTP_2.equals(alpn)) {
+          throw YarpcException.of(
+              Code.UNAVAILABLE,
+              "peer %s did not agree to HTTP/2 over TLS (ALPN %s); is HTTP/2 off on its inbound?",
+              identifier(),
+              alpn == null || alpn.isEmpty() ? "not used" : "chose " + alpn);
+        }
+        handlers.accept(ctx.pipeline());
+        ready.accept(ctx.channel(), null);
       }
-      SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
-      if (!done.isSuccess()) {
-        fail(ctx, TlsErrors.handshakeFailure(identifier(), done.cause()));
-        return;
-      }
-      String alpn = ssl.applicationProtocol();
-      if (h2 && !ApplicationProtocolNames.HTTP_2.equals(alpn)) {
-        fail(
-            ctx,
-            YarpcException.of(
-                Code.UNAVAILABLE,
-                "peer %s did not agree to HTTP/2 over TLS (ALPN %s); is HTTP/2 off on its inbound?",
-                identifier(),
-                alpn == null || alpn.isEmpty() ? "not used" : "chose " + alpn));
-        return;
-      }
-      ChannelPipeline p = ctx.pipeline();
-      handlers.accept(p);
-      ready.accept(ctx.channel(), null);
-      for (Object m : early) {
-        ctx.fireChannelRead(m);
-      }
-      early.clear();
-      p.remove(this);
-    }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      // the TLS handler reports a failed handshake as an event too, with the same cause
-      fail(ctx, TlsErrors.handshakeFailure(identifier(), cause));
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      fail(ctx, TlsErrors.handshakeFailure(identifier(), new ClosedChannelException()));
-      ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-      for (Object m : early) {
-        ReferenceCountUtil.release(m);
+      @Override
+      public void failed(ChannelHandlerContext ctx, Throwable cause) {
+        ready.accept(
+            null,
+            cause instanceof YarpcException
+                ? cause
+                : TlsErrors.handshakeFailure(identifier(), cause));
       }
-      early.clear();
-    }
-
-    private void fail(ChannelHandlerContext ctx, YarpcException error) {
-      ready.accept(null, error);
-      ctx.close();
-    }
+    };
   }
 
   private static ClientResponseHandler h1Handler(Channel ch) {
