@@ -2,9 +2,11 @@
  * What the Netty-based transports share: TLS contexts built from {@link io.yarpc.tls.TlsConfig} and rebuilt
  * when their files change ({@link io.yarpc.netty.internal.ReloadingSslContext}), the server side's TLS front
  * with permissive sniffing ({@link io.yarpc.netty.internal.ServerTls}), the client side's handler ({@link
- * io.yarpc.netty.internal.ClientTls}), readable handshake failures ({@link
- * io.yarpc.netty.internal.TlsErrors}) and the {@link io.yarpc.transport.ConnectionInfo} of a channel
- * ({@link io.yarpc.netty.internal.Connections}).
+ * io.yarpc.netty.internal.ClientTls}), the handler that holds a connection until its handshake ends
+ * ({@link io.yarpc.netty.internal.HandshakeGate}), readable handshake failures ({@link
+ * io.yarpc.netty.internal.TlsErrors}) logged at most once a second ({@link
+ * io.yarpc.netty.internal.RateLimitedLog}), and the {@link io.yarpc.transport.ConnectionInfo} of a
+ * channel ({@link io.yarpc.netty.internal.Connections}).
  *
  * <p>Not a public API: used by yarpc-java's transports, may change without notice.
  */
