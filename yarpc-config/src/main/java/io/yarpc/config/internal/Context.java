@@ -187,11 +187,11 @@ final class Context implements ConfigContext {
   public String hostPort(String peer) {
     String p = peer.trim();
     java.net.InetSocketAddress a = Sections.parseAddress(p);
-    if (p.startsWith(":") || a.getPort() == 0) {
+    if (a.getPort() == 0) {
       throw new IllegalArgumentException(
-          "not host:port: " + Sections.quote(peer) + " (a peer needs a host and a port from 1)");
+          "not host:port: " + Sections.quote(peer) + " (a peer needs a port from 1 to 65535)");
     }
-    return p;
+    return p.startsWith(":") ? "127.0.0.1" + p : p;
   }
 
   // ---------------------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ public interface ConfigContext {
 
   /**
    * Checks that {@code peer} is {@code host:port} (an IPv6 host in brackets, port 1 to 65535) and returns
-   * it trimmed: the usual {@code identify} of {@link #peerChooser}.
+   * it trimmed, {@code :port} as {@code 127.0.0.1:port} (this host, as Go dials it): the usual {@code
+   * identify} of {@link #peerChooser}.
    *
    * @throws IllegalArgumentException {@code not host:port: "..."}
    */
