@@ -32,6 +32,7 @@ final class Sections implements ConfigSection {
   private final Problems problems;
   private final Interpolation interpolation;
   private final Set<String> read = new LinkedHashSet<>();
+  private final Set<String> refused = new LinkedHashSet<>(); // known but unsupported: not in hints
   private final List<Sections> children = new ArrayList<>();
 
   Sections(String path, Map<String, Object> values, Problems problems, Interpolation interpolation) {
@@ -122,7 +123,7 @@ final class Sections implements ConfigSection {
    */
   void reportUnknownKeys() {
     for (String key : values.keySet()) {
-      if (!read.contains(key)) {
+      if (!read.contains(key) && !refused.contains(key)) {
         Set<String> known = new TreeSet<>(read);
         problems.add(
             join(path, key),
@@ -149,9 +150,9 @@ final class Sections implements ConfigSection {
 
   @Override
   public void unsupported(String key, String reason) {
-    read.add(key);
+    refused.add(key);
     if (values.containsKey(key)) {
-      problem(key, "not supported: " + reason);
+      problems.add(path(key), "not supported: " + reason);
     }
   }
 

@@ -103,15 +103,16 @@ public final class GrpcTransportSpec implements TransportSpec {
   @Override
   public Inbound buildInbound(ConfigSection c, Transport transport, ConfigContext context) {
     InetSocketAddress address = c.address("address");
-    if (address == null) {
-      if (!c.keys().contains("address")) {
-        c.requireString("address");
-      }
-      return null;
+    if (address == null && !c.keys().contains("address")) {
+      c.requireString("address");
     }
-    GrpcInbound.Builder b =
-        ((GrpcTransport) transport)
-            .inboundBuilder(new InetSocketAddress(address.getHostString(), address.getPort()));
+    InetSocketAddress[] resolved = {new InetSocketAddress(0)}; // read the other keys all the same
+    if (address != null) {
+      c.apply(
+          "address",
+          () -> resolved[0] = new InetSocketAddress(address.getHostString(), address.getPort()));
+    }
+    GrpcInbound.Builder b = ((GrpcTransport) transport).inboundBuilder(resolved[0]);
     b.limits(context.inboundLimits(c.section("limits"), null));
     b.deadlinePolicy(
         context.deadlinePolicy(
@@ -147,6 +148,11 @@ public final class GrpcTransportSpec implements TransportSpec {
       c.apply("address", () -> id[0] = context.hostPort(address));
       chooser = id[0] == null ? null : SinglePeerChooser.of(grpc, id[0]);
     }
+    String compressor = c.string("compressor");
+    Integer maxReceive = c.integer("maxReceiveMessageSize");
+    Integer maxSend = c.integer("maxSendMessageSize");
+    c.unsupported("tls", TLS_ON_TRANSPORT);
+    c.unsupported("grpc-keepalive", "yarpc-java's gRPC outbounds send no keepalive pings");
     if (chooser == null) {
       if (!c.hasProblems()) {
         c.problem(
@@ -157,11 +163,15 @@ public final class GrpcTransportSpec implements TransportSpec {
       return null;
     }
     GrpcOutbound.Builder b = grpc.outboundBuilder(chooser);
-    c.string("compressor", b::compressor);
-    c.integer("maxReceiveMessageSize", b::maxReceiveMessageSize);
-    c.integer("maxSendMessageSize", b::maxSendMessageSize);
-    c.unsupported("tls", TLS_ON_TRANSPORT);
-    c.unsupported("grpc-keepalive", "yarpc-java's gRPC outbounds send no keepalive pings");
+    if (compressor != null) {
+      c.apply("compressor", () -> b.compressor(compressor));
+    }
+    if (maxReceive != null) {
+      c.apply("maxReceiveMessageSize", () -> b.maxReceiveMessageSize(maxReceive));
+    }
+    if (maxSend != null) {
+      c.apply("maxSendMessageSize", () -> b.maxSendMessageSize(maxSend));
+    }
     return c.hasProblems() ? null : b.build();
   }
 }

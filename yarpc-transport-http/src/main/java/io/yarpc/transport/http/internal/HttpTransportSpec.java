@@ -130,14 +130,11 @@ public final class HttpTransportSpec implements TransportSpec {
   public Inbound buildInbound(ConfigSection c, Transport transport, ConfigContext context) {
     HttpInbound.Builder b = ((HttpTransport) transport).inboundBuilder();
     InetSocketAddress address = c.address("address");
-    if (c.keys().contains("address") && address == null) {
-      return null;
-    }
-    if (address == null) {
+    if (address != null) {
+      c.apply("address", () -> b.address(address.getHostString(), address.getPort()));
+    } else if (!c.keys().contains("address")) {
       c.requireString("address");
-      return null;
     }
-    c.apply("address", () -> b.address(address.getHostString(), address.getPort()));
     String http2Key = c.alias("http2", "disableHTTP2");
     Boolean http2 = c.bool(http2Key);
     if (http2 != null) {
@@ -230,43 +227,44 @@ public final class HttpTransportSpec implements TransportSpec {
     PeerChooser chooser =
         context.peerChooser(
             c, http, peer -> (https ? "https://" : "") + context.hostPort(stripScheme(peer)));
-    HttpOutbound.Builder b;
+    Map<String, String> headers = c.stringMap("addHeaders");
+    Boolean http2 = c.bool("http2");
+    Integer maxResponseBodySize = c.integer("maxResponseBodySize");
+    HttpOutbound.Builder[] holder = new HttpOutbound.Builder[1];
     if (chooser != null) {
-      b = http.outboundBuilder(chooser);
+      holder[0] = http.outboundBuilder(chooser);
       if (url != null && url.getRawPath() != null && !url.getRawPath().isEmpty()) {
         String path = url.getRawPath();
-        c.apply("url", () -> b.path(path));
+        c.apply("url", () -> holder[0].path(path));
       }
     } else if (url != null) {
       int port = url.getPort() >= 0 ? url.getPort() : https ? 443 : 80;
-      String host = url.getHost();
       String single =
           (https ? "https" : "http")
               + "://"
-              + host
+              + url.getRawAuthority().replaceFirst(":[0-9]*$", "")
               + ":"
               + port
               + (url.getRawPath() == null ? "" : url.getRawPath());
-      HttpOutbound.Builder[] holder = new HttpOutbound.Builder[1];
       c.apply("url", () -> holder[0] = http.singleOutboundBuilder(single));
-      b = holder[0];
-    } else {
-      if (!c.hasProblems()) {
-        c.problem(
-            null,
-            "an HTTP outbound needs a url, a peer, or a peer list (e.g. round-robin: {peers: [...]})");
-      }
-      return null;
+    } else if (!c.hasProblems()) {
+      c.problem(
+          null,
+          "an HTTP outbound needs a url, a peer, or a peer list (e.g. round-robin: {peers: [...]})");
     }
+    HttpOutbound.Builder b = holder[0];
     if (b == null) {
       return null;
     }
-    Map<String, String> headers = c.stringMap("addHeaders");
     if (headers != null) {
       headers.forEach((k, v) -> c.apply("addHeaders." + k, () -> b.header(k, v)));
     }
-    c.bool("http2", b::http2);
-    c.integer("maxResponseBodySize", b::maxResponseBodySize);
+    if (http2 != null) {
+      b.http2(http2);
+    }
+    if (maxResponseBodySize != null) {
+      c.apply("maxResponseBodySize", () -> b.maxResponseBodySize(maxResponseBodySize));
+    }
     return c.hasProblems() ? null : b.build();
   }
 

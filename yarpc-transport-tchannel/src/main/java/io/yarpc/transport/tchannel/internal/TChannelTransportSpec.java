@@ -88,15 +88,12 @@ public final class TChannelTransportSpec implements TransportSpec {
   @Override
   public Inbound buildInbound(ConfigSection c, Transport transport, ConfigContext context) {
     InetSocketAddress address = c.address("address");
-    if (address == null) {
-      if (!c.keys().contains("address")) {
-        c.requireString("address");
-      }
-      return null;
-    }
     TChannelInbound.Builder b = ((TChannelTransport) transport).inboundBuilder();
-    c.apply(
-        "address", () -> b.host(address.getHostString()).port(address.getPort()));
+    if (address != null) {
+      c.apply("address", () -> b.host(address.getHostString()).port(address.getPort()));
+    } else if (!c.keys().contains("address")) {
+      c.requireString("address");
+    }
     b.limits(context.inboundLimits(c.section("limits"), null));
     b.deadlinePolicy(context.deadlinePolicy(c.section("deadlinePolicy"), DeadlinePolicy.strict()));
     context.inboundTls(c.section("tls"), b::tls);
@@ -113,16 +110,7 @@ public final class TChannelTransportSpec implements TransportSpec {
       ConfigSection c, Transport transport, Set<RpcType> types, ConfigContext context) {
     TChannelTransport tchannel = (TChannelTransport) transport;
     PeerChooser chooser = context.peerChooser(c, tchannel, context::hostPort);
-    if (chooser == null) {
-      if (!c.hasProblems()) {
-        c.problem(
-            null,
-            "a TChannel outbound needs a peer or a peer list (e.g. round-robin: {peers: [...]})");
-      }
-      return null;
-    }
-    TChannelOutbound.Builder b = tchannel.outboundBuilder(chooser);
-    c.enumValue("checksumType", ChecksumType.class, b::checksumType);
+    ChecksumType checksum = c.enumValue("checksumType", ChecksumType.class);
     Boolean reuse = c.bool("enable-buffer-reuse");
     if (Boolean.FALSE.equals(reuse)) {
       c.problem(
@@ -133,6 +121,18 @@ public final class TChannelTransportSpec implements TransportSpec {
         "tls",
         "set TLS for TChannel outbounds on the transport, transports.tchannel.tls (yarpc-java's"
             + " TChannel transport has one client TLS setting for all its outbounds)");
+    if (chooser == null) {
+      if (!c.hasProblems()) {
+        c.problem(
+            null,
+            "a TChannel outbound needs a peer or a peer list (e.g. round-robin: {peers: [...]})");
+      }
+      return null;
+    }
+    TChannelOutbound.Builder b = tchannel.outboundBuilder(chooser);
+    if (checksum != null) {
+      c.apply("checksumType", () -> b.checksumType(checksum));
+    }
     return c.hasProblems() ? null : b.build();
   }
 }
