@@ -9,10 +9,11 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code demo}: the keyvalue service over HTTP, gRPC and TChannel, driven by a client over each, with
  *       a table of what happened (see {@link Demo});
- *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P}: the {@code yarpc-test} interop
- *       service until interrupted (see {@link Serve});
+ *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P} (or {@code serve --config FILE}):
+ *       the {@code yarpc-test} interop service until interrupted (see {@link Serve});
  *   <li>{@code call --peer H:P --transport T --service S --procedure P --encoding E [--header k=v]...
- *       [--timeout 1s] BODY}: one call, yab style (see {@link CallCommand}).
+ *       [--timeout 1s] BODY} (or {@code call --config FILE --outbound NAME ...}): one call, yab style
+ *       (see {@link CallCommand}).
  * </ul>
  *
  * The example programs of {@code io.yarpc.examples.rawjson}, {@code .protobuf}, {@code .middleware} and
@@ -32,10 +33,16 @@ public final class Main {
           "          [--tls-client-auth none|optional|require]]",
           "          serves the yarpc-test service until interrupted (port 0: any free port);",
           "          TLS applies to all three inbounds (--tls-mode disabled|permissive|enforced)",
+          "  serve   --config FILE",
+          "          the same service with the inbounds of a yarpc configuration file",
+          "          (examples/config/yarpc.yaml is one)",
           "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
           "          --encoding raw|json|proto [--header k=v]... [--timeout 1s]",
           "          [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY",
           "          one call; prints the response body and headers, or the error (exit status 1)",
+          "  call    --config FILE --outbound NAME --procedure P --encoding raw|json|proto",
+          "          [--header k=v]... [--timeout 1s] BODY",
+          "          the same call through the outbound NAME of a yarpc configuration file",
           "",
           "example programs (java -cp yarpc-examples.jar <class>):",
           "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",

@@ -1,11 +1,14 @@
 package io.yarpc.examples;
 
 import io.yarpc.Dispatcher;
+import io.yarpc.config.ConfigException;
+import io.yarpc.config.YarpcConfig;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
+import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcTransport;
@@ -15,12 +18,15 @@ import io.yarpc.transport.tchannel.TChannelInbound;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 
 /**
  * The {@code serve} command: one dispatcher named {@value #SERVICE} serving, over HTTP, gRPC and TChannel at
@@ -37,22 +43,48 @@ import java.util.concurrent.CountDownLatch;
  * Every inbound also answers health checks (HTTP {@code GET /health}; gRPC {@code grpc.health.v1.Health})
  * and the gRPC inbound serves server reflection, all on by default.
  *
+ * <p>The inbounds come from the flags (one of each transport, ports and TLS alike) or, with {@code
+ * --config FILE}, from a yarpc configuration file ({@link YarpcConfig}; {@code examples/config/yarpc.yaml}
+ * is one), which may declare any inbounds, outbounds and transport settings.
+ *
  * <p>{@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
  * (SIGINT, SIGTERM): a shutdown hook stops the dispatcher, which drains calls in flight. {@link #start}
- * starts one in-process (tests); {@link #close()} stops it.
+ * and {@link #startFromConfig} start one in-process (tests); {@link #close()} stops it.
  */
 final class Serve implements AutoCloseable {
   /** The service name every client calls. */
   static final String SERVICE = "yarpc-test";
 
   private final Dispatcher dispatcher;
-  private final HttpTransport http;
+  private final HttpTransport http; // null when the inbounds come from a file
   private final GrpcTransport grpc;
   private final TChannelTransport tchannel;
-  private final HttpInbound httpInbound;
+  private final HttpInbound httpInbound; // null when a file declares no inbound of that transport
   private final GrpcInbound grpcInbound;
   private final TChannelInbound tchannelInbound;
   private final TlsMode tlsMode;
+
+  /** The service with the inbounds (and whatever else) a configuration file declares. */
+  private Serve(Dispatcher.Builder fromConfig) {
+    http = null;
+    grpc = null;
+    tchannel = null;
+    dispatcher = fromConfig.build();
+    httpInbound = first(HttpInbound.class);
+    grpcInbound = first(GrpcInbound.class);
+    tchannelInbound = first(TChannelInbound.class);
+    tlsMode = httpInbound == null ? TlsMode.DISABLED : httpInbound.tlsMode();
+    registerProcedures();
+  }
+
+  private <T extends Inbound> T first(Class<T> type) {
+    for (Inbound in : dispatcher.inbounds()) {
+      if (type.isInstance(in)) {
+        return type.cast(in);
+      }
+    }
+    return null;
+  }
 
   private Serve(
       String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
@@ -74,6 +106,10 @@ final class Serve implements AutoCloseable {
     tchannelInbound = tchannelBuilder.build();
     dispatcher =
         Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound).build();
+    registerProcedures();
+  }
+
+  private void registerProcedures() {
     dispatcher.register(TestSubject.procedures());
     dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
     dispatcher.register(ProtobufProcedures.of(new EchoService()));
@@ -95,7 +131,22 @@ final class Serve implements AutoCloseable {
    */
   static Serve start(
       String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
-    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode);
+    return started(new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode));
+  }
+
+  /**
+   * Starts the service as the configuration file {@code file} describes, {@code ${VAR}} looked up with
+   * {@code environment}.
+   *
+   * @throws ConfigException listing what is wrong with the file
+   * @throws RuntimeException when it cannot be read or a port cannot be bound; nothing is left running
+   */
+  static Serve startFromConfig(Path file, Function<String, String> environment) {
+    return started(
+        new Serve(YarpcConfig.loader().environment(environment).load(SERVICE, file)));
+  }
+
+  private static Serve started(Serve serve) {
     try {
       serve.dispatcher.start();
     } catch (RuntimeException e) {
@@ -110,25 +161,40 @@ final class Serve implements AutoCloseable {
       throws InterruptedException {
     Serve serve;
     try {
-      Set<String> known = new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host"));
+      Set<String> known =
+          new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host", "config"));
       known.addAll(TlsFlags.SERVE);
       Flags flags = Flags.parse(args, known);
       if (!flags.positional().isEmpty()) {
         throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
       }
-      TlsMode mode = TlsFlags.mode(flags);
-      TlsConfig tls = TlsFlags.server(flags);
-      serve =
-          start(
-              flags.get("host", "127.0.0.1"),
-              flags.port("http-port", 8080),
-              flags.port("grpc-port", 8081),
-              flags.port("tchannel-port", 8082),
-              tls,
-              mode);
+      String config = flags.get("config", null);
+      if (config != null) {
+        for (String flag : known) {
+          if (!flag.equals("config") && flags.get(flag, null) != null) {
+            throw new Flags.UsageException(
+                "--" + flag + " cannot be used with --config (the file declares the inbounds)");
+          }
+        }
+        serve = startFromConfig(Path.of(config), System::getenv);
+      } else {
+        TlsMode mode = TlsFlags.mode(flags);
+        TlsConfig tls = TlsFlags.server(flags);
+        serve =
+            start(
+                flags.get("host", "127.0.0.1"),
+                flags.port("http-port", 8080),
+                flags.port("grpc-port", 8081),
+                flags.port("tchannel-port", 8082),
+                tls,
+                mode);
+      }
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
       err.println(Main.USAGE);
+      return 2;
+    } catch (ConfigException e) {
+      err.println("serve: " + e.getMessage());
       return 2;
     } catch (RuntimeException e) {
       err.println("serve: cannot start: " + e.getMessage());
@@ -174,6 +240,10 @@ final class Serve implements AutoCloseable {
 
   /** Prints the addresses, the procedures, a curl line and a {@code call} line. */
   void printBanner(PrintStream out) {
+    if (httpInbound == null || grpcInbound == null || tchannelInbound == null) {
+      printShortBanner(out);
+      return;
+    }
     String httpPeer = hostPort(httpAddress());
     boolean tls = tlsMode != TlsMode.DISABLED;
     String scheme = tls ? "https" : "http";
@@ -238,6 +308,19 @@ final class Serve implements AutoCloseable {
     out.println("Ctrl-C stops it.");
   }
 
+  /** The banner of a service whose file lacks some inbound: its addresses and procedures. */
+  private void printShortBanner(PrintStream out) {
+    out.println(SERVICE + " is serving");
+    peers().forEach((transport, peer) -> out.printf("  %-9s %s%n", transport, peer));
+    out.println("procedures:");
+    Set<String> names = new TreeSet<>();
+    for (Procedure p : dispatcher.router().procedures()) {
+      names.add(p.name());
+    }
+    names.forEach(name -> out.println("  " + name));
+    out.println("Ctrl-C stops it.");
+  }
+
   private static String hostPort(InetSocketAddress address) {
     String host = address.getAddress().getHostAddress();
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
@@ -250,21 +333,27 @@ final class Serve implements AutoCloseable {
       dispatcher.stop();
     } finally {
       // The dispatcher stops the transports it started; these cover a dispatcher that failed to
-      // start.
-      tchannel.stop();
-      grpc.stop();
-      http.stop();
+      // start. (A file's transports are only built, never started, until the dispatcher starts.)
+      if (http != null) {
+        tchannel.stop();
+        grpc.stop();
+        http.stop();
+      }
     }
   }
 
-  /** A line per transport, for logs and tests. */
+  /** The address of each inbound transport ({@code http}, {@code grpc}, {@code tchannel}), for logs and tests. */
   Map<String, String> peers() {
-    return Map.of(
-        "http",
-        hostPort(httpAddress()),
-        "grpc",
-        hostPort(grpcAddress()),
-        "tchannel",
-        hostPort(tchannelAddress()));
+    Map<String, String> peers = new LinkedHashMap<>();
+    if (httpInbound != null) {
+      peers.put("http", hostPort(httpAddress()));
+    }
+    if (grpcInbound != null) {
+      peers.put("grpc", hostPort(grpcAddress()));
+    }
+    if (tchannelInbound != null) {
+      peers.put("tchannel", hostPort(tchannelAddress()));
+    }
+    return peers;
   }
 }
