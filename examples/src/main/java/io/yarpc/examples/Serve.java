@@ -142,8 +142,7 @@ final class Serve implements AutoCloseable {
    * @throws RuntimeException when it cannot be read or a port cannot be bound; nothing is left running
    */
   static Serve startFromConfig(Path file, Function<String, String> environment) {
-    return started(
-        new Serve(YarpcConfig.loader().environment(environment).load(SERVICE, file)));
+    return started(new Serve(YarpcConfig.loader().environment(environment).load(SERVICE, file)));
   }
 
   private static Serve started(Serve serve) {

@@ -125,8 +125,15 @@ class ConfigServeAndCallTest {
   void anUnknownOutboundIsAUsageError() {
     Run run =
         call(
-            "--config", SAMPLE.toString(), "--outbound", "nowhere", "--procedure", "echo/raw",
-            "--encoding", "raw", "x");
+            "--config",
+            SAMPLE.toString(),
+            "--outbound",
+            "nowhere",
+            "--procedure",
+            "echo/raw",
+            "--encoding",
+            "raw",
+            "x");
     assertThat(run.status()).isEqualTo(2);
     assertThat(run.err())
         .contains(
@@ -137,8 +144,17 @@ class ConfigServeAndCallTest {
   void peerFlagsAndConfigDoNotMix() {
     Run run =
         call(
-            "--config", SAMPLE.toString(), "--outbound", "over-http", "--peer", "127.0.0.1:1",
-            "--procedure", "echo/raw", "--encoding", "raw", "x");
+            "--config",
+            SAMPLE.toString(),
+            "--outbound",
+            "over-http",
+            "--peer",
+            "127.0.0.1:1",
+            "--procedure",
+            "echo/raw",
+            "--encoding",
+            "raw",
+            "x");
     assertThat(run.status()).isEqualTo(2);
     assertThat(run.err())
         .contains("--peer cannot be used with --config (the outbound comes from the file)");

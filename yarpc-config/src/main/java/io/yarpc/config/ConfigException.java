@@ -79,9 +79,7 @@ public final class ConfigException extends IllegalArgumentException {
     if (source != null && !source.isEmpty()) {
       s.append(" (").append(source).append(')');
     }
-    s.append(": ")
-        .append(problems.size())
-        .append(problems.size() == 1 ? " problem" : " problems");
+    s.append(": ").append(problems.size()).append(problems.size() == 1 ? " problem" : " problems");
     for (Problem p : problems) {
       s.append("\n  ").append(p);
     }

@@ -20,7 +20,9 @@ class BadConfigTest {
 
   static List<String> problems(String yaml) {
     try {
-      YarpcConfig.loader().environment(Map.of("PORT", "8080")::get).load("keyvalue", new StringReader(yaml));
+      YarpcConfig.loader()
+          .environment(Map.of("PORT", "8080")::get)
+          .load("keyvalue", new StringReader(yaml));
       return List.of();
     } catch (ConfigException e) {
       return e.problems().stream().map(ConfigException.Problem::toString).toList();
@@ -110,7 +112,8 @@ class BadConfigTest {
             List.of("inbounds.http.address: not host:port: \"localhost\"")),
         Arguments.of(
             "inbounds:\n  tchannel:\n    address: 127.0.0.1:70000\n",
-            List.of("inbounds.tchannel.address: port out of range (0 to 65535): \"127.0.0.1:70000\"")),
+            List.of(
+                "inbounds.tchannel.address: port out of range (0 to 65535): \"127.0.0.1:70000\"")),
         Arguments.of(
             "outbounds:\n  users:\n    grpc:\n      address: users\n",
             List.of("outbounds.users.grpc.address: not host:port: \"users\"")),
@@ -198,8 +201,7 @@ class BadConfigTest {
             "logging:\n  lifecycle: maybe\n",
             List.of("logging.lifecycle: not a boolean (true or false): \"maybe\"")),
         // the document itself
-        Arguments.of(
-            "- inbounds\n", List.of("the document must be a mapping, not a list")));
+        Arguments.of("- inbounds\n", List.of("the document must be a mapping, not a list")));
   }
 
   @ParameterizedTest(name = "[{index}] {1}")
@@ -278,7 +280,8 @@ class BadConfigTest {
   void yamlSyntaxErrorsAndDuplicateKeysAreReported() {
     assertThatThrownBy(() -> YarpcConfig.load("keyvalue", new StringReader("inbounds: [\n")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("invalid yarpc configuration (YAML): 1 problem\n  not valid YAML: ");
+        .hasMessageStartingWith(
+            "invalid yarpc configuration (YAML): 1 problem\n  not valid YAML: ");
     assertThatThrownBy(
             () ->
                 YarpcConfig.load(

@@ -34,7 +34,10 @@ class InterpolationTest {
           "");
 
   private static Dispatcher load(Map<String, String> env) {
-    return YarpcConfig.loader().environment(env::get).load("keyvalue", new StringReader(YAML)).build();
+    return YarpcConfig.loader()
+        .environment(env::get)
+        .load("keyvalue", new StringReader(YAML))
+        .build();
   }
 
   @Test

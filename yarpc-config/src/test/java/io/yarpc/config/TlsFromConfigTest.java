@@ -94,10 +94,7 @@ class TlsFromConfigTest {
     assertThat(certs.client().key()).isEqualTo(dir.resolve("client.key"));
 
     Dispatcher d =
-        YarpcConfig.loader()
-            .environment(env::get)
-            .load("secure", new StringReader(YAML))
-            .build();
+        YarpcConfig.loader().environment(env::get).load("secure", new StringReader(YAML)).build();
     assertThat(((HttpInbound) d.inbounds().get(0)).tlsMode()).isEqualTo(TlsMode.ENFORCED);
     assertThat(((GrpcInbound) d.inbounds().get(1)).tlsMode()).isEqualTo(TlsMode.ENFORCED);
     assertThat(((TChannelInbound) d.inbounds().get(2)).tlsMode()).isEqualTo(TlsMode.PERMISSIVE);

@@ -15,7 +15,6 @@ import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcOutbound;
 import io.yarpc.transport.http.HttpInbound;
 import io.yarpc.transport.http.HttpOutbound;
-import io.yarpc.transport.tchannel.TChannelInbound;
 import io.yarpc.transport.tchannel.TChannelOutbound;
 import java.io.IOException;
 import java.io.StringReader;
@@ -345,10 +344,7 @@ class YarpcGoExamplesTest {
     Map<String, Object> out = new LinkedHashMap<>(a);
     b.forEach(
         (k, v) ->
-            out.merge(
-                k,
-                v,
-                (x, y) -> merge((Map<String, Object>) x, (Map<String, Object>) y)));
+            out.merge(k, v, (x, y) -> merge((Map<String, Object>) x, (Map<String, Object>) y)));
     return out;
   }
 
@@ -386,8 +382,7 @@ class YarpcGoExamplesTest {
     Map<String, Object> doc =
         merge(
             withPorts("doc-inbound-http.yaml", Map.of("8080", port)),
-            Map.of(
-                "outbounds", withPorts("doc-outbound-implicit.yaml", Map.of("8080", port))));
+            Map.of("outbounds", withPorts("doc-outbound-implicit.yaml", Map.of("8080", port))));
     serveAndCall("keyvalue", doc, "keyvalue", true);
   }
 
@@ -398,8 +393,7 @@ class YarpcGoExamplesTest {
     Map<String, Object> doc =
         merge(
             withPorts("grpc-inbound.yaml", Map.of(":80", ":" + port)),
-            withPorts(
-                "grpc-outbound-round-robin.yaml", Map.of("8080", port, "8081", nobody)));
+            withPorts("grpc-outbound-round-robin.yaml", Map.of("8080", port, "8081", nobody)));
     serveAndCall("myservice", doc, "myservice", false);
   }
 

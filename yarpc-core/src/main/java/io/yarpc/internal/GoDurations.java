@@ -80,7 +80,9 @@ public final class GoDurations {
         i++;
       }
       String number = s.substring(start, i);
-      if (number.isEmpty() || number.equals(".") || number.indexOf('.') != number.lastIndexOf('.')) {
+      if (number.isEmpty()
+          || number.equals(".")
+          || number.indexOf('.') != number.lastIndexOf('.')) {
         throw new IllegalArgumentException("invalid duration \"" + text + "\"");
       }
       int unitStart = i;

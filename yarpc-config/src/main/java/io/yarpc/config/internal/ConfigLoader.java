@@ -67,8 +67,8 @@ public final class ConfigLoader {
   private static <S> void discover(
       Class<S> type, ClassLoader classLoader, Map<String, S> into, Function<S, String> name) {
     ServiceLoader<S> loader = ServiceLoader.load(type, classLoader);
-    for (ServiceLoader.Provider<S> provider : (Iterable<ServiceLoader.Provider<S>>) () ->
-        loader.stream().iterator()) {
+    for (ServiceLoader.Provider<S> provider :
+        (Iterable<ServiceLoader.Provider<S>>) () -> loader.stream().iterator()) {
       S spec;
       try {
         spec = provider.get();
@@ -185,8 +185,7 @@ public final class ConfigLoader {
       order.put("", 0);
       index(doc, "", order);
       List<ConfigException.Problem> list = new ArrayList<>(problems.list());
-      list.sort(
-          (a, b) -> Integer.compare(position(a.path(), order), position(b.path(), order)));
+      list.sort((a, b) -> Integer.compare(position(a.path(), order), position(b.path(), order)));
       return list;
     }
 
@@ -278,8 +277,7 @@ public final class ConfigLoader {
           continue;
         }
         if (!spec.supportsInbound()) {
-          in.problem(
-              null, "transport " + Sections.quote(type) + " does not support inbounds");
+          in.problem(null, "transport " + Sections.quote(type) + " does not support inbounds");
           in.markAllRead();
           continue;
         }

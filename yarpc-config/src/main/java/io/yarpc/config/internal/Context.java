@@ -294,8 +294,7 @@ final class Context implements ConfigContext {
       } else if (tls.has("mode")) {
         mode = TlsMode.DISABLED; // a bad mode: reported already
       } else if (!tls.keys().isEmpty()) {
-        tls.problem(
-            "certFile", "missing required key (a TLS inbound needs certFile and keyFile)");
+        tls.problem("certFile", "missing required key (a TLS inbound needs certFile and keyFile)");
         mode = TlsMode.DISABLED;
       } else {
         mode = TlsMode.DISABLED;

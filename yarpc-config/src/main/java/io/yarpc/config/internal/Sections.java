@@ -35,7 +35,8 @@ final class Sections implements ConfigSection {
   private final Set<String> refused = new LinkedHashSet<>(); // known but unsupported: not in hints
   private final List<Sections> children = new ArrayList<>();
 
-  Sections(String path, Map<String, Object> values, Problems problems, Interpolation interpolation) {
+  Sections(
+      String path, Map<String, Object> values, Problems problems, Interpolation interpolation) {
     this.path = path;
     this.values = values;
     this.problems = problems;
@@ -235,7 +236,9 @@ final class Sections implements ConfigSection {
         key,
         v instanceof BigInteger
             ? "integer out of range: " + v
-            : "expected an integer, got " + typeName(v) + (v instanceof Number ? " (" + v + ")" : ""));
+            : "expected an integer, got "
+                + typeName(v)
+                + (v instanceof Number ? " (" + v + ")" : ""));
     return null;
   }
 
@@ -286,7 +289,8 @@ final class Sections implements ConfigSection {
       return Duration.ZERO;
     }
     if (v instanceof Number) {
-      problem(key, "not a duration: " + v + " (missing unit: write e.g. " + v + "s or " + v + "ms)");
+      problem(
+          key, "not a duration: " + v + " (missing unit: write e.g. " + v + "s or " + v + "ms)");
       return null;
     }
     String s = text(key, v);

@@ -84,12 +84,14 @@ public final class GrpcTransportSpec implements TransportSpec {
         "yarpc-java has one send limit for both sides, maxSendMessageSize (inbounds and outbounds"
             + " may override it)");
     c.unsupported(
-        "serverMaxHeaderListSize", "set inbounds.<name>.limits.maxHeaderBytes on each gRPC inbound");
+        "serverMaxHeaderListSize",
+        "set inbounds.<name>.limits.maxHeaderBytes on each gRPC inbound");
     c.unsupported("serverHeaderTableSize", "yarpc-java keeps grpc-java's HPACK table size");
     c.unsupported(
         "clientMaxHeaderListSize", "yarpc-java keeps grpc-java's limit on response headers");
     c.unsupported("backoff", "yarpc-java keeps grpc-java's reconnect backoff");
-    c.unsupported("numStreamWorkers", "yarpc-java's gRPC handlers run on the dispatcher's executor");
+    c.unsupported(
+        "numStreamWorkers", "yarpc-java's gRPC handlers run on the dispatcher's executor");
     c.unsupported(
         "clientConnectionPool", "yarpc-java's gRPC outbounds use one connection per peer");
     return b.build();

@@ -79,7 +79,8 @@ public final class HttpTransportSpec implements TransportSpec {
     c.integer("eventLoopThreads", b::eventLoopThreads);
     c.bool("receiveIntoHeap", b::receiveIntoHeap);
     c.duration("connectTimeout", b::connectTimeout);
-    c.integer(c.alias("maxIdleConnectionsPerPeer", "maxIdleConnsPerHost"), b::maxIdleConnectionsPerPeer);
+    c.integer(
+        c.alias("maxIdleConnectionsPerPeer", "maxIdleConnsPerHost"), b::maxIdleConnectionsPerPeer);
     c.duration(c.alias("idleConnectionTimeout", "idleConnTimeout"), b::idleConnectionTimeout);
     c.integer("maxResponseHeaderSize", b::maxResponseHeaderSize);
     Duration probe = c.duration("connTimeout");
@@ -109,10 +110,8 @@ public final class HttpTransportSpec implements TransportSpec {
     c.unsupported(
         "keepAlive", "yarpc-java's HTTP transport sets no TCP keep-alive period (remove the key)");
     c.unsupported(
-        "maxIdleConns",
-        "yarpc-java limits idle connections per peer only: maxIdleConnsPerHost");
-    c.unsupported(
-        "disableKeepAlives", "yarpc-java's HTTP outbounds always reuse connections");
+        "maxIdleConns", "yarpc-java limits idle connections per peer only: maxIdleConnsPerHost");
+    c.unsupported("disableKeepAlives", "yarpc-java's HTTP outbounds always reuse connections");
     c.unsupported(
         "disableCompression", "yarpc-java's HTTP outbounds never ask for compressed responses");
     c.unsupported(
@@ -205,7 +204,8 @@ public final class HttpTransportSpec implements TransportSpec {
     if (tlsSection != null) {
       TlsMode mode = tlsSection.enumValue("mode", TlsMode.class);
       if (mode == TlsMode.PERMISSIVE) {
-        tlsSection.problem("mode", "outbounds do not support permissive TLS (enforced or disabled)");
+        tlsSection.problem(
+            "mode", "outbounds do not support permissive TLS (enforced or disabled)");
       }
       tls = mode == TlsMode.ENFORCED;
       tlsSection.unsupported(

@@ -73,7 +73,8 @@ public final class TChannelTransportSpec implements TransportSpec {
     }
     c.unsupported("connBackoff", "yarpc-java keeps its TChannel reconnect backoff");
     c.unsupported(
-        "propagateCancel", "yarpc-java's TChannel outbounds always send a cancel for a cancelled call");
+        "propagateCancel",
+        "yarpc-java's TChannel outbounds always send a cancel for a cancelled call");
     c.unsupported(
         "sendCancelOnContextCanceled",
         "yarpc-java's TChannel outbounds always send a cancel for a cancelled call");
