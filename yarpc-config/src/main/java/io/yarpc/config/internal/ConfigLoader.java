@@ -97,11 +97,6 @@ public final class ConfigLoader {
     }
   }
 
-  /** The names of the transport specs known to this loader. */
-  Set<String> transportNames() {
-    return transportSpecs.keySet();
-  }
-
   /**
    * Loads {@code document} for the service {@code serviceName}.
    *
