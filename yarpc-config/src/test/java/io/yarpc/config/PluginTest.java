@@ -9,6 +9,7 @@ import io.yarpc.encoding.raw.Raw;
 import io.yarpc.encoding.raw.RawClient;
 import io.yarpc.peer.RoundRobinPeerList;
 import io.yarpc.testing.InMemoryOutbound;
+import io.yarpc.testing.InMemoryTransport;
 import io.yarpc.transport.http.HttpOutbound;
 import java.io.IOException;
 import java.io.StringReader;
@@ -118,6 +119,27 @@ class PluginTest {
             .build();
     assertThat(d.inbounds()).hasSize(1);
     d.stop();
+  }
+
+  @Test
+  void aTransportMayNotTakeTheNameOfAKey() {
+    io.yarpc.config.spi.TransportSpec unary =
+        new io.yarpc.config.spi.TransportSpec() {
+          @Override
+          public String name() {
+            return "unary";
+          }
+
+          @Override
+          public io.yarpc.transport.Transport buildTransport(
+              io.yarpc.config.spi.ConfigSection config, io.yarpc.config.spi.ConfigContext context) {
+            return InMemoryTransport.create();
+          }
+        };
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> YarpcConfig.loader().transportSpec(unary).load("echoes", Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("a TransportSpec may not be named \"unary\"");
   }
 
   @Test

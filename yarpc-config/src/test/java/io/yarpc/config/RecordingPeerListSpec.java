@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A third-party peer list's spec: {@code recording} builds a round-robin list and records the {@code
+ * A third-party peer list, {@code recording}: builds a round-robin list and records the {@code
  * label} it was configured with, so a test sees that the block reached it.
  */
 public final class RecordingPeerListSpec implements PeerListSpec {

@@ -34,6 +34,8 @@ public final class ConfigLoader {
   private static final List<String> TOP_LEVEL =
       List.of("inbounds", "outbounds", "transports", "logging", "metrics");
   private static final Map<String, RpcType> EXPLICIT = new LinkedHashMap<>();
+  private static final Set<String> RESERVED =
+      Set.of("unary", "oneway", "stream", "service", "type", "disabled", "peer", "with");
 
   static {
     EXPLICIT.put("unary", RpcType.UNARY);
@@ -61,6 +63,16 @@ public final class ConfigLoader {
     discover(PeerListSpec.class, classLoader, peerListSpecs, PeerListSpec::name);
     transportSpecs.putAll(transports);
     peerListSpecs.putAll(peerLists);
+    for (String name : transportSpecs.keySet()) {
+      if (RESERVED.contains(name)) {
+        throw new IllegalStateException(
+            "a TransportSpec may not be named \""
+                + name
+                + "\" ("
+                + transportSpecs.get(name).getClass().getName()
+                + "): the name is a key of the configuration");
+      }
+    }
     this.presets = new LinkedHashMap<>(presets);
   }
 
