@@ -264,6 +264,24 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     throw new IllegalStateException("grpc inbound listens on no internet address");
   }
 
+  /**
+   * {@link #address()}, or null before {@link #start()} (and once the stopped server no longer reports a
+   * listening socket).
+   */
+  @Override
+  public InetSocketAddress listenAddress() {
+    Server s = server;
+    if (s == null) {
+      return null;
+    }
+    for (SocketAddress a : s.getListenSockets()) {
+      if (a instanceof InetSocketAddress) {
+        return (InetSocketAddress) a;
+      }
+    }
+    return null;
+  }
+
   /** The deadline policy applied to every call. */
   public DeadlinePolicy deadlinePolicy() {
     return deadlinePolicy;
