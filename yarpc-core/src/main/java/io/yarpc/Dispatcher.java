@@ -8,6 +8,7 @@ import io.yarpc.internal.MapRouter;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.peer.ChooserStatus;
 import io.yarpc.peer.HasPeerChooser;
+import io.yarpc.peer.PeerChooser;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Inbound;
@@ -21,6 +22,7 @@ import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.TransportComponent;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -190,7 +192,9 @@ public final class Dispatcher implements Lifecycle {
    * #stop()}). It takes no dispatcher-wide lock and blocks no call: it reads the router, the counters and
    * what each component's introspection methods report ({@link Inbound#listenAddress()}, {@link
    * io.yarpc.peer.PeerChooser#introspect()} of outbounds that implement {@link
-   * io.yarpc.peer.HasPeerChooser}), which must not block either.
+   * io.yarpc.peer.HasPeerChooser}), which must not block either. A component whose method throws is
+   * shown without its address or peers (the exception is logged at DEBUG) rather than failing the
+   * snapshot.
    */
   public DispatcherStatus introspect() {
     State current = state;
@@ -211,7 +215,7 @@ public final class Dispatcher implements Lifecycle {
     for (Inbound in : inbounds) {
       inboundStatuses.add(
           new DispatcherStatus.InboundStatus(
-              in.transportName(), in.listenAddress(), in.isRunning()));
+              in.transportName(), listenAddress(in), in.isRunning()));
     }
     List<DispatcherStatus.OutboundStatus> outboundStatuses = new ArrayList<>();
     outbounds.forEach(
@@ -225,7 +229,7 @@ public final class Dispatcher implements Lifecycle {
           addType(types, order, o.stream(), RpcType.STREAMING);
           for (TransportComponent c : order) {
             ChooserStatus chooser =
-                c instanceof HasPeerChooser ? ((HasPeerChooser) c).chooser().introspect() : null;
+                c instanceof HasPeerChooser ? introspect(((HasPeerChooser) c).chooser()) : null;
             outboundStatuses.add(
                 new DispatcherStatus.OutboundStatus(
                     key, service, types.get(c), c.transportName(), c.isRunning(), chooser));
@@ -233,6 +237,27 @@ public final class Dispatcher implements Lifecycle {
         });
     return new DispatcherStatus(
         name, current, calls, procedures, inboundStatuses, outboundStatuses);
+  }
+
+  /** The inbound's address; null (logged at DEBUG) when asking fails, so one bug spoils no snapshot. */
+  private static SocketAddress listenAddress(Inbound in) {
+    try {
+      return in.listenAddress();
+    } catch (RuntimeException e) {
+      log.debug("{}.listenAddress() failed", in, e);
+      return null;
+    }
+  }
+
+  /** The chooser's status; its kind with no peers (logged at DEBUG) when asking fails. */
+  private static ChooserStatus introspect(PeerChooser chooser) {
+    try {
+      return chooser.introspect();
+    } catch (RuntimeException e) {
+      log.debug("{}.introspect() failed", chooser, e);
+      String kind = chooser.getClass().getSimpleName();
+      return new ChooserStatus(kind.isEmpty() ? chooser.getClass().getName() : kind, List.of());
+    }
   }
 
   private static void addType(

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
 class DispatcherIntrospectionTest {
 
   /** An inbound that tells an address once started. */
-  private static final class AddressedInbound extends AbstractLifecycle implements Inbound {
+  private static class AddressedInbound extends AbstractLifecycle implements Inbound {
     volatile SocketAddress address;
 
     @Override
@@ -64,7 +64,7 @@ class DispatcherIntrospectionTest {
   }
 
   /** An outbound with a chooser that reports a fixed status. */
-  private static final class ChoosingOutbound extends AbstractLifecycle
+  private static class ChoosingOutbound extends AbstractLifecycle
       implements UnaryOutbound, HasPeerChooser {
     final ChooserStatus status =
         new ChooserStatus(
@@ -170,6 +170,56 @@ class DispatcherIntrospectionTest {
     }
     assertThat(d.introspect().state()).isEqualTo(State.STOPPED);
     assertThat(d.introspect().inbounds()).allSatisfy(i -> assertThat(i.running()).isFalse());
+  }
+
+  @Test
+  void aComponentWhoseIntrospectionThrowsSpoilsNoSnapshot() {
+    AddressedInbound broken =
+        new AddressedInbound() {
+          @Override
+          public SocketAddress listenAddress() {
+            throw new IllegalStateException("already terminated");
+          }
+        };
+    ChoosingOutbound brokenChooser =
+        new ChoosingOutbound() {
+          @Override
+          public PeerChooser chooser() {
+            PeerChooser real = super.chooser();
+            return new PeerChooser() {
+              @Override
+              public CompletableFuture<PeerLease> choose(RequestMeta meta) {
+                return real.choose(meta);
+              }
+
+              @Override
+              public ChooserStatus introspect() {
+                throw new IllegalStateException("bug");
+              }
+
+              @Override
+              public void start() {}
+
+              @Override
+              public void stop() {}
+
+              @Override
+              public boolean isRunning() {
+                return true;
+              }
+            };
+          }
+        };
+    Dispatcher d =
+        Dispatcher.builder("svc")
+            .inbound(broken)
+            .outbound("o", Outbounds.unary(brokenChooser))
+            .logLifecycle(false)
+            .build();
+    DispatcherStatus s = d.introspect();
+    assertThat(s.inbounds()).containsExactly(new InboundStatus("fake", null, false));
+    assertThat(s.outbounds().get(0).chooser().peers()).isEmpty();
+    assertThat(s.outbounds().get(0).chooser().kind()).isNotEmpty();
   }
 
   @Test

@@ -188,6 +188,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final TlsConfig tls; // null: plaintext
   private final TlsMode tlsMode;
   private volatile Server server;
+  private volatile InetSocketAddress listening; // set once started; kept after stop
   private volatile ConnectionLimiter connections;
   // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
   private EventLoopGroup eventLoops;
@@ -265,21 +266,13 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   }
 
   /**
-   * {@link #address()}, or null before {@link #start()} (and once the stopped server no longer reports a
-   * listening socket).
+   * The address the server listened on when it started (the actual port when built with port 0); null
+   * before {@link #start()}. Unlike {@link #address()} it does not ask the server, so it answers while
+   * the server shuts down and after it stopped.
    */
   @Override
   public InetSocketAddress listenAddress() {
-    Server s = server;
-    if (s == null) {
-      return null;
-    }
-    for (SocketAddress a : s.getListenSockets()) {
-      if (a instanceof InetSocketAddress) {
-        return (InetSocketAddress) a;
-      }
-    }
-    return null;
+    return listening;
   }
 
   /** The deadline policy applied to every call. */
@@ -386,7 +379,14 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       // executor
     }
     try {
-      server = b.build().start();
+      Server started = b.build().start();
+      server = started;
+      for (SocketAddress a : started.getListenSockets()) {
+        if (a instanceof InetSocketAddress) {
+          listening = (InetSocketAddress) a;
+          break;
+        }
+      }
     } catch (Exception | Error e) {
       shutDown(loops);
       throw e;
