@@ -28,7 +28,9 @@ final class StatusHtml {
           ".summary{color:#57606a;margin:0 0 8px}.summary b{color:#1f2328}",
           "nav a{margin-right:14px;color:#0969da}",
           "table{border-collapse:collapse;width:100%;margin-bottom:4px}",
-          "th,td{text-align:left;padding:5px 10px;border-bottom:1px solid #d0d7de;vertical-align:top}",
+          "th,td{text-align:left;padding:5px 10px;border-bottom:1px solid #d0d7de;vertical-align:top;"
+              + "white-space:nowrap}",
+          "td.wrap{white-space:normal;overflow-wrap:anywhere}",
           "th{background:#f6f8fa;font-weight:600}",
           "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}",
           "code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}",
@@ -106,7 +108,7 @@ final class StatusHtml {
           .append(p.callsInFlight() > 0 ? " busy" : "")
           .append("\">")
           .append(p.callsInFlight())
-          .append("</td><td class=\"mono\">")
+          .append("</td><td class=\"mono wrap\">")
           .append(esc(p.signature()))
           .append("</td></tr>\n");
     }
@@ -202,7 +204,7 @@ final class StatusHtml {
             .append(p.pendingRequests() > 0 ? " busy" : "")
             .append("\">")
             .append(p.pendingRequests())
-            .append("</td><td>")
+            .append("</td><td class=\"wrap\">")
             .append(p.unavailableReason() == null ? "" : esc(p.unavailableReason()))
             .append("</td></tr>\n");
       }
