@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>success: {@code rpc.status_code = OK}, status unset;
  *   <li>a {@link YarpcException}: {@code rpc.status_code} and {@code error.type} = its code's name; a
  *       cancelled client future: {@code CANCELLED}, or {@code DEADLINE_EXCEEDED} once the deadline passed;
- *       any other throwable (a handler's bug): {@code UNKNOWN}, {@code error.type} = its class name, and an
- *       exception event;
+ *       any other throwable (a handler's bug), also when an encoding wrapped it as {@code unknown}: {@code
+ *       UNKNOWN}, {@code error.type} = the bug's class name, and an exception event;
  *   <li>a response flagged as an application error: {@code yarpc.application_error = true}, its name in
  *       {@code yarpc.application_error.name}, {@code rpc.status_code} = its code's name when it has one
  *       (else {@code OK}: the call itself succeeded) and {@code error.type} = its name, else its code's
@@ -67,9 +67,16 @@ final class TracedCall {
     String type;
     String message;
     if (cause instanceof YarpcException) {
-      code = ((YarpcException) cause).code();
+      YarpcException e = (YarpcException) cause;
+      code = e.code();
       type = code.name();
-      message = cause.getMessage();
+      message = e.getMessage();
+      Throwable unexpected = e.getCause();
+      if (e.hasUnexpectedCauseText() && unexpected != null) {
+        // a handler's bug wrapped by an encoding: the bug's class says more than "UNKNOWN"
+        type = unexpected.getClass().getName();
+        span.recordException(unexpected);
+      }
     } else if (cause instanceof CancellationException) {
       code = deadline != null && deadline.isExpired() ? Code.DEADLINE_EXCEEDED : Code.CANCELLED;
       type = code.name();

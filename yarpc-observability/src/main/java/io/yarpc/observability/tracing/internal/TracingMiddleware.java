@@ -109,25 +109,34 @@ public final class TracingMiddleware {
   private static <I, O> CompletableFuture<O> inbound(
       CallTracer tracer, RequestMeta meta, String rpcType, Handler<I, O> next, I input) {
     TracedCall traced = tracer.startServer(meta, rpcType);
-    CompletableFuture<O> f = proceed(traced.context, next, input);
-    if (f == null || !traced.span.isRecording()) {
-      return f;
+    if (!traced.span.isRecording()) {
+      return proceed(traced.context, next, input);
     }
-    Call call = f.isDone() ? null : Call.current(); // a finished handler needs no cancel listener
+    // listen before the handler runs: a blocking handler may still be running when the call ends
+    Call call = Call.current();
     AutoCloseable onCancel =
         call == null ? null : call.onCancel(() -> traced.end(null, call.cancellation(), null));
+    CompletableFuture<O> f = proceed(traced.context, next, input);
+    if (f == null) {
+      closeQuietly(onCancel);
+      return null;
+    }
     f.whenComplete(
         (value, error) -> {
           traced.end(value, error, null);
-          if (onCancel != null) {
-            try {
-              onCancel.close();
-            } catch (Exception ignored) {
-              // removing a listener cannot fail
-            }
-          }
+          closeQuietly(onCancel);
         });
     return f;
+  }
+
+  private static void closeQuietly(AutoCloseable registration) {
+    if (registration != null) {
+      try {
+        registration.close();
+      } catch (Exception ignored) {
+        // removing a listener cannot fail
+      }
+    }
   }
 
   /** Calls {@code next} with {@code context} current on this thread; a throw becomes a failed future. */
