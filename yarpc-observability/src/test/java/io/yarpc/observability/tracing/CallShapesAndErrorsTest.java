@@ -283,4 +283,15 @@ class CallShapesAndErrorsTest {
     }
     releaseSlow.countDown();
   }
+
+  @Test
+  void aClientThatGivesUpAtItsDeadlineEndsItsSpanAsDeadlineExceeded() throws Exception {
+    // the client's deadline (300 ms) comes before the server's cap (1 s): the call path cancels the
+    // outbound's future, which the span reads as the deadline passing, not as a cancellation
+    List<SpanData> spans = fail("slow", Code.DEADLINE_EXCEEDED, Duration.ofMillis(300));
+    SpanData client = span(spans, SpanKind.CLIENT, "server/slow");
+    assertThat(client.getAttributes().get(STATUS_CODE)).isEqualTo("DEADLINE_EXCEEDED");
+    assertThat(client.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    releaseSlow.countDown();
+  }
 }
