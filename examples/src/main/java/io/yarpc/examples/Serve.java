@@ -1,11 +1,18 @@
 package io.yarpc.examples;
 
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.yarpc.Dispatcher;
 import io.yarpc.config.ConfigException;
 import io.yarpc.config.YarpcConfig;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
+import io.yarpc.observability.admin.AdminServer;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.Inbound;
@@ -41,7 +48,9 @@ import java.util.function.Function;
  * </ul>
  *
  * Every inbound also answers health checks (HTTP {@code GET /health}; gRPC {@code grpc.health.v1.Health})
- * and the gRPC inbound serves server reflection, all on by default.
+ * and the gRPC inbound serves server reflection, all on by default. With {@code --admin-port} an {@link
+ * AdminServer} listens on that port too: {@code /debug/yarpc} (and {@code .json}), {@code /metrics} from
+ * a Prometheus registry, {@code /health}.
  *
  * <p>The inbounds come from the flags (one of each transport, ports and TLS alike) or, with {@code
  * --config FILE}, from a yarpc configuration file ({@link YarpcConfig}; {@code examples/config/yarpc.yaml}
@@ -56,25 +65,82 @@ final class Serve implements AutoCloseable {
   static final String SERVICE = "yarpc-test";
 
   private final Dispatcher dispatcher;
-  private final HttpTransport http; // null when the inbounds come from a file
+  private final HttpTransport http; // these three are null when the inbounds come from a file
   private final GrpcTransport grpc;
   private final TChannelTransport tchannel;
   private final HttpInbound httpInbound; // null when a file declares no inbound of that transport
   private final GrpcInbound grpcInbound;
   private final TChannelInbound tchannelInbound;
   private final TlsMode tlsMode;
+  private final String host;
+  private final int adminPort; // NO_ADMIN: none
+  private final PrometheusMeterRegistry registry; // null without an admin port
+  private volatile AdminServer admin;
 
-  /** The service with the inbounds (and whatever else) a configuration file declares. */
-  private Serve(Dispatcher.Builder fromConfig) {
-    http = null;
-    grpc = null;
-    tchannel = null;
-    dispatcher = fromConfig.build();
+  /** The admin port that means: no admin listener. */
+  static final int NO_ADMIN = -1;
+
+  /**
+   * The service with the inbounds {@code builder} has; {@code http}, {@code grpc} and {@code tchannel}
+   * are the transports this class made for them (null for a file's, which the dispatcher owns).
+   */
+  private Serve(
+      Dispatcher.Builder builder,
+      HttpTransport http,
+      GrpcTransport grpc,
+      TChannelTransport tchannel,
+      String host,
+      int adminPort) {
+    this.http = http;
+    this.grpc = grpc;
+    this.tchannel = tchannel;
+    this.host = host;
+    this.adminPort = adminPort;
+    if (adminPort != NO_ADMIN) {
+      registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
+      new UptimeMetrics().bindTo(registry);
+      installMetrics(builder, registry);
+    } else {
+      registry = null;
+    }
+    dispatcher = builder.build();
     httpInbound = first(HttpInbound.class);
     grpcInbound = first(GrpcInbound.class);
     tchannelInbound = first(TChannelInbound.class);
     tlsMode = httpInbound == null ? TlsMode.DISABLED : httpInbound.tlsMode();
-    registerProcedures();
+    dispatcher.register(TestSubject.procedures());
+    dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
+    dispatcher.register(ProtobufProcedures.of(new EchoService()));
+  }
+
+  /** The service with one inbound of each transport, as the flags say. */
+  private static Serve fromFlags(
+      String host,
+      int httpPort,
+      int grpcPort,
+      int tchannelPort,
+      TlsConfig tls,
+      TlsMode mode,
+      int adminPort) {
+    HttpTransport http = HttpTransport.create();
+    GrpcTransport grpc = GrpcTransport.create();
+    TChannelTransport tchannel = TChannelTransport.of(SERVICE);
+    HttpInbound.Builder httpBuilder = http.inboundBuilder().address(host, httpPort);
+    GrpcInbound.Builder grpcBuilder = grpc.inboundBuilder(new InetSocketAddress(host, grpcPort));
+    TChannelInbound.Builder tchannelBuilder =
+        tchannel.inboundBuilder().host(host).port(tchannelPort);
+    if (tls != null && mode != TlsMode.DISABLED) {
+      httpBuilder.tls(tls, mode);
+      grpcBuilder.tls(tls, mode);
+      tchannelBuilder.tls(tls, mode);
+    }
+    Dispatcher.Builder builder =
+        Dispatcher.builder(SERVICE)
+            .inbound(httpBuilder.build(), grpcBuilder.build(), tchannelBuilder.build());
+    return new Serve(builder, http, grpc, tchannel, host, adminPort);
   }
 
   private <T extends Inbound> T first(Class<T> type) {
@@ -86,33 +152,15 @@ final class Serve implements AutoCloseable {
     return null;
   }
 
-  private Serve(
-      String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
-    http = HttpTransport.create();
-    grpc = GrpcTransport.create();
-    tchannel = TChannelTransport.of(SERVICE);
-    HttpInbound.Builder httpBuilder = http.inboundBuilder().address(host, httpPort);
-    GrpcInbound.Builder grpcBuilder = grpc.inboundBuilder(new InetSocketAddress(host, grpcPort));
-    TChannelInbound.Builder tchannelBuilder =
-        tchannel.inboundBuilder().host(host).port(tchannelPort);
-    tlsMode = tls == null ? TlsMode.DISABLED : mode;
-    if (tlsMode != TlsMode.DISABLED) {
-      httpBuilder.tls(tls, tlsMode);
-      grpcBuilder.tls(tls, tlsMode);
-      tchannelBuilder.tls(tls, tlsMode);
-    }
-    httpInbound = httpBuilder.build();
-    grpcInbound = grpcBuilder.build();
-    tchannelInbound = tchannelBuilder.build();
-    dispatcher =
-        Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound).build();
-    registerProcedures();
-  }
-
-  private void registerProcedures() {
-    dispatcher.register(TestSubject.procedures());
-    dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
-    dispatcher.register(ProtobufProcedures.of(new EchoService()));
+  /**
+   * THE place where the dispatcher's call metrics get installed: every call's metrics go to {@code
+   * registry}, which the admin listener's {@code /metrics} exposes. The metrics middleware ({@code
+   * io.yarpc.observability.metrics.YarpcMetrics}, yarpc-go's metric names) is not in this build yet;
+   * until it is, only the JVM meters bound above are exposed. When it lands, install its inbound and
+   * outbound middleware on {@code builder} here, and nowhere else.
+   */
+  private static void installMetrics(Dispatcher.Builder builder, PrometheusMeterRegistry registry) {
+    // intentionally empty until io.yarpc.observability.metrics.YarpcMetrics exists (see above)
   }
 
   /**
@@ -131,22 +179,52 @@ final class Serve implements AutoCloseable {
    */
   static Serve start(
       String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
-    return started(new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode));
+    return start(host, httpPort, grpcPort, tchannelPort, tls, mode, NO_ADMIN);
+  }
+
+  /**
+   * Starts the service as {@link #start(String, int, int, int, TlsConfig, TlsMode)} does and, unless
+   * {@code adminPort} is {@link #NO_ADMIN}, an admin listener on {@code host:adminPort} (0: any free
+   * port; plain HTTP whatever the TLS settings) with a Prometheus registry for {@code /metrics}.
+   *
+   * @throws RuntimeException when a port cannot be bound or the certificate read; nothing is left running
+   */
+  static Serve start(
+      String host,
+      int httpPort,
+      int grpcPort,
+      int tchannelPort,
+      TlsConfig tls,
+      TlsMode mode,
+      int adminPort) {
+    return started(fromFlags(host, httpPort, grpcPort, tchannelPort, tls, mode, adminPort));
   }
 
   /**
    * Starts the service as the configuration file {@code file} describes, {@code ${VAR}} looked up with
-   * {@code environment}.
+   * {@code environment}, and unless {@code adminPort} is {@link #NO_ADMIN} an admin listener on {@code
+   * 127.0.0.1:adminPort}.
    *
    * @throws ConfigException listing what is wrong with the file
    * @throws RuntimeException when it cannot be read or a port cannot be bound; nothing is left running
    */
-  static Serve startFromConfig(Path file, Function<String, String> environment) {
-    return started(new Serve(YarpcConfig.loader().environment(environment).load(SERVICE, file)));
+  static Serve startFromConfig(Path file, Function<String, String> environment, int adminPort) {
+    Dispatcher.Builder builder = YarpcConfig.loader().environment(environment).load(SERVICE, file);
+    return started(new Serve(builder, null, null, null, "127.0.0.1", adminPort));
   }
 
   private static Serve started(Serve serve) {
     try {
+      if (serve.adminPort != NO_ADMIN) {
+        // before the dispatcher: /health answers NOT_SERVING until it runs
+        serve.admin =
+            AdminServer.builder(serve.dispatcher)
+                .host(serve.host)
+                .port(serve.adminPort)
+                .meterRegistry(serve.registry)
+                .build()
+                .start();
+      }
       serve.dispatcher.start();
     } catch (RuntimeException e) {
       serve.close();
@@ -161,21 +239,26 @@ final class Serve implements AutoCloseable {
     Serve serve;
     try {
       Set<String> known =
-          new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host", "config"));
+          new HashSet<>(
+              Set.of("http-port", "grpc-port", "tchannel-port", "host", "admin-port", "config"));
       known.addAll(TlsFlags.SERVE);
       Flags flags = Flags.parse(args, known);
       if (!flags.positional().isEmpty()) {
         throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
       }
+      int adminPort =
+          flags.get("admin-port", null) == null ? NO_ADMIN : flags.port("admin-port", 0);
       String config = flags.get("config", null);
       if (config != null) {
         for (String flag : known) {
-          if (!flag.equals("config") && flags.get(flag, null) != null) {
+          if (!flag.equals("config")
+              && !flag.equals("admin-port")
+              && flags.get(flag, null) != null) {
             throw new Flags.UsageException(
                 "--" + flag + " cannot be used with --config (the file declares the inbounds)");
           }
         }
-        serve = startFromConfig(Path.of(config), System::getenv);
+        serve = startFromConfig(Path.of(config), System::getenv, adminPort);
       } else {
         TlsMode mode = TlsFlags.mode(flags);
         TlsConfig tls = TlsFlags.server(flags);
@@ -186,7 +269,8 @@ final class Serve implements AutoCloseable {
                 flags.port("grpc-port", 8081),
                 flags.port("tchannel-port", 8082),
                 tls,
-                mode);
+                mode,
+                adminPort);
       }
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
@@ -235,6 +319,16 @@ final class Serve implements AutoCloseable {
   /** The dispatcher. */
   Dispatcher dispatcher() {
     return dispatcher;
+  }
+
+  /** The admin listener, or null when started without an admin port. */
+  AdminServer admin() {
+    return admin;
+  }
+
+  /** The registry {@code /metrics} exposes, or null when started without an admin port. */
+  PrometheusMeterRegistry registry() {
+    return registry;
   }
 
   /** Prints the addresses, the procedures, a curl line and a {@code call} line. */
@@ -304,7 +398,21 @@ final class Serve implements AutoCloseable {
     out.println(
         "  grpc.health.v1.Health and server reflection (v1, v1alpha) on "
             + hostPort(grpcAddress()));
+    printAdmin(out);
     out.println("Ctrl-C stops it.");
+  }
+
+  private void printAdmin(PrintStream out) {
+    AdminServer a = admin;
+    if (a != null) {
+      out.println("admin (plain HTTP on " + hostPort(a.address()) + "):");
+      out.printf(
+          "  %-45s the debug page: procedures, calls in flight, inbounds, peers%n",
+          a.url("/debug/yarpc"));
+      out.printf("  %-45s the same as JSON%n", a.url("/debug/yarpc.json"));
+      out.printf("  %-45s Prometheus metrics%n", a.url("/metrics"));
+      out.printf("  %-45s 200 SERVING; 503 NOT_SERVING once stopping begins%n", a.url("/health"));
+    }
   }
 
   /** The banner of a service whose file lacks some inbound: its addresses and procedures. */
@@ -317,6 +425,7 @@ final class Serve implements AutoCloseable {
       names.add(p.name());
     }
     names.forEach(name -> out.println("  " + name));
+    printAdmin(out);
     out.println("Ctrl-C stops it.");
   }
 
@@ -325,7 +434,10 @@ final class Serve implements AutoCloseable {
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
   }
 
-  /** Stops the dispatcher (draining calls in flight) and the transports; idempotent. */
+  /**
+   * Stops the dispatcher (draining calls in flight; the admin listener's {@code /health} says
+   * NOT_SERVING meanwhile), the transports, then the admin listener; idempotent.
+   */
   @Override
   public void close() {
     try {
@@ -337,6 +449,13 @@ final class Serve implements AutoCloseable {
         tchannel.stop();
         grpc.stop();
         http.stop();
+      }
+      AdminServer a = admin;
+      if (a != null) {
+        a.stop();
+      }
+      if (registry != null) {
+        registry.close();
       }
     }
   }

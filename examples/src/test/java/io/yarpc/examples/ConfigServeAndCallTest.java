@@ -45,7 +45,7 @@ class ConfigServeAndCallTest {
             "HTTP_PORT", String.valueOf(freePort()),
             "GRPC_PORT", String.valueOf(freePort()),
             "TCHANNEL_PORT", String.valueOf(freePort()));
-    serve = Serve.startFromConfig(SAMPLE, env::get);
+    serve = Serve.startFromConfig(SAMPLE, env::get, Serve.NO_ADMIN);
   }
 
   @AfterAll
