@@ -1,6 +1,12 @@
 package io.yarpc.examples.readme;
 
 import io.yarpc.Outbounds;
+import io.yarpc.middleware.Middleware;
+import io.yarpc.examples.keyvalue.KeyValueService;
+import io.yarpc.encoding.protobuf.ProtobufProcedures;
+import io.yarpc.config.YarpcConfig;
+import io.yarpc.Dispatcher;
+import io.yarpc.ClientConfig;
 import io.yarpc.testing.TransportConformanceSuite;
 import io.yarpc.testing.TransportUnderTest;
 import io.yarpc.tls.ClientAuth;
@@ -99,6 +105,18 @@ final class ReadmeSnippets {
     TChannelTransport tchannelClients =
         TChannelTransport.builder().serviceName("gateway").tls(clientTls).build();
     // [END tls]
+  }
+
+  /** A dispatcher from a configuration file, from the "Configuration" section. */
+  static void config(Middleware<Request, Response> logging) {
+    // [START config]
+    Dispatcher dispatcher = YarpcConfig.load("keyvalue", Path.of("yarpc.yaml"))
+        .unaryInboundMiddleware(logging)                                  // code still adds middleware
+        .build();
+    dispatcher.register(ProtobufProcedures.of(new KeyValueService()));   // and procedures
+    dispatcher.start();
+    ClientConfig users = dispatcher.clientConfig("users");               // an outbound of the file
+    // [END config]
   }
 
   // [START conformance]
