@@ -19,6 +19,8 @@ import io.yarpc.transport.StreamMessage;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,23 +91,25 @@ public final class ObservingMiddleware {
   private CompletableFuture<Response> unary(
       Direction direction, Request request, Handler<Request, Response> next, Call serverCall) {
     ObservedCall call = begin(direction, RpcType.UNARY, request.meta(), request.body().length());
-    return invoke(next, request, call)
-        .whenComplete(
-            (response, error) -> {
-              call.finish(System.nanoTime(), response == null ? -1 : response.body().length());
-              end(call, Outcome.of(response, error, serverCall, request.meta().deadline()));
-            });
+    return relay(
+        invoke(next, request, call),
+        (response, error) -> {
+          call.finish(System.nanoTime(), response == null ? -1 : response.body().length());
+          end(call, Outcome.of(response, error, serverCall, request.meta().deadline()));
+        },
+        response -> response.body().release());
   }
 
   private CompletableFuture<Void> oneway(
       Direction direction, Request request, Handler<Request, Void> next, Call serverCall) {
     ObservedCall call = begin(direction, RpcType.ONEWAY, request.meta(), request.body().length());
-    return invoke(next, request, call)
-        .whenComplete(
-            (ack, error) -> {
-              call.finish(System.nanoTime(), -1);
-              end(call, Outcome.of(null, error, serverCall, request.meta().deadline()));
-            });
+    return relay(
+        invoke(next, request, call),
+        (ack, error) -> {
+          call.finish(System.nanoTime(), -1);
+          end(call, Outcome.of(null, error, serverCall, request.meta().deadline()));
+        },
+        ack -> {});
   }
 
   /**
@@ -117,12 +121,13 @@ public final class ObservingMiddleware {
     Call serverCall = Call.current();
     ObservedCall call = begin(Direction.INBOUND, RpcType.STREAMING, stream.meta(), -1);
     opened(call, Outcome.SUCCESS);
-    return invoke(next, new WatchedServerStream(stream, call), call)
-        .whenComplete(
-            (v, error) -> {
-              call.finish(System.nanoTime(), -1);
-              closed(call, Outcome.of(null, error, serverCall, stream.meta().deadline()));
-            });
+    return relay(
+        invoke(next, new WatchedServerStream(stream, call), call),
+        (v, error) -> {
+          call.finish(System.nanoTime(), -1);
+          closed(call, Outcome.of(null, error, serverCall, stream.meta().deadline()));
+        },
+        v -> {});
   }
 
   /**
@@ -133,6 +138,7 @@ public final class ObservingMiddleware {
       RequestMeta meta, Handler<RequestMeta, ClientStream> next) {
     ObservedCall call = begin(Direction.OUTBOUND, RpcType.STREAMING, meta, -1);
     CompletableFuture<ClientStream> result = new CompletableFuture<>();
+    // completed here, not derived from the outbound's future: see relay
     invoke(next, meta, call)
         .whenComplete(
             (stream, error) -> {
@@ -164,6 +170,37 @@ public final class ObservingMiddleware {
       failed(e);
     }
     return call;
+  }
+
+  /**
+   * A future completed as {@code source} is, once {@code onEnd} has run. {@code onEnd} runs when {@code
+   * source} completes even if the returned future was completed (cancelled) before — core's outbound call
+   * path cancels the future a middleware returns, then the transport's, when the deadline passes — and
+   * what the returned future can no longer take is released here ({@code discard} for a value, the
+   * attached response for an error): this middleware was its last owner.
+   */
+  private <O> CompletableFuture<O> relay(
+      CompletableFuture<O> source,
+      BiConsumer<? super O, ? super Throwable> onEnd,
+      Consumer<? super O> discard) {
+    CompletableFuture<O> out = new CompletableFuture<>();
+    source.whenComplete(
+        (value, error) -> {
+          try {
+            onEnd.accept(value, error);
+          } catch (RuntimeException e) {
+            failed(e);
+          }
+          boolean taken = error == null ? out.complete(value) : out.completeExceptionally(error);
+          if (!taken) {
+            if (value != null) {
+              discard.accept(value);
+            } else if (error != null) {
+              YarpcException.releaseResponse(error);
+            }
+          }
+        });
+    return out;
   }
 
   /** {@code next.handle(input)}; a throw (or no future) becomes a failed future and marks a panic. */
@@ -252,7 +289,7 @@ public final class ObservingMiddleware {
       message(call, true, bytes, e);
       throw e;
     }
-    return f.whenComplete((v, error) -> message(call, true, bytes, error));
+    return relay(f, (v, error) -> message(call, true, bytes, error), v -> {});
   }
 
   /** A server stream whose sends and receives the observer hears about. */
@@ -277,10 +314,10 @@ public final class ObservingMiddleware {
 
     @Override
     public CompletableFuture<StreamMessage> receive() {
-      return stream
-          .receive()
-          .whenComplete(
-              (m, error) -> message(call, false, m == null ? -1 : m.body().length(), error));
+      return relay(
+          stream.receive(),
+          (m, error) -> message(call, false, m == null ? -1 : m.body().length(), error),
+          StreamMessage::release);
     }
 
     @Override
@@ -324,17 +361,17 @@ public final class ObservingMiddleware {
 
     @Override
     public CompletableFuture<StreamMessage> receive() {
-      return stream
-          .receive()
-          .whenComplete(
-              (m, error) -> {
-                message(call, false, m == null ? -1 : m.body().length(), error);
-                if (error != null) {
-                  endClientStream(call, Outcome.ofThrowable(error, call.meta().deadline()));
-                } else if (m == null) {
-                  endClientStream(call, Outcome.SUCCESS);
-                }
-              });
+      return relay(
+          stream.receive(),
+          (m, error) -> {
+            message(call, false, m == null ? -1 : m.body().length(), error);
+            if (error != null) {
+              endClientStream(call, Outcome.ofThrowable(error, call.meta().deadline()));
+            } else if (m == null) {
+              endClientStream(call, Outcome.SUCCESS);
+            }
+          },
+          StreamMessage::release);
     }
 
     @Override
