@@ -4,11 +4,15 @@ import io.yarpc.Call;
 import io.yarpc.Dispatcher;
 import io.yarpc.Outbounds;
 import io.yarpc.encoding.raw.Raw;
+import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.testing.InMemoryTransport;
+import io.yarpc.transport.Body;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Procedure;
+import io.yarpc.transport.Response;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcOutbound;
@@ -22,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
@@ -44,21 +49,28 @@ public final class Loopback implements AutoCloseable {
   private static final DeadlinePolicy SERVER_DEADLINES =
       DeadlinePolicy.builder().maxTimeout(SERVER_MAX_TIMEOUT).build();
 
+  /** How many times the handler of {@code slow} has run, in this JVM. */
+  public static final AtomicInteger SLOW_CALLS = new AtomicInteger();
+
   /** The transports under test. */
   public static final List<String> TRANSPORTS = List.of("http", "grpc", "tchannel");
 
   public final String transport;
   public final Dispatcher server;
   public final Dispatcher client;
+  private final InMemoryTransport inMemory;
 
-  private Loopback(String transport, Dispatcher server, Dispatcher client) {
+  private Loopback(
+      String transport, Dispatcher server, Dispatcher client, InMemoryTransport inMemory) {
     this.transport = transport;
     this.server = server;
     this.client = client;
+    this.inMemory = inMemory;
   }
 
   /**
-   * Starts both ends over {@code transport} ({@code http}, {@code grpc} or {@code tchannel}); {@code
+   * Starts both ends over {@code transport} ({@code http}, {@code grpc}, {@code tchannel}, or {@code
+   * in-memory}: yarpc-testing's, which tracks every body it hands out); {@code
    * serverConfig} and {@code clientConfig} add to the dispatcher builders (install metrics, logs).
    */
   public static Loopback start(
@@ -67,7 +79,16 @@ public final class Loopback implements AutoCloseable {
       UnaryOperator<Dispatcher.Builder> clientConfig) {
     Inbound inbound;
     java.util.function.Supplier<Outbounds> outbounds;
+    InMemoryTransport inMemory = null;
     switch (transport) {
+      case "in-memory":
+        {
+          InMemoryTransport t = InMemoryTransport.create();
+          inMemory = t;
+          inbound = t.inbound();
+          outbounds = t::outbounds;
+          break;
+        }
       case "http":
         {
           HttpTransport serverTransport = HttpTransport.builder().eventLoopThreads(1).build();
@@ -135,24 +156,37 @@ public final class Loopback implements AutoCloseable {
       server.stop();
       throw e;
     }
-    return new Loopback(transport, server, client);
+    return new Loopback(transport, server, client, inMemory);
   }
 
-  /** Whether the transport carries oneway calls (HTTP). */
+  /** Whether the transport carries oneway calls (HTTP, in-memory). */
   public boolean oneway() {
-    return transport.equals("http");
+    return transport.equals("http") || inMemory != null;
   }
 
-  /** Whether the transport carries streams (gRPC). */
+  /** Whether the transport carries streams (gRPC, in-memory). */
   public boolean streaming() {
-    return transport.equals("grpc");
+    return transport.equals("grpc") || inMemory != null;
+  }
+
+  /**
+   * For the in-memory transport: fails unless every body it handed out was released exactly once and
+   * none was read after release. Call after {@link #close()}.
+   */
+  public void assertNoLeaks() {
+    if (inMemory != null) {
+      inMemory.assertNoLeaks();
+    }
   }
 
   /**
    * {@code echo} answers its body; {@code bad} fails with {@code invalid-argument}, {@code broken} with
    * {@code internal}; {@code slow} answers only when its call is cancelled, with the reason (a timeout);
    * {@code oneway} takes a oneway call; {@code stream-echo} sends back every message it receives until
-   * the client half-closes.
+   * the client half-closes. For edge cases: {@code fail} fails with the code whose number is the body's
+   * first byte (succeeds for {@code ok}); {@code app-error} answers a response flagged as an application
+   * error named {@code KeyNotFound}, with the code whose number is the body's first byte (none when the
+   * byte is -1); {@code panic} throws from the handler itself.
    */
   static List<Procedure> procedures() {
     return List.of(
@@ -171,13 +205,44 @@ public final class Loopback implements AutoCloseable {
             .encoding(Raw.ENCODING)
             .unary(
                 request -> {
+                  SLOW_CALLS.incrementAndGet();
                   Call call = Call.current();
-                  CompletableFuture<io.yarpc.transport.Response> f = new CompletableFuture<>();
+                  CompletableFuture<Response> f = new CompletableFuture<>();
                   call.onCancel(() -> f.completeExceptionally(call.cancellation()));
                   return f;
                 })
             .build(),
         Raw.onewayProcedure("oneway", body -> {}),
+        Procedure.builder("fail")
+            .encoding(Raw.ENCODING)
+            .unary(
+                request -> {
+                  Code code = Code.fromValue(request.body().toByteArray()[0]);
+                  return code == Code.OK
+                      ? CompletableFuture.completedFuture(Response.of(Body.empty()))
+                      : CompletableFuture.failedFuture(
+                          YarpcException.of(code, "failed on purpose"));
+                })
+            .build(),
+        Procedure.builder("app-error")
+            .encoding(Raw.ENCODING)
+            .unary(
+                request -> {
+                  Code code = Code.fromValue(request.body().toByteArray()[0]);
+                  return CompletableFuture.completedFuture(
+                      Response.builder()
+                          .applicationError(
+                              new ApplicationErrorMeta(code, "KeyNotFound", "no such key"))
+                          .build());
+                })
+            .build(),
+        Procedure.builder("panic")
+            .encoding(Raw.ENCODING)
+            .unary(
+                request -> {
+                  throw new IllegalStateException("a bug");
+                })
+            .build(),
         Procedure.builder("stream-echo")
             .encoding(Raw.ENCODING)
             .streaming(

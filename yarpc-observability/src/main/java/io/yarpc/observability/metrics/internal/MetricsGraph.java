@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.yarpc.errors.Code;
 import io.yarpc.observability.observer.internal.CallObserver;
 import io.yarpc.observability.observer.internal.Direction;
 import io.yarpc.observability.observer.internal.ObservedCall;
@@ -219,10 +220,12 @@ public final class MetricsGraph implements CallObserver {
         streaming ? activeStreams.computeIfAbsent(tags, t -> new AtomicLong()) : null);
   }
 
+  // In each method the count a reader waits for comes last (calls; streams_active when a stream
+  // closes): whoever sees it sees everything else the call recorded.
+
   @Override
   public void end(ObservedCall call, Outcome outcome) {
     Edge e = (Edge) call.attachment();
-    e.calls.increment();
     if (call.panicked()) {
       e.panics.increment();
     }
@@ -239,21 +242,21 @@ public final class MetricsGraph implements CallObserver {
       if (e.responseSize != null && call.responseBytes() >= 0) {
         e.responseSize.record(call.responseBytes());
       }
-      return;
+    } else {
+      e.failureLatency(outcome.isCallerFailure()).record(elapsed);
+      e.countFailure(outcome, true);
+      if (outcome.isServerFailure()
+          && outcome.code() == Code.DEADLINE_EXCEEDED
+          && call.hasDeadline()) {
+        e.timeoutTtl().record(millis(call.ttlNanos()));
+      }
     }
-    e.failureLatency(outcome.isCallerFailure()).record(elapsed);
-    e.countFailure(outcome, true);
-    if (outcome.isServerFailure()
-        && outcome.code() == io.yarpc.errors.Code.DEADLINE_EXCEEDED
-        && call.hasDeadline()) {
-      e.timeoutTtl().record(millis(call.ttlNanos()));
-    }
+    e.calls.increment();
   }
 
   @Override
   public void streamOpened(ObservedCall call, Outcome outcome) {
     Edge e = (Edge) call.attachment();
-    e.calls.increment();
     if (outcome.isSuccess()) {
       e.successes.increment();
       e.streamsActive.incrementAndGet();
@@ -263,6 +266,7 @@ public final class MetricsGraph implements CallObserver {
       }
       e.countFailure(outcome, false);
     }
+    e.calls.increment();
   }
 
   @Override
@@ -272,14 +276,13 @@ public final class MetricsGraph implements CallObserver {
       if (e.streamResponseSize != null && bytes >= 0) {
         e.streamResponseSize.record(bytes);
       }
-      e.sends.increment();
       if (error == null) {
         e.sendSuccesses.increment();
       } else {
         e.streamFailures(true, error).increment();
       }
+      e.sends.increment();
     } else {
-      e.receives.increment();
       if (error == null) {
         e.receiveSuccesses.increment();
         if (e.streamRequestSize != null && bytes >= 0) {
@@ -288,6 +291,7 @@ public final class MetricsGraph implements CallObserver {
       } else {
         e.streamFailures(false, error).increment();
       }
+      e.receives.increment();
     }
   }
 
@@ -297,11 +301,11 @@ public final class MetricsGraph implements CallObserver {
     if (call.panicked()) {
       e.panics.increment();
     }
-    e.streamsActive.decrementAndGet();
     e.streamDuration.record(millis(call.elapsedNanos()));
     if (!outcome.isSuccess()) {
       e.countFailure(outcome, false);
     }
+    e.streamsActive.decrementAndGet();
   }
 
   private static double millis(long nanos) {
