@@ -57,11 +57,15 @@ public final class MetricsGraph implements CallObserver {
 
   private static final Logger log = LoggerFactory.getLogger(MetricsGraph.class);
 
-  /** The raw tag tuple of an edge (values before scrubbing; a dropped tag is {@link #DROPPED}). */
+  /**
+   * The raw tag tuple of an edge: values before scrubbing, a dropped tag {@link #DROPPED} — except the
+   * direction and rpc type, which stay in the key when their tags are dropped, since an edge's meters
+   * depend on them (edges that differ only there then share their meters, which have the same tags).
+   */
   private record EdgeKey(
       String dispatcher,
-      Object direction,
-      Object rpcType,
+      Direction direction,
+      RpcType rpcType,
       String source,
       String dest,
       String transport,
@@ -123,8 +127,8 @@ public final class MetricsGraph implements CallObserver {
     EdgeKey key =
         new EdgeKey(
             call.dispatcher(),
-            dropDirection ? DROPPED : call.direction(),
-            dropRpcType ? DROPPED : call.rpcType(),
+            call.direction(),
+            call.rpcType(),
             dropSource ? DROPPED : m.caller(),
             dropDest ? DROPPED : m.service(),
             dropTransport ? DROPPED : m.transport(),
@@ -145,7 +149,7 @@ public final class MetricsGraph implements CallObserver {
           return e;
         }
         if (edgeCounts[d].get() < maxEdges) {
-          e = makeEdge(key, call);
+          e = makeEdge(key);
           edges.put(key, e);
           edgeCounts[d].incrementAndGet();
           return e;
@@ -173,7 +177,7 @@ public final class MetricsGraph implements CallObserver {
       synchronized (this) {
         e = overflowEdges.get(overflow);
         if (e == null) {
-          e = makeEdge(overflow, call);
+          e = makeEdge(overflow);
           overflowEdges.put(overflow, e);
         }
         int d = call.direction().ordinal();
@@ -192,7 +196,7 @@ public final class MetricsGraph implements CallObserver {
     return e;
   }
 
-  private Edge makeEdge(EdgeKey key, ObservedCall call) {
+  private Edge makeEdge(EdgeKey key) {
     String transport = key.transport().isEmpty() ? "unknown" : key.transport();
     Tags tags =
         Tags.of(
@@ -207,16 +211,16 @@ public final class MetricsGraph implements CallObserver {
                 "routing_delegate", TagValues.scrub(key.routingDelegate()))
             .and(
                 "direction",
-                key.direction() == DROPPED ? DROPPED : ((Direction) key.direction()).value(),
+                dropDirection ? DROPPED : key.direction().value(),
                 "rpc_type",
-                key.rpcType().toString());
-    boolean streaming = call.rpcType() == RpcType.STREAMING;
+                dropRpcType ? DROPPED : key.rpcType().toString());
+    boolean streaming = key.rpcType() == RpcType.STREAMING;
     return new Edge(
         registry,
         tags,
-        call.rpcType() == RpcType.UNARY,
+        key.rpcType() == RpcType.UNARY,
         streaming,
-        call.direction() == Direction.INBOUND,
+        key.direction() == Direction.INBOUND,
         streaming ? activeStreams.computeIfAbsent(tags, t -> new AtomicLong()) : null);
   }
 
