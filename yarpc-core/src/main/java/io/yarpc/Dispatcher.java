@@ -2,9 +2,13 @@ package io.yarpc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.yarpc.DispatcherStatus.State;
 import io.yarpc.internal.HandlerInvoker;
 import io.yarpc.internal.MapRouter;
 import io.yarpc.middleware.Middleware;
+import io.yarpc.peer.ChooserStatus;
+import io.yarpc.peer.HasPeerChooser;
+import io.yarpc.peer.PeerChooser;
 import io.yarpc.transport.ClientStream;
 import io.yarpc.transport.HandlerSpec;
 import io.yarpc.transport.Inbound;
@@ -14,17 +18,21 @@ import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
+import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.TransportComponent;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -62,17 +70,16 @@ import org.slf4j.event.Level;
  *
  * <p><b>Execution.</b> Handlers run on the dispatcher's handler executor, never on a transport's I/O
  * thread, unless their procedure is marked {@linkplain Procedure#isNonBlocking() non-blocking}.
+ *
+ * <p><b>Introspection.</b> {@link #introspect()} returns a {@link DispatcherStatus}: the state, the
+ * procedures with their calls in flight, the inbounds and where they listen, the outbounds and their
+ * peers. It is what an admin page shows ({@code io.yarpc.observability.admin} in {@code
+ * yarpc-observability}).
  */
 public final class Dispatcher implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
   private static final Pattern UUID =
       Pattern.compile("[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}");
-
-  private enum State {
-    IDLE,
-    RUNNING,
-    STOPPED
-  }
 
   private final String name;
   private final List<Inbound> inbounds;
@@ -86,9 +93,14 @@ public final class Dispatcher implements Lifecycle {
   private final boolean logLifecycle;
   private final Map<String, ClientConfig> clientConfigs = new LinkedHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
+  // Calls being handled per registered procedure; the same counters as the procedures' invokers.
+  private final Map<ProcedureKey, AtomicInteger> procedureCalls = new ConcurrentHashMap<>();
   private final Object drainLock = new Object();
   private volatile boolean draining;
-  private State state = State.IDLE;
+  // Written under this object's lock, read without it (isRunning, introspect).
+  private volatile State state = State.NEW;
+
+  private record ProcedureKey(String service, String name, String encoding) {}
 
   private Dispatcher(Builder b) {
     this.name = b.name;
@@ -171,6 +183,101 @@ public final class Dispatcher implements Lifecycle {
   }
 
   /**
+   * A snapshot of what the dispatcher is doing now: its state, its procedures with their calls in flight,
+   * its inbounds with their listening addresses, and its outbounds with their peer choosers' peers
+   * (status, unavailable reason, pending requests). See {@link DispatcherStatus} for what each part
+   * holds.
+   *
+   * <p>Thread-safe, and callable in any state (before {@link #start()}, while it drains, after {@link
+   * #stop()}). It takes no dispatcher-wide lock and blocks no call: it reads the router, the counters and
+   * what each component's introspection methods report ({@link Inbound#listenAddress()}, {@link
+   * io.yarpc.peer.PeerChooser#introspect()} of outbounds that implement {@link
+   * io.yarpc.peer.HasPeerChooser}), which must not block either. A component whose method throws is
+   * shown without its address or peers (the exception is logged at DEBUG) rather than failing the
+   * snapshot.
+   */
+  public DispatcherStatus introspect() {
+    State current = state;
+    int calls = inFlight.get();
+    List<DispatcherStatus.ProcedureStatus> procedures = new ArrayList<>();
+    for (Procedure p : router.procedures()) {
+      AtomicInteger counter = procedureCalls.get(keyOf(p));
+      procedures.add(
+          new DispatcherStatus.ProcedureStatus(
+              p.service(),
+              p.name(),
+              p.encoding(),
+              p.handlerSpec().type(),
+              p.signature(),
+              counter == null ? 0 : counter.get()));
+    }
+    List<DispatcherStatus.InboundStatus> inboundStatuses = new ArrayList<>();
+    for (Inbound in : inbounds) {
+      inboundStatuses.add(
+          new DispatcherStatus.InboundStatus(
+              in.transportName(), listenAddress(in), in.isRunning()));
+    }
+    List<DispatcherStatus.OutboundStatus> outboundStatuses = new ArrayList<>();
+    outbounds.forEach(
+        (key, o) -> {
+          String service = o.serviceName().isEmpty() ? key : o.serviceName();
+          // one entry per distinct object: an HTTP outbound often serves both unary and oneway
+          Map<TransportComponent, EnumSet<RpcType>> types = new IdentityHashMap<>();
+          List<TransportComponent> order = new ArrayList<>();
+          addType(types, order, o.unary(), RpcType.UNARY);
+          addType(types, order, o.oneway(), RpcType.ONEWAY);
+          addType(types, order, o.stream(), RpcType.STREAMING);
+          for (TransportComponent c : order) {
+            ChooserStatus chooser =
+                c instanceof HasPeerChooser ? introspect(((HasPeerChooser) c).chooser()) : null;
+            outboundStatuses.add(
+                new DispatcherStatus.OutboundStatus(
+                    key, service, types.get(c), c.transportName(), c.isRunning(), chooser));
+          }
+        });
+    return new DispatcherStatus(
+        name, current, calls, procedures, inboundStatuses, outboundStatuses);
+  }
+
+  /** The inbound's address; null (logged at DEBUG) when asking fails, so one bug spoils no snapshot. */
+  private static SocketAddress listenAddress(Inbound in) {
+    try {
+      return in.listenAddress();
+    } catch (RuntimeException e) {
+      log.debug("{}.listenAddress() failed", in, e);
+      return null;
+    }
+  }
+
+  /** The chooser's status; its kind with no peers (logged at DEBUG) when asking fails. */
+  private static ChooserStatus introspect(PeerChooser chooser) {
+    try {
+      return chooser.introspect();
+    } catch (RuntimeException e) {
+      log.debug("{}.introspect() failed", chooser, e);
+      String kind = chooser.getClass().getSimpleName();
+      return new ChooserStatus(kind.isEmpty() ? chooser.getClass().getName() : kind, List.of());
+    }
+  }
+
+  private static void addType(
+      Map<TransportComponent, EnumSet<RpcType>> types,
+      List<TransportComponent> order,
+      TransportComponent c,
+      RpcType type) {
+    if (c == null) {
+      return;
+    }
+    EnumSet<RpcType> set = types.get(c);
+    if (set == null) {
+      set = EnumSet.noneOf(RpcType.class);
+      types.put(c, set);
+      order.add(c);
+    }
+    set.add(type);
+  }
+
+  /**
    * Registers procedures, wrapping each handler in the inbound middleware and the invocation rules (see
    * {@link Builder}). May be called before or after {@link #start()}.
    *
@@ -178,9 +285,15 @@ public final class Dispatcher implements Lifecycle {
    */
   public void register(List<Procedure> procedures) {
     for (Procedure p : procedures) {
-      router.register(p, invoker.wrap(p, withMiddleware(p.handlerSpec())));
+      AtomicInteger calls = new AtomicInteger();
+      router.register(p, invoker.wrap(p, withMiddleware(p.handlerSpec()), calls));
+      procedureCalls.put(keyOf(p), calls);
       log.debug("dispatcher {} registered {}", name, p);
     }
+  }
+
+  private ProcedureKey keyOf(Procedure p) {
+    return new ProcedureKey(p.service().isEmpty() ? name : p.service(), p.name(), p.encoding());
   }
 
   /** Registers procedures; see {@link #register(List)}. */
@@ -225,7 +338,7 @@ public final class Dispatcher implements Lifecycle {
     if (state == State.RUNNING) {
       return;
     }
-    if (state == State.STOPPED) {
+    if (state == State.STOPPING || state == State.STOPPED) {
       throw new IllegalStateException(
           "dispatcher \"" + name + "\" was stopped and cannot start again");
     }
@@ -298,15 +411,15 @@ public final class Dispatcher implements Lifecycle {
   @Override
   public void stop() {
     synchronized (this) {
-      if (state == State.STOPPED) {
+      if (state == State.STOPPING || state == State.STOPPED) {
         return;
       }
-      boolean wasRunning = state == State.RUNNING;
-      state = State.STOPPED;
-      if (!wasRunning) {
+      if (state != State.RUNNING) {
+        state = State.STOPPED;
         shutdownExecutor();
         return;
       }
+      state = State.STOPPING;
       draining = true;
     }
     RuntimeException failure = null;
@@ -336,6 +449,9 @@ public final class Dispatcher implements Lifecycle {
       }
     }
     shutdownExecutor();
+    synchronized (this) {
+      state = State.STOPPED;
+    }
     log.atLevel(logLifecycle ? Level.INFO : Level.DEBUG).log("dispatcher {} stopped", name);
     if (failure != null) {
       throw failure;
@@ -371,8 +487,13 @@ public final class Dispatcher implements Lifecycle {
     }
   }
 
+  /**
+   * Whether the dispatcher is started and not stopping: false from the moment {@link #stop()} begins
+   * (while calls drain), so a health check built on it reports not-serving during the drain. A volatile
+   * read: cheap, never blocks (not even while {@link #start()} runs).
+   */
   @Override
-  public synchronized boolean isRunning() {
+  public boolean isRunning() {
     return state == State.RUNNING;
   }
 

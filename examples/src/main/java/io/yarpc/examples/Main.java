@@ -9,8 +9,9 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code demo}: the keyvalue service over HTTP, gRPC and TChannel, driven by a client over each, with
  *       a table of what happened (see {@link Demo});
- *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P}: the {@code yarpc-test} interop
- *       service until interrupted (see {@link Serve});
+ *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P [--admin-port P]}: the {@code
+ *       yarpc-test} interop service until interrupted, with an admin listener when asked (see {@link
+ *       Serve});
  *   <li>{@code call --peer H:P --transport T --service S --procedure P --encoding E [--header k=v]...
  *       [--timeout 1s] BODY}: one call, yab style (see {@link CallCommand}).
  * </ul>
@@ -28,10 +29,12 @@ public final class Main {
           "commands:",
           "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each",
           "  serve   --http-port 8080 --grpc-port 8081 --tchannel-port 8082 [--host 127.0.0.1]",
+          "          [--admin-port 8083]",
           "          [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-mode enforced]",
           "          [--tls-client-auth none|optional|require]]",
           "          serves the yarpc-test service until interrupted (port 0: any free port);",
-          "          TLS applies to all three inbounds (--tls-mode disabled|permissive|enforced)",
+          "          TLS applies to all three inbounds (--tls-mode disabled|permissive|enforced);",
+          "          --admin-port adds an admin listener (plain HTTP): /debug/yarpc, /metrics, /health",
           "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
           "          --encoding raw|json|proto [--header k=v]... [--timeout 1s]",
           "          [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY",

@@ -1,9 +1,16 @@
 package io.yarpc.examples;
 
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.yarpc.Dispatcher;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
+import io.yarpc.observability.admin.AdminServer;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.Procedure;
@@ -35,7 +42,9 @@ import java.util.concurrent.CountDownLatch;
  * </ul>
  *
  * Every inbound also answers health checks (HTTP {@code GET /health}; gRPC {@code grpc.health.v1.Health})
- * and the gRPC inbound serves server reflection, all on by default.
+ * and the gRPC inbound serves server reflection, all on by default. With {@code --admin-port} an {@link
+ * AdminServer} listens on that port too: {@code /debug/yarpc} (and {@code .json}), {@code /metrics} from
+ * a Prometheus registry, {@code /health}.
  *
  * <p>{@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
  * (SIGINT, SIGTERM): a shutdown hook stops the dispatcher, which drains calls in flight. {@link #start}
@@ -53,9 +62,24 @@ final class Serve implements AutoCloseable {
   private final GrpcInbound grpcInbound;
   private final TChannelInbound tchannelInbound;
   private final TlsMode tlsMode;
+  private final String host;
+  private final int adminPort; // NO_ADMIN: none
+  private final PrometheusMeterRegistry registry; // null without an admin port
+  private volatile AdminServer admin;
+
+  /** The admin port that means: no admin listener. */
+  static final int NO_ADMIN = -1;
 
   private Serve(
-      String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
+      String host,
+      int httpPort,
+      int grpcPort,
+      int tchannelPort,
+      TlsConfig tls,
+      TlsMode mode,
+      int adminPort) {
+    this.host = host;
+    this.adminPort = adminPort;
     http = HttpTransport.create();
     grpc = GrpcTransport.create();
     tchannel = TChannelTransport.of(SERVICE);
@@ -72,11 +96,33 @@ final class Serve implements AutoCloseable {
     httpInbound = httpBuilder.build();
     grpcInbound = grpcBuilder.build();
     tchannelInbound = tchannelBuilder.build();
-    dispatcher =
-        Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound).build();
+    Dispatcher.Builder builder =
+        Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound);
+    if (adminPort != NO_ADMIN) {
+      registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
+      new UptimeMetrics().bindTo(registry);
+      installMetrics(builder, registry);
+    } else {
+      registry = null;
+    }
+    dispatcher = builder.build();
     dispatcher.register(TestSubject.procedures());
     dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
     dispatcher.register(ProtobufProcedures.of(new EchoService()));
+  }
+
+  /**
+   * THE place where the dispatcher's call metrics get installed: every call's metrics go to {@code
+   * registry}, which the admin listener's {@code /metrics} exposes. The metrics middleware ({@code
+   * io.yarpc.observability.metrics.YarpcMetrics}, yarpc-go's metric names) is not in this build yet;
+   * until it is, only the JVM meters bound above are exposed. When it lands, install its inbound and
+   * outbound middleware on {@code builder} here, and nowhere else.
+   */
+  private static void installMetrics(Dispatcher.Builder builder, PrometheusMeterRegistry registry) {
+    // intentionally empty until io.yarpc.observability.metrics.YarpcMetrics exists (see above)
   }
 
   /**
@@ -95,8 +141,36 @@ final class Serve implements AutoCloseable {
    */
   static Serve start(
       String host, int httpPort, int grpcPort, int tchannelPort, TlsConfig tls, TlsMode mode) {
-    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode);
+    return start(host, httpPort, grpcPort, tchannelPort, tls, mode, NO_ADMIN);
+  }
+
+  /**
+   * Starts the service as {@link #start(String, int, int, int, TlsConfig, TlsMode)} does and, unless
+   * {@code adminPort} is {@link #NO_ADMIN}, an admin listener on {@code host:adminPort} (0: any free
+   * port; plain HTTP whatever the TLS settings) with a Prometheus registry for {@code /metrics}.
+   *
+   * @throws RuntimeException when a port cannot be bound or the certificate read; nothing is left running
+   */
+  static Serve start(
+      String host,
+      int httpPort,
+      int grpcPort,
+      int tchannelPort,
+      TlsConfig tls,
+      TlsMode mode,
+      int adminPort) {
+    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode, adminPort);
     try {
+      if (adminPort != NO_ADMIN) {
+        // before the dispatcher: /health answers NOT_SERVING until it runs
+        serve.admin =
+            AdminServer.builder(serve.dispatcher)
+                .host(host)
+                .port(adminPort)
+                .meterRegistry(serve.registry)
+                .build()
+                .start();
+      }
       serve.dispatcher.start();
     } catch (RuntimeException e) {
       serve.close();
@@ -110,7 +184,8 @@ final class Serve implements AutoCloseable {
       throws InterruptedException {
     Serve serve;
     try {
-      Set<String> known = new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host"));
+      Set<String> known =
+          new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host", "admin-port"));
       known.addAll(TlsFlags.SERVE);
       Flags flags = Flags.parse(args, known);
       if (!flags.positional().isEmpty()) {
@@ -125,7 +200,8 @@ final class Serve implements AutoCloseable {
               flags.port("grpc-port", 8081),
               flags.port("tchannel-port", 8082),
               tls,
-              mode);
+              mode,
+              flags.get("admin-port", null) == null ? NO_ADMIN : flags.port("admin-port", 0));
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
       err.println(Main.USAGE);
@@ -170,6 +246,16 @@ final class Serve implements AutoCloseable {
   /** The dispatcher. */
   Dispatcher dispatcher() {
     return dispatcher;
+  }
+
+  /** The admin listener, or null when started without an admin port. */
+  AdminServer admin() {
+    return admin;
+  }
+
+  /** The registry {@code /metrics} exposes, or null when started without an admin port. */
+  PrometheusMeterRegistry registry() {
+    return registry;
   }
 
   /** Prints the addresses, the procedures, a curl line and a {@code call} line. */
@@ -235,6 +321,16 @@ final class Serve implements AutoCloseable {
     out.println(
         "  grpc.health.v1.Health and server reflection (v1, v1alpha) on "
             + hostPort(grpcAddress()));
+    AdminServer a = admin;
+    if (a != null) {
+      out.println("admin (plain HTTP on " + hostPort(a.address()) + "):");
+      out.printf(
+          "  %-45s the debug page: procedures, calls in flight, inbounds, peers%n",
+          a.url("/debug/yarpc"));
+      out.printf("  %-45s the same as JSON%n", a.url("/debug/yarpc.json"));
+      out.printf("  %-45s Prometheus metrics%n", a.url("/metrics"));
+      out.printf("  %-45s 200 SERVING; 503 NOT_SERVING once stopping begins%n", a.url("/health"));
+    }
     out.println("Ctrl-C stops it.");
   }
 
@@ -243,7 +339,10 @@ final class Serve implements AutoCloseable {
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + address.getPort();
   }
 
-  /** Stops the dispatcher (draining calls in flight) and the transports; idempotent. */
+  /**
+   * Stops the dispatcher (draining calls in flight; the admin listener's {@code /health} says
+   * NOT_SERVING meanwhile), the transports, then the admin listener; idempotent.
+   */
   @Override
   public void close() {
     try {
@@ -254,6 +353,13 @@ final class Serve implements AutoCloseable {
       tchannel.stop();
       grpc.stop();
       http.stop();
+      AdminServer a = admin;
+      if (a != null) {
+        a.stop();
+      }
+      if (registry != null) {
+        registry.close();
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import io.yarpc.examples.gateway.GatewayExample;
 import io.yarpc.examples.middleware.MiddlewareExample;
 import io.yarpc.examples.protobuf.ProtobufExample;
 import io.yarpc.examples.rawjson.RawJsonExample;
+import io.yarpc.examples.tracing.TracingExample;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,5 +48,27 @@ class ExamplesTest {
     assertThat(o.slowError()).isNotNull();
     assertThat(o.slowError().code()).isEqualTo(Code.DEADLINE_EXCEEDED);
     assertThat(o.usersSawOnSlowCall()).startsWith("its call ended: ");
+  }
+
+  @Test
+  void tracingFollowsTheCallOverEveryTransport() throws Exception {
+    TracingExample.Observed o = TracingExample.run();
+    assertThat(o.spans()).hasSize(6);
+    String traceId = o.spans().get(0).getTraceId();
+    assertThat(o.spans()).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(traceId));
+    assertThat(o.spans())
+        .filteredOn(s -> !s.getParentSpanContext().isValid())
+        .as("one root: the client's span")
+        .hasSize(1);
+    assertThat(o.spans())
+        .extracting(s -> s.getKind() + " " + s.getName())
+        .containsExactlyInAnyOrder(
+            "CLIENT gateway/profile",
+            "SERVER gateway/profile",
+            "CLIENT users/lookup",
+            "SERVER users/lookup",
+            "CLIENT store/get",
+            "SERVER store/get");
+    assertThat(o.storeSawTenant()).isEqualTo("acme");
   }
 }

@@ -78,9 +78,14 @@ public final class HandlerInvoker {
     this.host = host;
   }
 
-  /** {@code procedure}'s handler with the invocation rules applied. */
-  public HandlerSpec wrap(Procedure procedure, HandlerSpec spec) {
-    Admission admission = new Admission(procedure.isNonBlocking(), procedure.maxConcurrentCalls());
+  /**
+   * {@code procedure}'s handler with the invocation rules applied. {@code inFlight} counts the calls of
+   * this handler being handled (admitted, and whose result is not complete yet); the procedure's
+   * concurrency limit applies to it.
+   */
+  public HandlerSpec wrap(Procedure procedure, HandlerSpec spec, AtomicInteger inFlight) {
+    Admission admission =
+        new Admission(procedure.isNonBlocking(), procedure.maxConcurrentCalls(), inFlight);
     switch (spec.type()) {
       case UNARY:
         return HandlerSpec.unary(unary(spec.unary(), admission));
@@ -95,19 +100,17 @@ public final class HandlerInvoker {
   private static final class Admission {
     final boolean direct;
     final int max; // 0: no limit of the procedure's own
-    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger inFlight; // counted with or without a limit: introspection reads it
 
-    Admission(boolean direct, int max) {
+    Admission(boolean direct, int max, AtomicInteger inFlight) {
       this.direct = direct;
       this.max = max;
+      this.inFlight = inFlight;
     }
 
     /** Takes a place; false (and nothing taken) when the procedure is at its limit. */
     boolean enter() {
-      if (max == 0) {
-        return true;
-      }
-      if (inFlight.incrementAndGet() > max) {
+      if (inFlight.incrementAndGet() > max && max != 0) {
         inFlight.decrementAndGet();
         return false;
       }
@@ -115,9 +118,7 @@ public final class HandlerInvoker {
     }
 
     void exit() {
-      if (max != 0) {
-        inFlight.decrementAndGet();
-      }
+      inFlight.decrementAndGet();
     }
   }
 

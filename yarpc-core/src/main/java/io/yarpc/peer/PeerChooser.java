@@ -2,6 +2,7 @@ package io.yarpc.peer;
 
 import io.yarpc.transport.Lifecycle;
 import io.yarpc.transport.RequestMeta;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,5 +23,18 @@ public interface PeerChooser extends Lifecycle {
    */
   default String waitReason() {
     return null;
+  }
+
+  /**
+   * What the chooser holds now, for introspection ({@link io.yarpc.Dispatcher#introspect()}, the admin
+   * page): its kind and, for each peer it may choose, the peer's status, unavailable reason and pending
+   * requests. An implementation MUST be thread-safe, MUST NOT block (it may take its own locks briefly,
+   * and SHOULD read peers' status outside them, as transports may guard status with locks of their own)
+   * and MUST return a snapshot the caller may keep. The default names the chooser by its class's simple
+   * name and lists no peers, so choosers written before this method keep compiling.
+   */
+  default ChooserStatus introspect() {
+    String kind = getClass().getSimpleName();
+    return new ChooserStatus(kind.isEmpty() ? getClass().getName() : kind, List.of());
   }
 }

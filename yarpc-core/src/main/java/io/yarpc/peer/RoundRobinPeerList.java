@@ -309,6 +309,42 @@ public final class RoundRobinPeerList extends AbstractLifecycle implements PeerC
     return e == null ? 0 : e.pending.get();
   }
 
+  /**
+   * Kind {@value #NAME}; every identifier in the list, in the order it was added, with its peer's status
+   * and unavailable reason (read outside the list's lock) and its {@linkplain #pendingRequests(String)
+   * pending requests}. A peer the list does not hold (before {@link #start()}, after {@link #stop()}) is
+   * {@code UNAVAILABLE} with the reason that the list is not running.
+   */
+  @Override
+  public ChooserStatus introspect() {
+    List<Entry> entries;
+    List<Peer> held = new ArrayList<>();
+    State current;
+    synchronized (lock) {
+      entries = new ArrayList<>(peers.values());
+      for (Entry e : entries) {
+        held.add(e.active ? e.peer : null);
+      }
+      current = state;
+    }
+    List<PeerStatus> statuses = new ArrayList<>(entries.size());
+    for (int i = 0; i < entries.size(); i++) {
+      Entry e = entries.get(i);
+      Peer p = held.get(i);
+      statuses.add(
+          p != null
+              ? PeerStatus.of(p, e.pending.get())
+              : new PeerStatus(
+                  e.id,
+                  ConnectionStatus.UNAVAILABLE,
+                  current == State.STOPPED
+                      ? "the peer list has been stopped"
+                      : "the peer list has not been started",
+                  e.pending.get()));
+    }
+    return new ChooserStatus(NAME, statuses);
+  }
+
   /** The identifiers of the peers that can be chosen now, in the order they will be chosen. */
   public List<String> availablePeers() {
     synchronized (lock) {

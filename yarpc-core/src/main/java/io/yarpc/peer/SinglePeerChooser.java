@@ -44,6 +44,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transport's) or, on timeout, on the shared timer thread.
  */
 public final class SinglePeerChooser extends AbstractLifecycle implements PeerChooser {
+  /** The chooser's kind in introspection ({@link ChooserStatus#kind()}). */
+  public static final String KIND = "single";
+
   private final PeerTransport transport;
   private final String identifier;
   private final boolean failFast;
@@ -85,6 +88,25 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
   /** How many leases this chooser handed out that are not finished yet. */
   public int pendingRequests() {
     return pending.get();
+  }
+
+  /**
+   * Kind {@value #KIND}; the one peer with its status, unavailable reason and {@linkplain
+   * #pendingRequests() pending requests}. Before {@link #start()} and after {@link #stop()} the peer is
+   * {@code UNAVAILABLE} with the reason that the chooser is not running.
+   */
+  @Override
+  public ChooserStatus introspect() {
+    Peer current = peer;
+    PeerStatus status =
+        current != null
+            ? PeerStatus.of(current, pending.get())
+            : new PeerStatus(
+                identifier,
+                ConnectionStatus.UNAVAILABLE,
+                stopped ? "the chooser has been stopped" : "the chooser has not been started",
+                pending.get());
+    return new ChooserStatus(KIND, List.of(status));
   }
 
   /** Retains the peer from the transport; called once by {@link #start()}. */

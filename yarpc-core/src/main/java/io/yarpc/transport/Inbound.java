@@ -1,5 +1,7 @@
 package io.yarpc.transport;
 
+import java.net.SocketAddress;
+
 /**
  * Receives calls from the network, turns them into {@link Request}s or {@link ServerStream}s, and serves
  * them through the {@link Router} it was given. The contract:
@@ -35,4 +37,15 @@ public interface Inbound extends TransportComponent {
    * does nothing, for inbounds without health reporting.
    */
   default void beginDrain() {}
+
+  /**
+   * The address the inbound listens on, for introspection ({@link io.yarpc.Dispatcher#introspect()}, the
+   * admin page, logs): the bound address, with the actual port when it was built with port 0. Null before
+   * {@link #start()} and for an inbound that does not listen on a socket; after {@link #stop()} it MAY
+   * still tell the address it listened on. Must be thread-safe and must not block. The default returns
+   * null, so inbounds written before this method keep compiling.
+   */
+  default SocketAddress listenAddress() {
+    return null;
+  }
 }

@@ -17,6 +17,7 @@ public final class RequestMeta {
   private final String encoding;
   private final String transport;
   private final Headers headers;
+  private final Headers propagationHeaders;
   private final String shardKey;
   private final String routingKey;
   private final String routingDelegate;
@@ -31,6 +32,7 @@ public final class RequestMeta {
     this.encoding = b.encoding;
     this.transport = b.transport;
     this.headers = b.headers;
+    this.propagationHeaders = b.propagationHeaders;
     this.shardKey = b.shardKey;
     this.routingKey = b.routingKey;
     this.routingDelegate = b.routingDelegate;
@@ -79,6 +81,18 @@ public final class RequestMeta {
     return headers;
   }
 
+  /**
+   * Context-propagation headers: trace context and baggage ({@code traceparent}, {@code uber-trace-id},
+   * {@code uberctx-*}...), kept apart from the {@linkplain #headers() application headers}. Each transport
+   * carries them in its native place, where yarpc-go puts its tracer's headers ({@link
+   * PropagationHeaders}), and an inbound fills them from there. Tracing middleware writes them on
+   * outbound calls and reads them on inbound ones; without it they are empty and nothing copies them from
+   * an inbound call to the outbound calls it makes.
+   */
+  public Headers propagationHeaders() {
+    return propagationHeaders;
+  }
+
   /** Opaque key telling the destination which shard owns the request. */
   public String shardKey() {
     return shardKey;
@@ -114,7 +128,8 @@ public final class RequestMeta {
 
   @Override
   public String toString() {
-    // Headers are left out on purpose: they may carry personal data.
+    // Headers (and propagation headers, whose baggage is headers too) are left out on purpose: they
+    // may carry personal data.
     return "RequestMeta{caller="
         + caller
         + ", service="
@@ -146,6 +161,7 @@ public final class RequestMeta {
     private String encoding = "";
     private String transport = "";
     private Headers headers = Headers.empty();
+    private Headers propagationHeaders = Headers.empty();
     private String shardKey = "";
     private String routingKey = "";
     private String routingDelegate = "";
@@ -162,6 +178,7 @@ public final class RequestMeta {
       encoding = m.encoding;
       transport = m.transport;
       headers = m.headers;
+      propagationHeaders = m.propagationHeaders;
       shardKey = m.shardKey;
       routingKey = m.routingKey;
       routingDelegate = m.routingDelegate;
@@ -207,6 +224,12 @@ public final class RequestMeta {
     /** Sets the application headers. */
     public Builder headers(Headers headers) {
       this.headers = requireNonNull(headers, "headers");
+      return this;
+    }
+
+    /** Sets the context-propagation headers (see {@link RequestMeta#propagationHeaders()}). */
+    public Builder propagationHeaders(Headers propagationHeaders) {
+      this.propagationHeaders = requireNonNull(propagationHeaders, "propagationHeaders");
       return this;
     }
 

@@ -188,6 +188,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
   private final TlsConfig tls; // null: plaintext
   private final TlsMode tlsMode;
   private volatile Server server;
+  private volatile InetSocketAddress listening; // set once started; kept after stop
   private volatile ConnectionLimiter connections;
   // set in doStart, shut down in doStop (the lifecycle runs them one after the other)
   private EventLoopGroup eventLoops;
@@ -262,6 +263,16 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       }
     }
     throw new IllegalStateException("grpc inbound listens on no internet address");
+  }
+
+  /**
+   * The address the server listened on when it started (the actual port when built with port 0); null
+   * before {@link #start()}. Unlike {@link #address()} it does not ask the server, so it answers while
+   * the server shuts down and after it stopped.
+   */
+  @Override
+  public InetSocketAddress listenAddress() {
+    return listening;
   }
 
   /** The deadline policy applied to every call. */
@@ -368,7 +379,14 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
       // executor
     }
     try {
-      server = b.build().start();
+      Server started = b.build().start();
+      server = started;
+      for (SocketAddress a : started.getListenSockets()) {
+        if (a instanceof InetSocketAddress) {
+          listening = (InetSocketAddress) a;
+          break;
+        }
+      }
     } catch (Exception | Error e) {
       shutDown(loops);
       throw e;

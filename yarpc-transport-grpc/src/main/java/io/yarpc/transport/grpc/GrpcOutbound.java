@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.peer.HasPeerChooser;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.ClientStream;
@@ -40,7 +41,8 @@ import java.util.concurrent.CompletableFuture;
  * its peers). Get one from {@link GrpcTransport#outbound}, {@link GrpcTransport#singleOutbound} or
  * {@link GrpcTransport#outboundBuilder}.
  */
-public final class GrpcOutbound extends AbstractLifecycle implements UnaryOutbound, StreamOutbound {
+public final class GrpcOutbound extends AbstractLifecycle
+    implements UnaryOutbound, StreamOutbound, HasPeerChooser {
   private final GrpcTransport transport;
   private final ClientCalls calls;
   private volatile boolean running;
@@ -66,6 +68,7 @@ public final class GrpcOutbound extends AbstractLifecycle implements UnaryOutbou
   }
 
   /** The chooser that picks the peer of each call. */
+  @Override
   public PeerChooser chooser() {
     return calls.chooser();
   }

@@ -184,6 +184,12 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     return a;
   }
 
+  /** {@link #address()}, or null before {@link #start()}; after {@link #stop()}, the address it had. */
+  @Override
+  public InetSocketAddress listenAddress() {
+    return bound;
+  }
+
   /** {@code host:port} of {@link #address()}, as a peer identifier for outbounds. */
   public String hostPort() {
     InetSocketAddress a = address();

@@ -7,6 +7,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.peer.HasPeerChooser;
 import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerLease;
@@ -53,7 +54,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>The outbound starts and stops its chooser, and starts its transport if needed.
  */
-public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbound, OnewayOutbound {
+public final class HttpOutbound extends AbstractLifecycle
+    implements UnaryOutbound, OnewayOutbound, HasPeerChooser {
   private final HttpTransport transport;
   private final PeerChooser chooser;
   private final boolean http2;
@@ -71,6 +73,7 @@ public final class HttpOutbound extends AbstractLifecycle implements UnaryOutbou
   }
 
   /** The chooser that picks each call's peer. */
+  @Override
   public PeerChooser chooser() {
     return chooser;
   }

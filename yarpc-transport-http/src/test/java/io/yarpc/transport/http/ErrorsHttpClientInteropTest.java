@@ -443,11 +443,13 @@ class ErrorsHttpClientInteropTest {
     // one
     assertThat(res.header("X-Forwarded-For")).isEqualTo("1.2.3.4");
     assertThat(res.header("X-Request-Id")).isEqualTo("prefixed");
-    assertThat(res.header("Uber-Trace-Id")).isEqualTo("abc");
-    assertThat(res.header("Uberctx-Tenant")).isEqualTo("t1");
     assertThat(res.header("Rpc-Routing-Zone")).isEqualTo("zone1");
+    // unprefixed tracing keys are the request's propagation headers, not application headers, so
+    // the handler has nothing of them to echo (docs/spec/model.md §8.3)
     assertThat(res.headers())
         .doesNotContainKeys(
+            "uber-trace-id",
+            "uberctx-tenant",
             "rpc-header-x-request-id",
             "x-not-allowed",
             "rpc-header-x-not-allowed",
@@ -461,6 +463,10 @@ class ErrorsHttpClientInteropTest {
     h.put("Rpc-Routing-Key", "rk");
     h.put("Rpc-Routing-Delegate", "rd");
     h.put("Rpc-Caller-Procedure", "cp");
+    h.put("Uber-Trace-Id", "abc:def:0:1");
+    h.put("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    h.put("Uberctx-Tenant", "t1");
+    h.put("Rpc-Header-Traceparent", "an application header");
     Res res = post(h, "");
     assertThat(res.status()).isEqualTo(200);
     assertThat(res.body())
@@ -474,10 +480,16 @@ class ErrorsHttpClientInteropTest {
             "\"routingKey\":\"rk\"",
             "\"routingDelegate\":\"rd\"",
             "\"callerProcedure\":\"cp\"",
-            "\"hasDeadline\":true");
+            "\"hasDeadline\":true",
+            "\"propagationHeaders\":{",
+            "\"uber-trace-id\":\"abc:def:0:1\"",
+            "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"",
+            "\"uberctx-tenant\":\"t1\"");
     // none of the Rpc-* metadata headers leak into the application headers; user-agent is a proxy
     // key
-    assertThat(res.body()).contains("\"headers\":{\"user-agent\":\"Java-http-client/");
+    assertThat(res.body())
+        .contains("\"headers\":{\"user-agent\":\"Java-http-client/")
+        .contains("\"traceparent\":\"an application header\"");
     assertThat(res.body()).doesNotContain("rpc-header", "rpc-shard", "context-ttl");
   }
 }

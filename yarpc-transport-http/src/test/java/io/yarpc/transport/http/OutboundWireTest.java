@@ -125,6 +125,18 @@ class OutboundWireTest {
                     "dropped",
                     "empty",
                     ""))
+            .propagationHeaders(
+                Headers.of(
+                    "uber-trace-id",
+                    "from-tracer",
+                    "traceparent",
+                    "tp",
+                    "uberctx-k",
+                    "v",
+                    "rpc-caller",
+                    "not-written",
+                    "bad key",
+                    "not-written"))
             .deadline(Deadline.after(Duration.ofSeconds(5)))
             .build();
     assertThat(text(await(outbound.call(Request.of(meta, Body.of("{}".getBytes(UTF_8)))))))
@@ -148,6 +160,8 @@ class OutboundWireTest {
             "Rpc-Accepts-Both-Response-Error",
             "Rpc-Header-Foo-Bar",
             "Uber-Trace-Id",
+            "Traceparent",
+            "Uberctx-K",
             "X-Forwarded-For",
             "Rpc-Routing-Zone",
             "Rpc-Header-Empty",
@@ -165,7 +179,11 @@ class OutboundWireTest {
     assertThat(r.header("Rpc-Encoding")).isEqualTo("json");
     assertThat(r.header("Rpc-Accepts-Both-Response-Error")).isEqualTo("true");
     assertThat(r.header("Rpc-Header-Foo-Bar")).isEqualTo("Baz");
-    assertThat(r.header("Uber-Trace-Id")).isEqualTo("trace");
+    // propagation headers go plain, as yarpc-go's tracer writes them, and win over an application
+    // header of the same name; one naming a header the transport owns is not written
+    assertThat(r.header("Uber-Trace-Id")).isEqualTo("from-tracer");
+    assertThat(r.header("Traceparent")).isEqualTo("tp");
+    assertThat(r.header("Uberctx-K")).isEqualTo("v");
     assertThat(r.header("X-Forwarded-For")).isEqualTo("1.2.3.4");
     assertThat(r.header("Rpc-Routing-Zone")).isEqualTo("zone");
     assertThat(r.header("Rpc-Header-Empty")).isEmpty();

@@ -120,6 +120,7 @@ final class YarpcTestService implements AutoCloseable {
                   out.put("callerProcedure", m.callerProcedure());
                   out.put("hasDeadline", m.deadline() != null);
                   out.put("headers", m.headers().asMap());
+                  out.put("propagationHeaders", m.propagationHeaders().asMap());
                   return CompletableFuture.completedFuture(
                       Response.of(Body.of(GSON.toJson(out).getBytes(StandardCharsets.UTF_8))));
                 })

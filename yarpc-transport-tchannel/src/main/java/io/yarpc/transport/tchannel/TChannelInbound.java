@@ -199,6 +199,12 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     return address;
   }
 
+  /** {@link #address()}: null before {@link #start()}; after {@link #stop()}, the address it had. */
+  @Override
+  public InetSocketAddress listenAddress() {
+    return address;
+  }
+
   /**
    * The {@code host:port} peers dial to reach this inbound (and that it advertises as {@code host_port});
    * {@code 0.0.0.0:0} before start or when it listens on a wildcard or IPv6 address.

@@ -6,6 +6,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.peer.HasPeerChooser;
 import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.transport.AbstractLifecycle;
@@ -42,7 +43,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * own). The call fails with {@code unavailable} when its peer's connection dies. The future completes on an event loop thread: chain blocking work with
  * the {@code ...Async} methods. Thread-safe.
  */
-public final class TChannelOutbound extends AbstractLifecycle implements UnaryOutbound {
+public final class TChannelOutbound extends AbstractLifecycle
+    implements UnaryOutbound, HasPeerChooser {
   private final TChannelTransport transport;
   private final PeerChooser chooser;
   private final ChecksumType checksumType;
@@ -61,6 +63,12 @@ public final class TChannelOutbound extends AbstractLifecycle implements UnaryOu
   @Override
   public String transportName() {
     return CallCodec.TRANSPORT_NAME;
+  }
+
+  /** The chooser that picks the peer of each call. */
+  @Override
+  public PeerChooser chooser() {
+    return chooser;
   }
 
   /** The checksum type of the calls this outbound sends. */

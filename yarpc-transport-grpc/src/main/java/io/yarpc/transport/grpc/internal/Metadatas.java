@@ -9,6 +9,7 @@ import io.yarpc.internal.WireText;
 import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.PropagationHeaders;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import java.nio.charset.StandardCharsets;
@@ -191,7 +192,8 @@ final class Metadatas {
 
   /**
    * The metadata an outbound sends for {@code meta}: the {@code rpc-*} fields that are set, then the
-   * application headers (empty values are not sent).
+   * application headers (empty values are not sent), then the propagation headers ({@link
+   * #putPropagationHeaders}).
    *
    * @throws YarpcException {@code invalid-argument} for a header value with CR, LF or NUL, a reserved
    *     application header, or a header name gRPC cannot carry
@@ -225,7 +227,36 @@ final class Metadatas {
           }
           putHeader(md, k, v);
         });
+    putPropagationHeaders(md, meta.propagationHeaders());
     return md;
+  }
+
+  /**
+   * Writes propagation headers as metadata, lower-case keys, where yarpc-go's tracer writes them
+   * (docs/spec/model.md §8.3); each replaces an application header of the same key. A key gRPC or YARPC
+   * owns ({@code rpc-*}, {@code grpc-*}, {@code content-type}, {@code te}, {@code user-agent}), or a key or
+   * value gRPC cannot carry, is skipped: propagation never fails a call.
+   */
+  static void putPropagationHeaders(Metadata md, Headers propagation) {
+    propagation.forEach(
+        (k, v) -> {
+          if (isReserved(k)
+              || k.startsWith("grpc-")
+              || k.equals(CONTENT_TYPE)
+              || k.equals("te")
+              || k.equals(USER_AGENT)
+              || v.isEmpty()) {
+            return;
+          }
+          try {
+            Metadata.Key<String> key = key(k);
+            checkValue(k, v);
+            md.removeAll(key);
+            md.put(key, v);
+          } catch (IllegalArgumentException | YarpcException skipped) {
+            // not carried: a bad trace header must not fail the call
+          }
+        });
   }
 
   private static void put(Metadata md, String key, String value) {
@@ -375,9 +406,10 @@ final class Metadatas {
 
   /**
    * The request metadata of an inbound call: {@code rpc-*} fields, the encoding ({@code rpc-encoding}, or
-   * the {@code application/grpc+X} subtype when absent), and every other key as an application header —
-   * except gRPC's own ({@code grpc-*}, {@code te}, {@code content-type}, {@code user-agent}) and the
-   * cross-zone routing keys.
+   * the {@code application/grpc+X} subtype when absent), the propagation headers (the keys for which
+   * {@link PropagationHeaders#isPropagationKey} holds: {@code traceparent}, {@code uber-trace-id}...,
+   * docs/spec/model.md §8.3), and every other key as an application header — except gRPC's own ({@code
+   * grpc-*}, {@code te}, {@code content-type}, {@code user-agent}) and the cross-zone routing keys.
    *
    * <p>A plain gRPC client sends none of the {@code rpc-*} keys; its call is served anyway, with: the
    * service {@code defaultService}; the caller named by the product of its {@code user-agent} (the text
@@ -409,6 +441,7 @@ final class Metadatas {
             .deadline(deadline)
             .connection(connection);
     Headers.Builder headers = null;
+    Headers.Builder propagation = null;
     String encoding = null;
     String contentType = null;
     String caller = null;
@@ -433,7 +466,12 @@ final class Metadatas {
         case USER_AGENT -> userAgent = decode(name, value);
         case ROUTING_ZONE, ROUTING_REGION, "te" -> {}
         default -> {
-          if (!name.startsWith("grpc-")) {
+          if (PropagationHeaders.isPropagationKey(name)) {
+            if (propagation == null) {
+              propagation = Headers.builder();
+            }
+            propagation.add(name, decode(name, value));
+          } else if (!name.startsWith("grpc-")) {
             if (headers == null) {
               headers = Headers.builder();
             }
@@ -453,6 +491,9 @@ final class Metadatas {
     b.caller(caller == null || caller.isEmpty() ? callerOf(userAgent) : caller);
     if (headers != null) {
       b.headers(headers.build());
+    }
+    if (propagation != null) {
+      b.propagationHeaders(propagation.build());
     }
     return b.build();
   }

@@ -50,6 +50,59 @@ class MetadatasTest {
   }
 
   @Test
+  void propagationHeadersGoAsMetadataAndWinOverApplicationHeaders() {
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("s")
+            .procedure("p")
+            .encoding("raw")
+            .headers(Headers.of("traceparent", "from the application", "x-app", "v"))
+            .propagationHeaders(
+                Headers.of(
+                    "traceparent",
+                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                    "Uber-Trace-Id",
+                    "4bf92f3577b34da6a3ce929d0e0e4736:00f067aa0ba902b7:0:1",
+                    "rpc-caller",
+                    "not written",
+                    "grpc-timeout",
+                    "not written",
+                    "bad key",
+                    "skipped",
+                    "uberctx-k",
+                    "not ascii: \u00e9"))
+            .build();
+    Metadata md = Metadatas.requestMetadata(meta);
+    assertThat(md.getAll(key("traceparent")))
+        .containsExactly("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    assertThat(md.get(key("uber-trace-id")))
+        .isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736:00f067aa0ba902b7:0:1");
+    assertThat(md.get(key("rpc-caller"))).isEqualTo("c");
+    assertThat(md.containsKey(key("grpc-timeout"))).isFalse();
+    assertThat(md.containsKey(key("uberctx-k"))).as("a value gRPC cannot carry").isFalse();
+    assertThat(md.get(key("x-app"))).isEqualTo("v");
+  }
+
+  @Test
+  void inboundPropagationKeysAreNotApplicationHeaders() {
+    Metadata md = new Metadata();
+    md.put(key("rpc-caller"), "c");
+    md.put(key("traceparent"), "tp");
+    md.put(key("tracestate"), "ts");
+    md.put(key("uber-trace-id"), "u");
+    md.put(key("uberctx-tenant"), "t1");
+    md.put(key("x-b3-traceid"), "b3");
+    md.put(key("x-app"), "v");
+    RequestMeta meta = Metadatas.toRequestMeta(md, "proc", null, "svc");
+    assertThat(meta.headers().asMap()).containsOnlyKeys("x-app");
+    assertThat(meta.propagationHeaders().asMap())
+        .containsOnlyKeys(
+            "traceparent", "tracestate", "uber-trace-id", "uberctx-tenant", "x-b3-traceid")
+        .containsEntry("traceparent", "tp");
+  }
+
+  @Test
   void inboundMetadataBecomesRequestMeta() {
     Metadata md = new Metadata();
     md.put(key("rpc-caller"), "c");

@@ -41,7 +41,8 @@ public final class OutboundCodec {
   /**
    * Adds the headers yarpc-go sends, in Go's canonical casing: {@code Host}, the outbound's own headers,
    * the {@code Rpc-*} metadata, {@code Context-TTL-MS} (the deadline's remaining milliseconds, truncated),
-   * the application headers and {@code Content-Length}.
+   * the application headers, the propagation headers (plain, as yarpc-go's tracer writes them) and {@code
+   * Content-Length}.
    */
   public static void writeHeaders(
       FullHttpRequest req,
@@ -68,6 +69,7 @@ public final class OutboundCodec {
     setIfNotEmpty(h, WireHeaders.ENCODING, meta.encoding());
     h.set(WireHeaders.ACCEPTS_BOTH_RESPONSE_ERROR, WireHeaders.TRUE);
     WireHeaders.writeApplicationHeaders(meta.headers(), h);
+    WireHeaders.writePropagationHeaders(meta.propagationHeaders(), h);
     h.setInt(CONTENT_LENGTH, req.content().readableBytes());
   }
 

@@ -61,8 +61,9 @@ final class RequestDecoder {
   }
 
   /**
-   * docs/spec/wire-http.md §3.2 steps 3, 4 and 6: the metadata from the {@code Rpc-*} headers, application headers, and the
-   * deadline from {@code Context-TTL-MS} counted from now. A TTL that is not a non-negative integer leaves
+   * docs/spec/wire-http.md §3.2 steps 3, 4 and 6: the metadata from the {@code Rpc-*} headers, application
+   * and propagation headers (the unprefixed tracing keys are propagation headers, docs/spec/model.md
+   * §8.3), and the deadline from {@code Context-TTL-MS} counted from now. A TTL that is not a non-negative integer leaves
    * the deadline unset and yields {@code invalid TTL "..." for service "S" and procedure "P"}. {@code
    * connection} (the connection the request arrived on, or null) is set on the metadata as it is.
    */
@@ -70,6 +71,7 @@ final class RequestDecoder {
     HttpHeaders h = req.headers();
     String service = WireHeaders.get(h, WireHeaders.SERVICE);
     String procedure = WireHeaders.get(h, WireHeaders.PROCEDURE);
+    WireHeaders.RequestHeaders headers = WireHeaders.requestHeaders(h);
     RequestMeta.Builder mb =
         RequestMeta.builder()
             .caller(WireHeaders.get(h, WireHeaders.CALLER))
@@ -81,7 +83,8 @@ final class RequestDecoder {
             .routingKey(WireHeaders.get(h, WireHeaders.ROUTING_KEY))
             .routingDelegate(WireHeaders.get(h, WireHeaders.ROUTING_DELEGATE))
             .callerProcedure(WireHeaders.get(h, WireHeaders.CALLER_PROCEDURE))
-            .headers(WireHeaders.applicationHeaders(h))
+            .headers(headers.application())
+            .propagationHeaders(headers.propagation())
             .connection(connection);
     String ttl = WireHeaders.get(h, WireHeaders.TTL_MS);
     YarpcException ttlError = null;

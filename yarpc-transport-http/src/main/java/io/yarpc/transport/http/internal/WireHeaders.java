@@ -5,6 +5,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Headers;
+import io.yarpc.transport.PropagationHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
@@ -95,15 +96,46 @@ public final class WireHeaders {
   /**
    * Application headers from received HTTP headers: first the unprefixed tracing and proxy headers, then
    * every {@code Rpc-Header-*} (prefix matched case-insensitively, stripped), so a prefixed value wins.
+   * For responses; a request's headers are read by {@link #requestHeaders}.
    */
   public static Headers applicationHeaders(HttpHeaders from) {
+    return read(from, null);
+  }
+
+  /** The application and propagation headers of a request. */
+  public record RequestHeaders(Headers application, Headers propagation) {}
+
+  /**
+   * A request's headers: the propagation headers are every plain header for which {@link
+   * PropagationHeaders#isPropagationKey} holds ({@code traceparent}, {@code uber-trace-id}, {@code
+   * uberctx-*}...: where yarpc-go's tracer writes them); the application headers are the unprefixed proxy
+   * headers and then every {@code Rpc-Header-*}, as {@link #applicationHeaders} reads them, but without
+   * the unprefixed tracing keys, which are propagation headers now (docs/spec/model.md §8.3).
+   */
+  public static RequestHeaders requestHeaders(HttpHeaders from) {
+    Headers.Builder[] propagation = new Headers.Builder[1];
+    Headers application = read(from, propagation);
+    return new RequestHeaders(
+        application, propagation[0] == null ? Headers.empty() : propagation[0].build());
+  }
+
+  /**
+   * The application headers in {@code from}; when {@code propagation} is not null, propagation keys go to
+   * the builder in its first element (made on first use) instead.
+   */
+  private static Headers read(HttpHeaders from, Headers.Builder[] propagation) {
     Headers.Builder b = null;
     Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
     boolean prefixed = false;
     while (it.hasNext()) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
       String key = e.getKey().toString();
-      if (isTracingHeader(key) || isProxyHeader(key)) {
+      if (propagation != null && PropagationHeaders.isPropagationKey(key)) {
+        if (propagation[0] == null) {
+          propagation[0] = Headers.builder();
+        }
+        propagation[0].add(key, fromWire(e.getValue()));
+      } else if (isTracingHeader(key) || isProxyHeader(key)) {
         b = b == null ? Headers.builder() : b;
         b.add(key, fromWire(e.getValue()));
       } else if (!prefixed && startsWithIgnoreCase(key, APPLICATION_HEADER_PREFIX)) {
@@ -123,6 +155,44 @@ public final class WireHeaders {
       }
     }
     return b == null ? Headers.empty() : b.build();
+  }
+
+  /**
+   * Writes a request's propagation headers as plain HTTP headers, in Go's canonical casing, where yarpc-go's
+   * tracer writes them ({@code tracer.Inject(..., HTTPHeaders, req.Header)}, docs/spec/model.md §8.3);
+   * each replaces a header of the same name written before (an application header {@code uber-trace-id}
+   * travels unprefixed too). A key that is not an HTTP token, or that names a header this transport owns
+   * ({@code Rpc-*}, {@code Context-TTL-MS}, {@code Host}, {@code Content-*}, hop-by-hop headers), is
+   * skipped: propagation never fails a call.
+   */
+  public static void writePropagationHeaders(Headers headers, HttpHeaders to) {
+    headers.forEach(
+        (key, value) -> {
+          if (isToken(key) && !isOwnedHeader(key)) {
+            to.set(canonicalMimeKey(key), sanitizeValue(value));
+          }
+        });
+  }
+
+  /** Whether a (lower-case) header name is one the transport itself writes or HTTP reserves. */
+  private static boolean isOwnedHeader(String lowerKey) {
+    if (lowerKey.startsWith("rpc-") || lowerKey.startsWith("content-")) {
+      return true;
+    }
+    switch (lowerKey) {
+      case "context-ttl-ms":
+      case "host":
+      case "connection":
+      case "keep-alive":
+      case "transfer-encoding":
+      case "te":
+      case "trailer":
+      case "upgrade":
+      case "proxy-connection":
+        return true;
+      default:
+        return false;
+    }
   }
 
   /**

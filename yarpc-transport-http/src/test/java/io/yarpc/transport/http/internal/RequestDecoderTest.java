@@ -10,6 +10,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Request heads read as docs/spec/wire-http.md §3.2 says, with no channel. */
@@ -86,6 +87,8 @@ class RequestDecoderTest {
             "ignored");
     RequestMeta m = RequestDecoder.decode(req, false, null).meta();
     assertThat(m.headers().get("uber-trace-id")).isEqualTo("prefixed");
+    // the unprefixed tracing key is a propagation header, not an application header
+    assertThat(m.propagationHeaders().asMap()).containsExactly(Map.entry("uber-trace-id", "plain"));
     assertThat(m.headers().get("user-agent")).isEqualTo("curl");
     assertThat(m.headers().get("foo-bar")).isEqualTo("baz");
     assertThat(m.headers().get("x-other")).isNull();

@@ -65,7 +65,10 @@ public final class CallCodec {
   /** Details of the application error meta, cut to 256 bytes (core's {@link WireText#details}). */
   public static final String APPLICATION_ERROR_DETAILS = "$rpc$-application-error-details";
 
-  /** Tracing baggage keys start with this; the server drops them from the application headers. */
+  /**
+   * Propagation headers travel in arg2 with this prefix ({@code $tracing$uber-trace-id}); the server moves
+   * them from the application headers to the propagation headers.
+   */
   public static final String TRACING_PREFIX = "$tracing$";
 
   /**
@@ -162,6 +165,10 @@ public final class CallCodec {
     if (!meta.callerProcedure().isEmpty()) {
       appHeaders.put(CALLER_PROCEDURE, meta.callerProcedure());
     }
+    // propagation headers as tchannel-go's InjectOutboundSpan writes them: $tracing$-prefixed,
+    // merged
+    // with the application headers, winning a clash (docs/spec/wire-tchannel.md §12.1)
+    meta.propagationHeaders().forEach((k, v) -> appHeaders.put(TRACING_PREFIX + k, v));
     byte[] arg2;
     try {
       arg2 = ApplicationHeaders.encode(appHeaders, meta.encoding());
@@ -196,7 +203,8 @@ public final class CallCodec {
    * The request metadata a server builds from a complete call req (docs/spec/wire-tchannel.md §12.2): caller =
    * {@code cn}, encoding = {@code as}, shard key, routing key and routing delegate from their headers,
    * procedure = arg1, headers = arg2 without {@code $rpc$-caller-procedure} (moved to the caller
-   * procedure) and the {@code $tracing$} keys, deadline = now + ttl.
+   * procedure) and the {@code $tracing$} keys (the propagation headers, prefix removed), deadline = now +
+   * ttl.
    *
    * @throws YarpcException {@code invalid-argument} when arg2 cannot be decoded, with yarpc-go's message
    */
@@ -263,12 +271,20 @@ public final class CallCodec {
           e.getMessage());
     }
     Headers.Builder headers = Headers.builder();
+    Headers.Builder propagation = null;
     String callerProcedure = "";
     for (Map.Entry<String, String> e : raw.entrySet()) {
       String canonical = Headers.canonicalize(e.getKey());
       if (canonical.equals(CALLER_PROCEDURE)) {
         callerProcedure = e.getValue();
-      } else if (!canonical.startsWith(TRACING_PREFIX)) {
+      } else if (canonical.startsWith(TRACING_PREFIX)) {
+        if (canonical.length() > TRACING_PREFIX.length()) {
+          if (propagation == null) {
+            propagation = Headers.builder();
+          }
+          propagation.add(e.getKey().substring(TRACING_PREFIX.length()), e.getValue());
+        }
+      } else {
         headers.add(e.getKey(), e.getValue());
       }
     }
@@ -279,6 +295,7 @@ public final class CallCodec {
         .encoding(encoding)
         .transport(TRANSPORT_NAME)
         .headers(headers.build())
+        .propagationHeaders(propagation == null ? Headers.empty() : propagation.build())
         .shardKey(transportHeaders.get(TransportHeaders.SHARD_KEY))
         .routingKey(transportHeaders.get(TransportHeaders.ROUTING_KEY))
         .routingDelegate(transportHeaders.get(TransportHeaders.ROUTING_DELEGATE))

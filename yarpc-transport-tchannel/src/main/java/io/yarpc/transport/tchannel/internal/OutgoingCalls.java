@@ -124,7 +124,7 @@ final class OutgoingCalls {
   private CompletableFuture<Response> send(
       RequestMeta meta, Body body, ChecksumType checksumType, long ttlMillis) {
     int id = allocateId();
-    ClientCall call = new ClientCall(id, meta, Tracing.newRoot());
+    ClientCall call = new ClientCall(id, meta, Tracing.forRequest(meta.propagationHeaders()));
     List<ByteBuf> frames;
     try {
       frames =

@@ -34,6 +34,7 @@ class CallCodecTest {
           .routingDelegate("rd1")
           .callerProcedure("cp")
           .headers(Headers.of("X-Mixed", "Value", "$tracing$uber-trace-id", "t"))
+          .propagationHeaders(Headers.of("uber-trace-id", "t2", "traceparent", "tp"))
           .deadline(Deadline.after(Duration.ofSeconds(5)))
           .build();
 
@@ -65,7 +66,10 @@ class CallCodecTest {
       Map<String, String> arg2 = ApplicationHeaders.decodeBinary(a.argBytes(1));
       assertThat(arg2)
           .containsEntry("x-mixed", "Value")
-          .containsEntry("$rpc$-caller-procedure", "cp");
+          .containsEntry("$rpc$-caller-procedure", "cp")
+          // propagation headers as $tracing$ keys, winning over an application header of that name
+          .containsEntry("$tracing$uber-trace-id", "t2")
+          .containsEntry("$tracing$traceparent", "tp");
       RequestMeta server =
           CallCodec.decodeRequestMeta(
               f.service(), f.headers(), f.ttl(), a.argBytes(0), a.argBytes(1));
@@ -79,6 +83,8 @@ class CallCodecTest {
       assertThat(server.routingDelegate()).isEqualTo("rd1");
       assertThat(server.callerProcedure()).isEqualTo("cp");
       assertThat(server.headers().asMap()).containsExactly(Map.entry("x-mixed", "Value"));
+      assertThat(server.propagationHeaders().asMap())
+          .containsExactly(Map.entry("uber-trace-id", "t2"), Map.entry("traceparent", "tp"));
       assertThat(server.deadline().remainingMillis()).isPositive().isLessThanOrEqualTo(1234);
     } finally {
       frames.forEach(ByteBuf::release);
@@ -102,7 +108,10 @@ class CallCodecTest {
     try {
       MessageAssembler a = new MessageAssembler(true, ChecksumType.NONE, 1 << 20);
       a.add(CallFrame.parse(frames.get(0)));
-      assertThat(new String(a.argBytes(1), UTF_8)).isEqualTo("{\"k\":\"v\"}");
+      // the propagation headers too, as $tracing$ keys of the same object (as yarpc-go merges them)
+      assertThat(new String(a.argBytes(1), UTF_8))
+          .isEqualTo(
+              "{\"k\":\"v\",\"$tracing$uber-trace-id\":\"t2\",\"$tracing$traceparent\":\"tp\"}");
       a.release();
     } finally {
       frames.forEach(ByteBuf::release);
