@@ -138,7 +138,7 @@ public final class ObservingMiddleware {
       RequestMeta meta, Handler<RequestMeta, ClientStream> next) {
     ObservedCall call = begin(Direction.OUTBOUND, RpcType.STREAMING, meta, -1);
     CompletableFuture<ClientStream> result = new CompletableFuture<>();
-    // completed here, not derived from the outbound's future: see relay
+    // completed here, not derived from the outbound's future (see relay)
     invoke(next, meta, call)
         .whenComplete(
             (stream, error) -> {
@@ -174,10 +174,10 @@ public final class ObservingMiddleware {
 
   /**
    * A future completed as {@code source} is, once {@code onEnd} has run. {@code onEnd} runs when {@code
-   * source} completes even if the returned future was completed (cancelled) before — core's outbound call
-   * path cancels the future a middleware returns, then the transport's, when the deadline passes — and
-   * what the returned future can no longer take is released here ({@code discard} for a value, the
-   * attached response for an error): this middleware was its last owner.
+   * source} completes even if whoever holds the returned future completed (cancelled) it before — a
+   * future derived with {@code whenComplete} would skip its action then — and what the returned future can
+   * no longer take is released here ({@code discard} for a value, the attached response for an error):
+   * this middleware was its last owner.
    */
   private <O> CompletableFuture<O> relay(
       CompletableFuture<O> source,
