@@ -21,6 +21,8 @@ import io.yarpc.CallOptions;
 import io.yarpc.ClientConfig;
 import io.yarpc.Dispatcher;
 import io.yarpc.Outbounds;
+import io.yarpc.config.ConfigException;
+import io.yarpc.config.YarpcConfig;
 import io.yarpc.encoding.protobuf.Protobuf;
 import io.yarpc.encoding.protobuf.ProtobufCodec;
 import io.yarpc.encoding.protobuf.ProtobufErrors;
@@ -43,8 +45,11 @@ import io.yarpc.transport.http.HttpTransport;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,6 +58,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -64,9 +70,15 @@ import java.util.regex.Pattern;
  * call --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P
  *      --encoding raw|json|proto [--header k=v]... [--timeout 1s]
  *      [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY
+ * call --config FILE --outbound NAME --procedure P --encoding raw|json|proto [--header k=v]...
+ *      [--timeout 1s] BODY
  * </pre>
  *
- * Any {@code --tls-*} flag calls over TLS (HTTP: {@code https}); see {@link TlsFlags}.
+ * Any {@code --tls-*} flag calls over TLS (HTTP: {@code https}); see {@link TlsFlags}. With {@code
+ * --config}, the call goes through the outbound {@code NAME} of a yarpc configuration file ({@link
+ * YarpcConfig}): its transport, peers, service name and the file's {@code transports} settings (TLS
+ * included); the file's inbounds and other outbounds are left out. The timeout then also covers
+ * connecting to the peer.
  *
  * <ul>
  *   <li>{@code raw}: BODY is sent as its UTF-8 bytes; the response body is printed as a string.
@@ -86,7 +98,9 @@ final class CallCommand {
   static final String USAGE =
       "usage: call --peer host:port --transport http|grpc|tchannel --service S"
           + " --procedure P --encoding raw|json|proto [--header k=v]... [--timeout 1s]"
-          + " [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY";
+          + " [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY\n"
+          + "       call --config FILE --outbound NAME --procedure P --encoding raw|json|proto"
+          + " [--header k=v]... [--timeout 1s] BODY";
   private static final String CALLER = "yarpc-call";
   private static final Duration CONNECT_WAIT = Duration.ofSeconds(5);
 
@@ -104,13 +118,28 @@ final class CallCommand {
   private static Set<String> flags() {
     Set<String> all =
         new java.util.HashSet<>(
-            Set.of("peer", "transport", "service", "procedure", "encoding", "header", "timeout"));
+            Set.of(
+                "peer",
+                "transport",
+                "service",
+                "procedure",
+                "encoding",
+                "header",
+                "timeout",
+                "config",
+                "outbound"));
     all.addAll(TlsFlags.CALL);
     return Set.copyOf(all);
   }
 
   /** Runs the command; returns the exit status. */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, System::getenv);
+  }
+
+  /** Runs the command, {@code ${VAR}} in a {@code --config} file looked up with {@code environment}. */
+  static int run(
+      String[] args, PrintStream out, PrintStream err, Function<String, String> environment) {
     Options options;
     try {
       options = Options.parse(args);
@@ -118,6 +147,9 @@ final class CallCommand {
       err.println("call: " + e.getMessage());
       err.println(USAGE);
       return 2;
+    }
+    if (options.config != null) {
+      return runFromConfig(options, out, err, environment);
     }
     PeerTransport transport = transport(options.transport, options.tls);
     Dispatcher client =
@@ -129,6 +161,55 @@ final class CallCommand {
       client.start();
       awaitConnected(transport, options.peerAddress());
       return call(client.clientConfig(options.service), options, out, err);
+    } catch (RuntimeException e) {
+      err.println("Error: " + YarpcException.describe(e));
+      return 1;
+    } finally {
+      client.stop();
+    }
+  }
+
+  /**
+   * The call through the outbound {@code --outbound} of the {@code --config} file: a client dispatcher
+   * built from the file's {@code transports} and that one outbound.
+   */
+  private static int runFromConfig(
+      Options o, PrintStream out, PrintStream err, Function<String, String> environment) {
+    Dispatcher client;
+    try {
+      Map<String, Object> document = YarpcConfig.parse(o.config);
+      Object outbounds = document.get("outbounds");
+      if (!(outbounds instanceof Map) || !((Map<?, ?>) outbounds).containsKey(o.outbound)) {
+        err.println(
+            "call: "
+                + o.config
+                + " has no outbound \""
+                + o.outbound
+                + "\"; its outbounds: "
+                + (outbounds instanceof Map ? ((Map<?, ?>) outbounds).keySet() : "none"));
+        return 2;
+      }
+      Map<String, Object> only = new LinkedHashMap<>();
+      only.put(o.outbound, ((Map<?, ?>) outbounds).get(o.outbound));
+      Map<String, Object> clientDocument = new LinkedHashMap<>(document);
+      clientDocument.remove("inbounds");
+      clientDocument.put("outbounds", only);
+      client =
+          YarpcConfig.loader()
+              .environment(environment)
+              .load(CALLER, clientDocument)
+              .shutdownGracePeriod(Duration.ZERO)
+              .build();
+    } catch (ConfigException e) {
+      err.println("call: " + e.getMessage());
+      return 2;
+    } catch (UncheckedIOException e) {
+      err.println("call: " + e.getMessage());
+      return 2;
+    }
+    try {
+      client.start();
+      return call(client.clientConfig(o.outbound), o, out, err);
     } catch (RuntimeException e) {
       err.println("Error: " + YarpcException.describe(e));
       return 1;
@@ -276,6 +357,8 @@ final class CallCommand {
     Descriptor requestType;
     Descriptor responseType;
     TlsConfig tls;
+    Path config;
+    String outbound;
 
     /** The peer as the transport names it: an {@code https://} URL for HTTP over TLS. */
     String peerAddress() {
@@ -287,13 +370,30 @@ final class CallCommand {
     static Options parse(String[] args) throws Flags.UsageException {
       Flags flags = Flags.parse(args, FLAGS);
       Options o = new Options();
-      o.peer = flags.required("peer");
-      o.transport = flags.required("transport");
-      if (!List.of("http", "grpc", "tchannel").contains(o.transport)) {
-        throw new Flags.UsageException(
-            "--transport must be http, grpc or tchannel, got \"" + o.transport + "\"");
+      String config = flags.get("config", null);
+      if (config != null) {
+        o.config = Path.of(config);
+        o.outbound = flags.required("outbound");
+        List<String> fromFile = new ArrayList<>(List.of("peer", "transport", "service"));
+        fromFile.addAll(TlsFlags.CALL);
+        for (String flag : fromFile) {
+          if (flags.get(flag, null) != null) {
+            throw new Flags.UsageException(
+                "--" + flag + " cannot be used with --config (the outbound comes from the file)");
+          }
+        }
+      } else {
+        if (flags.get("outbound", null) != null) {
+          throw new Flags.UsageException("--outbound needs --config");
+        }
+        o.peer = flags.required("peer");
+        o.transport = flags.required("transport");
+        if (!List.of("http", "grpc", "tchannel").contains(o.transport)) {
+          throw new Flags.UsageException(
+              "--transport must be http, grpc or tchannel, got \"" + o.transport + "\"");
+        }
+        o.service = flags.required("service");
       }
-      o.service = flags.required("service");
       o.procedure = flags.required("procedure");
       o.encoding = flags.required("encoding");
       if (!List.of("raw", "json", "proto").contains(o.encoding)) {

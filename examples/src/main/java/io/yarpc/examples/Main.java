@@ -9,11 +9,12 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code demo}: the keyvalue service over HTTP, gRPC and TChannel, driven by a client over each, with
  *       a table of what happened (see {@link Demo});
- *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P [--admin-port P]}: the {@code
- *       yarpc-test} interop service until interrupted, with an admin listener when asked (see {@link
- *       Serve});
+ *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P [--admin-port P]} (or {@code serve
+ *       --config FILE [--admin-port P]}): the {@code yarpc-test} interop service until interrupted, with
+ *       an admin listener when asked (see {@link Serve});
  *   <li>{@code call --peer H:P --transport T --service S --procedure P --encoding E [--header k=v]...
- *       [--timeout 1s] BODY}: one call, yab style (see {@link CallCommand}).
+ *       [--timeout 1s] BODY} (or {@code call --config FILE --outbound NAME ...}): one call, yab style
+ *       (see {@link CallCommand}).
  * </ul>
  *
  * The example programs of {@code io.yarpc.examples.rawjson}, {@code .protobuf}, {@code .middleware} and
@@ -35,10 +36,16 @@ public final class Main {
           "          serves the yarpc-test service until interrupted (port 0: any free port);",
           "          TLS applies to all three inbounds (--tls-mode disabled|permissive|enforced);",
           "          --admin-port adds an admin listener (plain HTTP): /debug/yarpc, /metrics, /health",
+          "  serve   --config FILE [--admin-port P]",
+          "          the same service with the inbounds of a yarpc configuration file",
+          "          (examples/config/yarpc.yaml is one)",
           "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
           "          --encoding raw|json|proto [--header k=v]... [--timeout 1s]",
           "          [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY",
           "          one call; prints the response body and headers, or the error (exit status 1)",
+          "  call    --config FILE --outbound NAME --procedure P --encoding raw|json|proto",
+          "          [--header k=v]... [--timeout 1s] BODY",
+          "          the same call through the outbound NAME of a yarpc configuration file",
           "",
           "example programs (java -cp yarpc-examples.jar <class>):",
           "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.yarpc.Dispatcher;
+import io.yarpc.config.ConfigException;
+import io.yarpc.config.YarpcConfig;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
@@ -14,6 +16,7 @@ import io.yarpc.observability.admin.AdminServer;
 import io.yarpc.observability.metrics.YarpcMetrics;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
+import io.yarpc.transport.Inbound;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcTransport;
@@ -23,12 +26,15 @@ import io.yarpc.transport.tchannel.TChannelInbound;
 import io.yarpc.transport.tchannel.TChannelTransport;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 
 /**
  * The {@code serve} command: one dispatcher named {@value #SERVICE} serving, over HTTP, gRPC and TChannel at
@@ -47,19 +53,23 @@ import java.util.concurrent.CountDownLatch;
  * AdminServer} listens on that port too: {@code /debug/yarpc} (and {@code .json}), {@code /metrics} from
  * a Prometheus registry, {@code /health}.
  *
+ * <p>The inbounds come from the flags (one of each transport, ports and TLS alike) or, with {@code
+ * --config FILE}, from a yarpc configuration file ({@link YarpcConfig}; {@code examples/config/yarpc.yaml}
+ * is one), which may declare any inbounds, outbounds and transport settings.
+ *
  * <p>{@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
  * (SIGINT, SIGTERM): a shutdown hook stops the dispatcher, which drains calls in flight. {@link #start}
- * starts one in-process (tests); {@link #close()} stops it.
+ * and {@link #startFromConfig} start one in-process (tests); {@link #close()} stops it.
  */
 final class Serve implements AutoCloseable {
   /** The service name every client calls. */
   static final String SERVICE = "yarpc-test";
 
   private final Dispatcher dispatcher;
-  private final HttpTransport http;
+  private final HttpTransport http; // these three are null when the inbounds come from a file
   private final GrpcTransport grpc;
   private final TChannelTransport tchannel;
-  private final HttpInbound httpInbound;
+  private final HttpInbound httpInbound; // null when a file declares no inbound of that transport
   private final GrpcInbound grpcInbound;
   private final TChannelInbound tchannelInbound;
   private final TlsMode tlsMode;
@@ -71,34 +81,22 @@ final class Serve implements AutoCloseable {
   /** The admin port that means: no admin listener. */
   static final int NO_ADMIN = -1;
 
+  /**
+   * The service with the inbounds {@code builder} has; {@code http}, {@code grpc} and {@code tchannel}
+   * are the transports this class made for them (null for a file's, which the dispatcher owns).
+   */
   private Serve(
+      Dispatcher.Builder builder,
+      HttpTransport http,
+      GrpcTransport grpc,
+      TChannelTransport tchannel,
       String host,
-      int httpPort,
-      int grpcPort,
-      int tchannelPort,
-      TlsConfig tls,
-      TlsMode mode,
       int adminPort) {
+    this.http = http;
+    this.grpc = grpc;
+    this.tchannel = tchannel;
     this.host = host;
     this.adminPort = adminPort;
-    http = HttpTransport.create();
-    grpc = GrpcTransport.create();
-    tchannel = TChannelTransport.of(SERVICE);
-    HttpInbound.Builder httpBuilder = http.inboundBuilder().address(host, httpPort);
-    GrpcInbound.Builder grpcBuilder = grpc.inboundBuilder(new InetSocketAddress(host, grpcPort));
-    TChannelInbound.Builder tchannelBuilder =
-        tchannel.inboundBuilder().host(host).port(tchannelPort);
-    tlsMode = tls == null ? TlsMode.DISABLED : mode;
-    if (tlsMode != TlsMode.DISABLED) {
-      httpBuilder.tls(tls, tlsMode);
-      grpcBuilder.tls(tls, tlsMode);
-      tchannelBuilder.tls(tls, tlsMode);
-    }
-    httpInbound = httpBuilder.build();
-    grpcInbound = grpcBuilder.build();
-    tchannelInbound = tchannelBuilder.build();
-    Dispatcher.Builder builder =
-        Dispatcher.builder(SERVICE).inbound(httpInbound, grpcInbound, tchannelInbound);
     if (adminPort != NO_ADMIN) {
       registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       new JvmMemoryMetrics().bindTo(registry);
@@ -110,9 +108,49 @@ final class Serve implements AutoCloseable {
       registry = null;
     }
     dispatcher = builder.build();
+    httpInbound = first(HttpInbound.class);
+    grpcInbound = first(GrpcInbound.class);
+    tchannelInbound = first(TChannelInbound.class);
+    tlsMode = httpInbound == null ? TlsMode.DISABLED : httpInbound.tlsMode();
     dispatcher.register(TestSubject.procedures());
     dispatcher.register(ProtobufProcedures.of(new KeyValueService()));
     dispatcher.register(ProtobufProcedures.of(new EchoService()));
+  }
+
+  /** The service with one inbound of each transport, as the flags say. */
+  private static Serve fromFlags(
+      String host,
+      int httpPort,
+      int grpcPort,
+      int tchannelPort,
+      TlsConfig tls,
+      TlsMode mode,
+      int adminPort) {
+    HttpTransport http = HttpTransport.create();
+    GrpcTransport grpc = GrpcTransport.create();
+    TChannelTransport tchannel = TChannelTransport.of(SERVICE);
+    HttpInbound.Builder httpBuilder = http.inboundBuilder().address(host, httpPort);
+    GrpcInbound.Builder grpcBuilder = grpc.inboundBuilder(new InetSocketAddress(host, grpcPort));
+    TChannelInbound.Builder tchannelBuilder =
+        tchannel.inboundBuilder().host(host).port(tchannelPort);
+    if (tls != null && mode != TlsMode.DISABLED) {
+      httpBuilder.tls(tls, mode);
+      grpcBuilder.tls(tls, mode);
+      tchannelBuilder.tls(tls, mode);
+    }
+    Dispatcher.Builder builder =
+        Dispatcher.builder(SERVICE)
+            .inbound(httpBuilder.build(), grpcBuilder.build(), tchannelBuilder.build());
+    return new Serve(builder, http, grpc, tchannel, host, adminPort);
+  }
+
+  private <T extends Inbound> T first(Class<T> type) {
+    for (Inbound in : dispatcher.inbounds()) {
+      if (type.isInstance(in)) {
+        return type.cast(in);
+      }
+    }
+    return null;
   }
 
   /**
@@ -158,14 +196,30 @@ final class Serve implements AutoCloseable {
       TlsConfig tls,
       TlsMode mode,
       int adminPort) {
-    Serve serve = new Serve(host, httpPort, grpcPort, tchannelPort, tls, mode, adminPort);
+    return started(fromFlags(host, httpPort, grpcPort, tchannelPort, tls, mode, adminPort));
+  }
+
+  /**
+   * Starts the service as the configuration file {@code file} describes, {@code ${VAR}} looked up with
+   * {@code environment}, and unless {@code adminPort} is {@link #NO_ADMIN} an admin listener on {@code
+   * 127.0.0.1:adminPort}.
+   *
+   * @throws ConfigException listing what is wrong with the file
+   * @throws RuntimeException when it cannot be read or a port cannot be bound; nothing is left running
+   */
+  static Serve startFromConfig(Path file, Function<String, String> environment, int adminPort) {
+    Dispatcher.Builder builder = YarpcConfig.loader().environment(environment).load(SERVICE, file);
+    return started(new Serve(builder, null, null, null, "127.0.0.1", adminPort));
+  }
+
+  private static Serve started(Serve serve) {
     try {
-      if (adminPort != NO_ADMIN) {
+      if (serve.adminPort != NO_ADMIN) {
         // before the dispatcher: /health answers NOT_SERVING until it runs
         serve.admin =
             AdminServer.builder(serve.dispatcher)
-                .host(host)
-                .port(adminPort)
+                .host(serve.host)
+                .port(serve.adminPort)
                 .meterRegistry(serve.registry)
                 .build()
                 .start();
@@ -184,26 +238,45 @@ final class Serve implements AutoCloseable {
     Serve serve;
     try {
       Set<String> known =
-          new HashSet<>(Set.of("http-port", "grpc-port", "tchannel-port", "host", "admin-port"));
+          new HashSet<>(
+              Set.of("http-port", "grpc-port", "tchannel-port", "host", "admin-port", "config"));
       known.addAll(TlsFlags.SERVE);
       Flags flags = Flags.parse(args, known);
       if (!flags.positional().isEmpty()) {
         throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
       }
-      TlsMode mode = TlsFlags.mode(flags);
-      TlsConfig tls = TlsFlags.server(flags);
-      serve =
-          start(
-              flags.get("host", "127.0.0.1"),
-              flags.port("http-port", 8080),
-              flags.port("grpc-port", 8081),
-              flags.port("tchannel-port", 8082),
-              tls,
-              mode,
-              flags.get("admin-port", null) == null ? NO_ADMIN : flags.port("admin-port", 0));
+      int adminPort =
+          flags.get("admin-port", null) == null ? NO_ADMIN : flags.port("admin-port", 0);
+      String config = flags.get("config", null);
+      if (config != null) {
+        for (String flag : known) {
+          if (!flag.equals("config")
+              && !flag.equals("admin-port")
+              && flags.get(flag, null) != null) {
+            throw new Flags.UsageException(
+                "--" + flag + " cannot be used with --config (the file declares the inbounds)");
+          }
+        }
+        serve = startFromConfig(Path.of(config), System::getenv, adminPort);
+      } else {
+        TlsMode mode = TlsFlags.mode(flags);
+        TlsConfig tls = TlsFlags.server(flags);
+        serve =
+            start(
+                flags.get("host", "127.0.0.1"),
+                flags.port("http-port", 8080),
+                flags.port("grpc-port", 8081),
+                flags.port("tchannel-port", 8082),
+                tls,
+                mode,
+                adminPort);
+      }
     } catch (Flags.UsageException e) {
       err.println("serve: " + e.getMessage());
       err.println(Main.USAGE);
+      return 2;
+    } catch (ConfigException e) {
+      err.println("serve: " + e.getMessage());
       return 2;
     } catch (RuntimeException e) {
       err.println("serve: cannot start: " + e.getMessage());
@@ -259,6 +332,10 @@ final class Serve implements AutoCloseable {
 
   /** Prints the addresses, the procedures, a curl line and a {@code call} line. */
   void printBanner(PrintStream out) {
+    if (httpInbound == null || grpcInbound == null || tchannelInbound == null) {
+      printShortBanner(out);
+      return;
+    }
     String httpPeer = hostPort(httpAddress());
     boolean tls = tlsMode != TlsMode.DISABLED;
     String scheme = tls ? "https" : "http";
@@ -320,6 +397,11 @@ final class Serve implements AutoCloseable {
     out.println(
         "  grpc.health.v1.Health and server reflection (v1, v1alpha) on "
             + hostPort(grpcAddress()));
+    printAdmin(out);
+    out.println("Ctrl-C stops it.");
+  }
+
+  private void printAdmin(PrintStream out) {
     AdminServer a = admin;
     if (a != null) {
       out.println("admin (plain HTTP on " + hostPort(a.address()) + "):");
@@ -330,6 +412,19 @@ final class Serve implements AutoCloseable {
       out.printf("  %-45s Prometheus metrics%n", a.url("/metrics"));
       out.printf("  %-45s 200 SERVING; 503 NOT_SERVING once stopping begins%n", a.url("/health"));
     }
+  }
+
+  /** The banner of a service whose file lacks some inbound: its addresses and procedures. */
+  private void printShortBanner(PrintStream out) {
+    out.println(SERVICE + " is serving");
+    peers().forEach((transport, peer) -> out.printf("  %-9s %s%n", transport, peer));
+    out.println("procedures:");
+    Set<String> names = new TreeSet<>();
+    for (Procedure p : dispatcher.router().procedures()) {
+      names.add(p.name());
+    }
+    names.forEach(name -> out.println("  " + name));
+    printAdmin(out);
     out.println("Ctrl-C stops it.");
   }
 
@@ -348,10 +443,12 @@ final class Serve implements AutoCloseable {
       dispatcher.stop();
     } finally {
       // The dispatcher stops the transports it started; these cover a dispatcher that failed to
-      // start.
-      tchannel.stop();
-      grpc.stop();
-      http.stop();
+      // start. (A file's transports are only built, never started, until the dispatcher starts.)
+      if (http != null) {
+        tchannel.stop();
+        grpc.stop();
+        http.stop();
+      }
       AdminServer a = admin;
       if (a != null) {
         a.stop();
@@ -362,14 +459,18 @@ final class Serve implements AutoCloseable {
     }
   }
 
-  /** A line per transport, for logs and tests. */
+  /** The address of each inbound transport ({@code http}, {@code grpc}, {@code tchannel}), for logs and tests. */
   Map<String, String> peers() {
-    return Map.of(
-        "http",
-        hostPort(httpAddress()),
-        "grpc",
-        hostPort(grpcAddress()),
-        "tchannel",
-        hostPort(tchannelAddress()));
+    Map<String, String> peers = new LinkedHashMap<>();
+    if (httpInbound != null) {
+      peers.put("http", hostPort(httpAddress()));
+    }
+    if (grpcInbound != null) {
+      peers.put("grpc", hostPort(grpcAddress()));
+    }
+    if (tchannelInbound != null) {
+      peers.put("tchannel", hostPort(tchannelAddress()));
+    }
+    return peers;
   }
 }

@@ -3,7 +3,10 @@ package io.yarpc.internal;
 import java.math.BigDecimal;
 import java.time.Duration;
 
-/** Formats durations the way Go's {@code time.Duration.String()} does, for messages yarpc-go peers compare. */
+/**
+ * Formats durations the way Go's {@code time.Duration.String()} does, for messages yarpc-go peers compare,
+ * and parses them the way {@code time.ParseDuration} does, for configuration files written for yarpc-go.
+ */
 public final class GoDurations {
   private GoDurations() {}
 
@@ -47,5 +50,80 @@ public final class GoDurations {
 
   private static String trim(long value, int scale) {
     return BigDecimal.valueOf(value, scale).stripTrailingZeros().toPlainString();
+  }
+
+  /**
+   * Parses a Go duration: an optional sign, then one or more decimal numbers (with an optional fraction)
+   * each followed by a unit, {@code ns}, {@code us} ({@code µs}, {@code μs}), {@code ms}, {@code s}, {@code
+   * m} or {@code h}: {@code 300ms}, {@code -1.5h}, {@code 2h45m}; {@code 0} alone needs no unit.
+   *
+   * @throws IllegalArgumentException saying what is wrong ({@code missing unit}, {@code unknown unit "d"})
+   */
+  public static Duration parse(String text) {
+    String s = text;
+    int i = 0;
+    boolean negative = false;
+    if (!s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
+      negative = s.charAt(0) == '-';
+      i = 1;
+    }
+    if (s.substring(i).equals("0")) {
+      return Duration.ZERO;
+    }
+    if (i == s.length()) {
+      throw new IllegalArgumentException("invalid duration \"" + text + "\"");
+    }
+    BigDecimal totalNanos = BigDecimal.ZERO;
+    while (i < s.length()) {
+      int start = i;
+      while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) {
+        i++;
+      }
+      String number = s.substring(start, i);
+      if (number.isEmpty()
+          || number.equals(".")
+          || number.indexOf('.') != number.lastIndexOf('.')) {
+        throw new IllegalArgumentException("invalid duration \"" + text + "\"");
+      }
+      int unitStart = i;
+      while (i < s.length() && !Character.isDigit(s.charAt(i)) && s.charAt(i) != '.') {
+        i++;
+      }
+      String unit = s.substring(unitStart, i);
+      long unitNanos;
+      switch (unit) {
+        case "ns":
+          unitNanos = 1L;
+          break;
+        case "us":
+        case "\u00b5s":
+        case "\u03bcs":
+          unitNanos = 1_000L;
+          break;
+        case "ms":
+          unitNanos = 1_000_000L;
+          break;
+        case "s":
+          unitNanos = 1_000_000_000L;
+          break;
+        case "m":
+          unitNanos = 60_000_000_000L;
+          break;
+        case "h":
+          unitNanos = 3_600_000_000_000L;
+          break;
+        case "":
+          throw new IllegalArgumentException("missing unit in duration \"" + text + "\"");
+        default:
+          throw new IllegalArgumentException(
+              "unknown unit \"" + unit + "\" in duration \"" + text + "\"");
+      }
+      totalNanos = totalNanos.add(new BigDecimal(number).multiply(BigDecimal.valueOf(unitNanos)));
+    }
+    if (totalNanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("invalid duration \"" + text + "\": too long");
+    }
+    long nanos = totalNanos.longValue();
+    return Duration.ofNanos(negative ? -nanos : nanos);
   }
 }
