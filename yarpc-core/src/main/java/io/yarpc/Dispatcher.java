@@ -562,6 +562,14 @@ public final class Dispatcher implements Lifecycle {
       this.name = name;
     }
 
+    /**
+     * The name of the service being built, for code that configures a builder on its behalf (metrics
+     * tag their meters with it, as yarpc-go's {@code dispatcher} tag).
+     */
+    public String name() {
+      return name;
+    }
+
     /** Adds inbounds. */
     public Builder inbound(Inbound... inbounds) {
       for (Inbound in : inbounds) {

@@ -12,6 +12,7 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.UnaryOutbound;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -89,6 +90,30 @@ class OutboundCancellationTest {
         Thread.sleep(10);
       }
       assertThat(out.calls.get(0).isCancelled()).as("the exchange was told to stop").isTrue();
+    } finally {
+      client.stop();
+    }
+  }
+
+  /**
+   * A middleware's {@code whenComplete} action on the transport's future runs when the deadline stops the
+   * exchange: the transport's future is cancelled before the middleware's own.
+   */
+  @Test
+  void theDeadlineRunsAMiddlewaresCompletionAction() throws Exception {
+    SilentOutbound out = new SilentOutbound();
+    CompletableFuture<Throwable> seen = new CompletableFuture<>();
+    Dispatcher client =
+        Dispatcher.builder("client")
+            .outbound("svc", Outbounds.unary(out))
+            .unaryOutboundMiddleware(
+                (r, next) -> next.handle(r).whenComplete((response, error) -> seen.complete(error)))
+            .build();
+    client.start();
+    try {
+      YarpcException e = failure(client.clientConfig("svc").call(request(Duration.ofMillis(50))));
+      assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+      assertThat(seen.get(10, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
     } finally {
       client.stop();
     }

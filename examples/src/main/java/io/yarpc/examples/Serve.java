@@ -13,6 +13,7 @@ import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
 import io.yarpc.observability.admin.AdminServer;
+import io.yarpc.observability.metrics.YarpcMetrics;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.Inbound;
@@ -154,13 +155,11 @@ final class Serve implements AutoCloseable {
 
   /**
    * THE place where the dispatcher's call metrics get installed: every call's metrics go to {@code
-   * registry}, which the admin listener's {@code /metrics} exposes. The metrics middleware ({@code
-   * io.yarpc.observability.metrics.YarpcMetrics}, yarpc-go's metric names) is not in this build yet;
-   * until it is, only the JVM meters bound above are exposed. When it lands, install its inbound and
-   * outbound middleware on {@code builder} here, and nowhere else.
+   * registry} ({@link YarpcMetrics}, yarpc-go's metric names and tags), which the admin listener's
+   * {@code /metrics} exposes.
    */
   private static void installMetrics(Dispatcher.Builder builder, PrometheusMeterRegistry registry) {
-    // intentionally empty until io.yarpc.observability.metrics.YarpcMetrics exists (see above)
+    YarpcMetrics.builder(registry).build().install(builder);
   }
 
   /**

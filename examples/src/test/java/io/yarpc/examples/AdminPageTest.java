@@ -86,6 +86,32 @@ class AdminPageTest {
     assertThat(metrics.headers().firstValue("content-type"))
         .hasValue("text/plain; version=0.0.4; charset=utf-8");
     assertThat(metrics.body()).contains("jvm_memory_used_bytes", "process_uptime_seconds");
+    // one call, then its metrics (YarpcMetrics, installed by Serve) are on /metrics too
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int status =
+        CallCommand.run(
+            new String[] {
+              "--peer",
+              serve.peers().get("http"),
+              "--transport",
+              "http",
+              "--service",
+              "yarpc-test",
+              "--timeout",
+              "10s",
+              "--procedure",
+              "echo/raw",
+              "--encoding",
+              "raw",
+              "hi"
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    assertThat(status).isZero();
+    assertThat(get(serve.admin().url("/metrics")).body())
+        .containsPattern(
+            "calls_total\\{[^}]*direction=\"inbound\"[^}]*procedure=\"echo_raw\"[^}]*"
+                + "transport=\"http\"[^}]*\\} 1\\.0");
     HttpResponse<String> json = get(serve.admin().url("/debug/yarpc.json"));
     assertThat(json.body())
         .contains("\"name\": \"yarpc-test\"", "yarpc.examples.keyvalue.KeyValue::GetValue");

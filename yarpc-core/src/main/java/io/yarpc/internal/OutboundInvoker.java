@@ -169,12 +169,17 @@ public final class OutboundInvoker {
                 YarpcException.of(Code.INTERNAL, "outbound middleware returned no future"));
       }
       CompletableFuture<O> transportFuture = inner;
+      // The transport's futures first: the middleware's own futures derived from them
+      // (whenComplete,
+      // thenApply) then complete through the chain and their actions run. Cancelled first, a
+      // derived
+      // future would skip its action (a metrics middleware would never see the call end).
       Runnable stop =
           () -> {
-            transportFuture.cancel(false);
             if (wire != null) {
               wire.forEach(f -> f.cancel(false));
             }
+            transportFuture.cancel(false);
           };
 
       ScheduledFuture<?> timer = null;

@@ -1,0 +1,8 @@
+/**
+ * The implementation behind {@link io.yarpc.observability.logging.YarpcCallLogs}: the observer that writes
+ * one line per call. Not an API.
+ */
+@Internal
+package io.yarpc.observability.logging.internal;
+
+import io.yarpc.Internal;
