@@ -67,24 +67,26 @@ public interface EchoSystem extends AutoCloseable {
 
   /**
    * The system called {@code name}, with YARPC's defaults; over TLS when {@code tls} is not null (then
-   * {@code yarpc-h2c} is h2 over TLS).
+   * {@code yarpc-h2c} is h2 over TLS); YARPC's servers with metrics, call logs and tracing when {@code
+   * observed} names them ({@code none}, {@code on}, or a list of {@code metrics}, {@code logs}, {@code
+   * tracing}; plain grpc-java has none of these).
    */
-  static EchoSystem create(String name, BenchTls tls) {
+  static EchoSystem create(String name, BenchTls tls, String observed) {
     switch (name) {
       case GRPC_JAVA:
         return new PlainGrpcSystem(tls);
       case YARPC_GRPC:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls, observed);
       case YARPC_GRPC_ALIASING:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false, tls, observed);
       case YARPC_GRPC_DIRECT:
-        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true, tls, observed);
       case YARPC_HTTP:
-        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls, observed);
       case YARPC_H2C:
-        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls, observed);
       case YARPC_TCHANNEL:
-        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls);
+        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls, observed);
       default:
         throw new IllegalArgumentException("unknown system " + name);
     }

@@ -120,7 +120,7 @@ public final class LoadHarness {
     }
     for (String name : options.systems) {
       accounting.reset();
-      EchoSystem system = EchoSystem.create(name, tls());
+      EchoSystem system = EchoSystem.create(name, tls(), options.observability);
       progress("== %s", name);
       try {
         system = startSeparated(name, system);
@@ -210,7 +210,7 @@ public final class LoadHarness {
           name, mixed, spacers + 1);
       closeQuietly(system);
       accounting.reset();
-      system = EchoSystem.create(name, tls());
+      system = EchoSystem.create(name, tls(), options.observability);
     }
   }
 
@@ -218,7 +218,7 @@ public final class LoadHarness {
   private void prewarm() throws Exception {
     int inflight = options.inflight.stream().mapToInt(Integer::intValue).max().orElse(1);
     for (String name : options.systems) {
-      EchoSystem system = EchoSystem.create(name, tls());
+      EchoSystem system = EchoSystem.create(name, tls(), options.observability);
       progress("== pre-warming %s", name);
       try {
         system.start();
@@ -495,6 +495,7 @@ public final class LoadHarness {
     env.put("inflight", options.inflight);
     env.put("systems", options.systems);
     env.put("tls", options.tls);
+    env.put("observability", options.observability);
     env.put("streamSizes", options.streamSizes);
     env.put("streamWindow", options.streamWindow);
     env.put(

@@ -62,6 +62,12 @@ public final class LoadOptions {
   /** TLS for every system: {@code none} (plaintext), {@code jdk} or {@code openssl}. */
   public String tls = "none";
 
+  /**
+   * Observability on YARPC's server side: {@code none}, or {@code on} — metrics (a Prometheus registry),
+   * call logs (successes off) and tracing (an OpenTelemetry SDK whose sampler samples nothing).
+   */
+  public String observability = "none";
+
   /** The usage text. */
   public static String usage() {
     return String.join(
@@ -77,6 +83,8 @@ public final class LoadOptions {
         "  --stream-window N   messages outstanding per stream (default 16)",
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
         "  --tls P             none (default), jdk or openssl: every system over TLS with that provider",
+        "  --observability O   none (default), on, or a list of metrics,logs,tracing: YARPC servers with",
+        "                      metrics, call logs (successes off) and tracing (sampled out)",
         "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
         "  --verbose-threads   print each thread's attribution",
         "  --quiet             no progress output");
@@ -119,6 +127,7 @@ public final class LoadOptions {
         case "--stream-window":
         case "--json":
         case "--tls":
+        case "--observability":
           if (value == null) {
             if (i + 1 >= args.length) {
               throw new IllegalArgumentException(a + " needs a value");
@@ -176,6 +185,15 @@ public final class LoadOptions {
           throw new IllegalArgumentException("--tls must be none, jdk or openssl: " + value);
         }
         tls = value;
+        break;
+      case "--observability":
+        for (String part : value.split(",")) {
+          if (!List.of("none", "on", "metrics", "logs", "tracing").contains(part)) {
+            throw new IllegalArgumentException(
+                "--observability takes none, on, or a list of metrics, logs, tracing: " + value);
+          }
+        }
+        observability = value;
         break;
       default:
         throw new IllegalArgumentException(option);

@@ -54,6 +54,7 @@ final class YarpcSystem implements EchoSystem {
   private final Spacers spacers = new Spacers();
   private UnsafeAliasing aliasingPool;
   private final BenchTls tls;
+  private final String observed;
 
   /**
    * A system over {@code kind}; {@code aliasing} opts in to the protobuf encoding's unsafe aliasing decode,
@@ -63,8 +64,10 @@ final class YarpcSystem implements EchoSystem {
    * instead of its callback pool. With {@code tls}, both sides speak TLS (HTTP: {@code https}, h2 by
    * ALPN for {@link Kind#H2C}).
    */
-  YarpcSystem(String name, Kind kind, boolean aliasing, boolean direct, BenchTls tls) {
+  YarpcSystem(
+      String name, Kind kind, boolean aliasing, boolean direct, BenchTls tls, String observed) {
     this.tls = tls;
+    this.observed = observed;
     this.name = name;
     this.kind = kind;
     this.aliasing = aliasing;
@@ -103,7 +106,9 @@ final class YarpcSystem implements EchoSystem {
       default:
         throw new AssertionError(kind);
     }
-    server = Dispatcher.builder(SERVER).inbound(inbound).build();
+    Dispatcher.Builder serverBuilder = Dispatcher.builder(SERVER).inbound(inbound);
+    BenchObservability.install(serverBuilder, observed);
+    server = serverBuilder.build();
     ProtobufProcedures.Builder procedures =
         ProtobufProcedures.builder(new EchoService()).callbackExecutor(serverCallbacks);
     if (aliasing) {
