@@ -1,6 +1,18 @@
 package io.yarpc.examples.readme;
 
 import io.yarpc.Outbounds;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import io.opentelemetry.sdk.resources.Resource;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.yarpc.observability.admin.AdminServer;
+import io.yarpc.observability.logging.YarpcCallLogs;
+import io.yarpc.observability.metrics.YarpcMetrics;
+import io.yarpc.observability.tracing.YarpcTracing;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.examples.keyvalue.KeyValueService;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
@@ -117,6 +129,33 @@ final class ReadmeSnippets {
     dispatcher.start();
     ClientConfig users = dispatcher.clientConfig("users");               // an outbound of the file
     // [END config]
+  }
+
+  static void observability(
+      Inbound inbound, OpenTelemetry openTelemetry, PrometheusMeterRegistry prometheusRegistry) {
+    // [START observability]
+    Dispatcher.Builder builder = Dispatcher.builder("keyvalue").inbound(inbound);
+    YarpcTracing.create(openTelemetry).install(builder);                 // first: tracing is outermost
+    YarpcMetrics.builder(prometheusRegistry).build().install(builder);    // any Micrometer MeterRegistry
+    YarpcCallLogs.builder().build().install(builder);                    // logger io.yarpc.calls
+    Dispatcher dispatcher = builder.build();
+    AdminServer admin = AdminServer.builder(dispatcher).port(9090).meterRegistry(prometheusRegistry)
+        .build().start();
+    // [END observability]
+  }
+
+  static void otelSdk(SpanExporter exporter, Dispatcher.Builder builder) {
+    // [START otel-sdk]
+    // deps: io.yarpc:yarpc-observability, io.opentelemetry:opentelemetry-sdk, an exporter
+    OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder()
+            .setResource(Resource.getDefault().toBuilder().put("service.name", "gateway").build())
+            .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(0.1)))
+            .addSpanProcessor(BatchSpanProcessor.builder(exporter).build())   // e.g. OtlpGrpcSpanExporter
+            .build())
+        .build();                                   // or GlobalOpenTelemetry.get() with the Java agent
+    YarpcTracing.create(otel).install(builder);
+    // [END otel-sdk]
   }
 
   // [START conformance]
