@@ -170,10 +170,9 @@ public final class OutboundInvoker {
       }
       CompletableFuture<O> transportFuture = inner;
       // The transport's futures first: the middleware's own futures derived from them
-      // (whenComplete,
-      // thenApply) then complete through the chain and their actions run. Cancelled first, a
-      // derived
-      // future would skip its action (a metrics middleware would never see the call end).
+      // (whenComplete, thenApply) then complete through the chain and their actions run.
+      // Cancelled first, a derived future would skip its action (a metrics middleware would
+      // never see the call end).
       Runnable stop =
           () -> {
             if (wire != null) {
