@@ -195,8 +195,9 @@ class BadConfigTest {
         Arguments.of(
             "metrics:\n  tagsBlocklist: [routing_delegate]\n",
             List.of(
-                "metrics.tagsBlocklist: not supported yet: yarpc-java emits no metrics, so there is"
-                    + " nothing for \"tagsBlocklist\" to configure (remove the key)")),
+                "metrics.tagsBlocklist: not supported in a file yet: install metrics in code with"
+                    + " yarpc-observability's YarpcMetrics (its dropTags does what tagsBlocklist"
+                    + " does); remove \"tagsBlocklist\"")),
         Arguments.of(
             "logging:\n  lifecycle: maybe\n",
             List.of("logging.lifecycle: not a boolean (true or false): \"maybe\"")),

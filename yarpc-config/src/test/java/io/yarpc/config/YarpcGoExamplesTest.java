@@ -68,9 +68,9 @@ class YarpcGoExamplesTest {
             "doc-logging.yaml",
             "",
             List.of(
-                "logging.levels: not supported yet: yarpc-java has no call-logging middleware, so"
-                    + " there are no per-call log levels to set (remove the key; \"lifecycle\" is the"
-                    + " logging option there is)")),
+                "logging.levels: not supported in a file yet: set call-log levels in code with"
+                    + " yarpc-observability's YarpcCallLogs (remove the key; \"lifecycle\" is the"
+                    + " logging option a file has)")),
         Arguments.of(
             "http-transport.yaml",
             "",

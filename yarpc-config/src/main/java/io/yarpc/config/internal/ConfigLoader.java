@@ -475,8 +475,8 @@ public final class ConfigLoader {
       if (logging.keys().contains("levels")) {
         logging.problem(
             "levels",
-            "not supported yet: yarpc-java has no call-logging middleware, so there are no per-call"
-                + " log levels to set (remove the key; \"lifecycle\" is the logging option there is)");
+            "not supported in a file yet: set call-log levels in code with yarpc-observability's"
+                + " YarpcCallLogs (remove the key; \"lifecycle\" is the logging option a file has)");
       }
       return lifecycle == null || lifecycle;
     }
@@ -488,9 +488,10 @@ public final class ConfigLoader {
       for (String key : new LinkedHashSet<>(metrics.keys())) {
         metrics.problem(
             key,
-            "not supported yet: yarpc-java emits no metrics, so there is nothing for \""
+            "not supported in a file yet: install metrics in code with yarpc-observability's"
+                + " YarpcMetrics (its dropTags does what tagsBlocklist does); remove \""
                 + key
-                + "\" to configure (remove the key)");
+                + "\"");
       }
     }
   }
