@@ -172,22 +172,8 @@ public final class TestCertificates {
 
   private Pair issue(Pair issuer, String name, String cn, String sans) throws IOException {
     Pair p = files(name);
-    Path csr = dir.resolve(name + ".csr");
+    Path csr = request(p, name, cn);
     Path ext = extensions(name, sans);
-    openssl(
-        "req",
-        "-new",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        p.key().toString(),
-        "-out",
-        csr.toString(),
-        "-subj",
-        "/CN=" + cn);
     openssl(
         "x509",
         "-req",
@@ -211,21 +197,7 @@ public final class TestCertificates {
 
   private Pair expired(Pair issuer, String name, String cn, String sans) throws IOException {
     Pair p = files(name);
-    Path csr = dir.resolve(name + ".csr");
-    openssl(
-        "req",
-        "-new",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        p.key().toString(),
-        "-out",
-        csr.toString(),
-        "-subj",
-        "/CN=" + cn);
+    Path csr = request(p, name, cn);
     Path db = Files.createDirectories(dir.resolve(name + "-db"));
     Files.writeString(db.resolve("index.txt"), "");
     Files.writeString(db.resolve("serial"), "0" + serial.incrementAndGet() + "\n");
@@ -270,6 +242,26 @@ public final class TestCertificates {
         "-enddate",
         "20200102000000Z");
     return p;
+  }
+
+  /** A new EC P-256 key in {@code p.key()} and a signing request for {@code CN=cn}; returns the request. */
+  private Path request(Pair p, String name, String cn) throws IOException {
+    Path csr = dir.resolve(name + ".csr");
+    openssl(
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        p.key().toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=" + cn);
+    return csr;
   }
 
   private Path extensions(String name, String sans) throws IOException {

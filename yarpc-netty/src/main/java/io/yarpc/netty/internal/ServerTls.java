@@ -79,6 +79,14 @@ public final class ServerTls {
     return new ServerTls(ReloadingSslContext.server(config, alpn), mode, who, handshakeTimeout);
   }
 
+  /**
+   * Whether a connection whose first readable byte is in {@code in} opens with a TLS handshake record
+   * (type 22): how a port that takes both tells TLS from plaintext. {@code in} must be readable.
+   */
+  public static boolean startsTlsHandshake(ByteBuf in) {
+    return in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD;
+  }
+
   /** Whether connections may be TLS. */
   public boolean enabled() {
     return context != null;
@@ -124,7 +132,7 @@ public final class ServerTls {
         return;
       }
       ChannelPipeline p = ctx.pipeline();
-      if (in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD) {
+      if (startsTlsHandshake(in)) {
         SslHandler ssl = context.newHandler(ctx.alloc());
         ssl.setHandshakeTimeoutMillis(handshakeTimeoutMillis);
         p.addAfter(ctx.name(), "tls", ssl);

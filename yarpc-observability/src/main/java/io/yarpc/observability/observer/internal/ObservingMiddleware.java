@@ -7,8 +7,9 @@ import io.yarpc.Dispatcher;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.ClientStream;
+import io.yarpc.transport.ForwardingClientStream;
+import io.yarpc.transport.ForwardingServerStream;
 import io.yarpc.transport.Handler;
-import io.yarpc.transport.Headers;
 import io.yarpc.transport.MessageStream;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
@@ -293,46 +294,25 @@ public final class ObservingMiddleware {
   }
 
   /** A server stream whose sends and receives the observer hears about. */
-  private final class WatchedServerStream implements ServerStream {
-    private final ServerStream stream;
+  private final class WatchedServerStream extends ForwardingServerStream {
     private final ObservedCall call;
 
     WatchedServerStream(ServerStream stream, ObservedCall call) {
-      this.stream = stream;
+      super(stream);
       this.call = call;
     }
 
     @Override
-    public RequestMeta meta() {
-      return stream.meta();
-    }
-
-    @Override
     public CompletableFuture<Void> send(StreamMessage message) {
-      return ObservingMiddleware.this.send(stream, message, call);
+      return ObservingMiddleware.this.send(delegate(), message, call);
     }
 
     @Override
     public CompletableFuture<StreamMessage> receive() {
       return relay(
-          stream.receive(),
+          delegate().receive(),
           (m, error) -> message(call, false, m == null ? -1 : m.body().length(), error),
           StreamMessage::release);
-    }
-
-    @Override
-    public void sendHeaders(Headers headers) {
-      stream.sendHeaders(headers);
-    }
-
-    @Override
-    public void setCompression(String compressor) {
-      stream.setCompression(compressor);
-    }
-
-    @Override
-    public void setTrailers(Headers trailers) {
-      stream.setTrailers(trailers);
     }
   }
 
@@ -340,29 +320,23 @@ public final class ObservingMiddleware {
    * A client stream whose sends and receives the observer hears about, and whose end (a receive that
    * reports it, or a cancel) closes the observed stream once.
    */
-  private final class WatchedClientStream implements ClientStream {
-    private final ClientStream stream;
+  private final class WatchedClientStream extends ForwardingClientStream {
     private final ObservedCall call;
 
     WatchedClientStream(ClientStream stream, ObservedCall call) {
-      this.stream = stream;
+      super(stream);
       this.call = call;
     }
 
     @Override
-    public RequestMeta meta() {
-      return stream.meta();
-    }
-
-    @Override
     public CompletableFuture<Void> send(StreamMessage message) {
-      return ObservingMiddleware.this.send(stream, message, call);
+      return ObservingMiddleware.this.send(delegate(), message, call);
     }
 
     @Override
     public CompletableFuture<StreamMessage> receive() {
       return relay(
-          stream.receive(),
+          delegate().receive(),
           (m, error) -> {
             message(call, false, m == null ? -1 : m.body().length(), error);
             if (error != null) {
@@ -375,23 +349,8 @@ public final class ObservingMiddleware {
     }
 
     @Override
-    public CompletableFuture<Headers> headers() {
-      return stream.headers();
-    }
-
-    @Override
-    public CompletableFuture<Headers> trailers() {
-      return stream.trailers();
-    }
-
-    @Override
-    public void halfClose() {
-      stream.halfClose();
-    }
-
-    @Override
     public void cancel() {
-      stream.cancel();
+      delegate().cancel();
       endClientStream(call, Outcome.ofThrowable(new CancellationException(), null));
     }
   }

@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AsciiString;
 import io.yarpc.netty.internal.RateLimitedLog;
 import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.netty.internal.ServerTls;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.tls.TlsMode;
 
@@ -39,7 +40,6 @@ import io.yarpc.tls.TlsMode;
 public final class ServerTlsNegotiator implements InternalProtocolNegotiator.ProtocolNegotiator {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(ServerTlsNegotiator.class);
-  private static final int TLS_HANDSHAKE_RECORD = 22;
 
   private final TlsMode mode;
   private final String who;
@@ -110,7 +110,7 @@ public final class ServerTlsNegotiator implements InternalProtocolNegotiator.Pro
         in.release();
         return;
       }
-      boolean tlsRecord = in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD;
+      boolean tlsRecord = ServerTls.startsTlsHandshake(in);
       if (!tlsRecord && mode == TlsMode.ENFORCED) {
         refused = true;
         in.release();
