@@ -17,11 +17,11 @@ import java.util.List;
  * tracing first (an OpenTelemetry SDK that samples nothing, so spans are made and dropped), then metrics
  * into a Prometheus registry, then call logs with their defaults (successes at DEBUG, which is off).
  */
-final class BenchObservability {
+public final class BenchObservability {
   private BenchObservability() {}
 
   /** Installs what {@code which} names: {@code none}, {@code on} (all), or a list of the three. */
-  static void install(Dispatcher.Builder builder, String which) {
+  public static void install(Dispatcher.Builder builder, String which) {
     List<String> parts = Arrays.asList(which.split(","));
     boolean all = parts.contains("on");
     if (all || parts.contains("tracing")) {

@@ -75,8 +75,12 @@ public final class CallTracer {
    * the baggage they carry), or a root span when they carry none.
    */
   TracedCall startServer(RequestMeta meta, String rpcType) {
+    Headers carried = meta.propagationHeaders();
+    // nothing to read (a caller that does not trace): every propagator would return the root
     Context parent =
-        extractor.extract(Context.root(), meta.propagationHeaders(), HeadersCarrier.GETTER);
+        carried.isEmpty()
+            ? Context.root()
+            : extractor.extract(Context.root(), carried, HeadersCarrier.GETTER);
     Span span = start(meta, SpanKind.SERVER, parent, rpcType);
     if (span.isRecording()) {
       ConnectionInfo connection = meta.connection();
