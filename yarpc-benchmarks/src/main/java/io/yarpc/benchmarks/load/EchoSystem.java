@@ -33,6 +33,12 @@ public interface EchoSystem extends AutoCloseable {
   /** YARPC over TChannel. */
   String YARPC_TCHANNEL = "yarpc-tchannel";
 
+  /** The floor: a bare Netty echo over HTTP/1.1, called by YARPC's HTTP outbound. */
+  String NETTY_HTTP = NettyEchoSystem.NETTY_HTTP;
+
+  /** The floor: a bare Netty echo over h2c, called by YARPC's HTTP outbound. */
+  String NETTY_H2C = NettyEchoSystem.NETTY_H2C;
+
   /** The system's name (one of the constants). */
   String name();
 
@@ -87,6 +93,12 @@ public interface EchoSystem extends AutoCloseable {
         return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls, observed);
       case YARPC_TCHANNEL:
         return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls, observed);
+      case NETTY_HTTP:
+      case NETTY_H2C:
+        if (tls != null) {
+          throw new IllegalArgumentException(name + " has no TLS: run it with --tls none");
+        }
+        return new NettyEchoSystem(name);
       default:
         throw new IllegalArgumentException("unknown system " + name);
     }

@@ -2,6 +2,7 @@ package io.yarpc.benchmarks.load;
 
 import io.grpc.stub.StreamObserver;
 import io.yarpc.benchmarks.proto.EchoMessage;
+import io.yarpc.netty.internal.NettyIo;
 import java.io.PrintStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -75,6 +76,8 @@ public final class LoadHarness {
 
   /** Runs every system and cell {@code options} ask for, on a harness thread, and returns the results. */
   public static LoadReport run(LoadOptions options) throws Exception {
+    // read once, when the first transport starts: a later change does not take
+    System.setProperty(NettyIo.PROPERTY, options.io);
     AtomicReference<Object> result = new AtomicReference<>();
     Thread t =
         new Thread(
@@ -495,6 +498,7 @@ public final class LoadHarness {
     env.put("inflight", options.inflight);
     env.put("systems", options.systems);
     env.put("tls", options.tls);
+    env.put("io", NettyIo.get().name());
     env.put("observability", options.observability);
     env.put("streamSizes", options.streamSizes);
     env.put("streamWindow", options.streamWindow);
@@ -522,7 +526,9 @@ public final class LoadHarness {
         + " --stream-sizes "
         + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes))
         + " --stream-window "
-        + o.streamWindow;
+        + o.streamWindow
+        + " --io "
+        + o.io;
   }
 
   private static String join(List<Integer> l) {

@@ -1,5 +1,6 @@
 package io.yarpc.benchmarks.load;
 
+import io.yarpc.netty.internal.NettyIo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +21,9 @@ public final class LoadOptions {
           EchoSystem.YARPC_GRPC_DIRECT,
           EchoSystem.YARPC_HTTP,
           EchoSystem.YARPC_H2C,
-          EchoSystem.YARPC_TCHANNEL);
+          EchoSystem.YARPC_TCHANNEL,
+          EchoSystem.NETTY_HTTP,
+          EchoSystem.NETTY_H2C);
 
   /** How long each cell is measured. */
   public Duration duration = Duration.ofSeconds(5);
@@ -40,6 +43,12 @@ public final class LoadOptions {
 
   /** Calls each client keeps in flight. */
   public List<Integer> inflight = List.of(1, 64);
+
+  /**
+   * The Netty I/O ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio}): set as the system property
+   * {@value NettyIo#PROPERTY} before the first transport starts.
+   */
+  public String io = System.getProperty(NettyIo.PROPERTY, "nio");
 
   /** The systems to run (see {@link EchoSystem} for the names). */
   public List<String> systems = ALL_SYSTEMS;
@@ -83,6 +92,9 @@ public final class LoadOptions {
         "  --stream-window N   messages outstanding per stream (default 16)",
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
         "  --tls P             none (default), jdk or openssl: every system over TLS with that provider",
+        "                      (the bare Netty rows have none: they are left out of the default systems)",
+        "  --io M              nio (default), auto (epoll when available, else nio), epoll or io_uring:",
+        "                      the Netty I/O of YARPC's transports and the bare Netty rows (yarpc.io)",
         "  --observability O   none (default), on, or a list of metrics,logs,tracing: YARPC servers with",
         "                      metrics, call logs (successes off) and tracing (sampled out)",
         "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
@@ -127,6 +139,7 @@ public final class LoadOptions {
         case "--stream-window":
         case "--json":
         case "--tls":
+        case "--io":
         case "--observability":
           if (value == null) {
             if (i + 1 >= args.length) {
@@ -185,6 +198,16 @@ public final class LoadOptions {
           throw new IllegalArgumentException("--tls must be none, jdk or openssl: " + value);
         }
         tls = value;
+        if (!value.equals("none") && systems == ALL_SYSTEMS) {
+          systems =
+              ALL_SYSTEMS.stream()
+                  .filter(n -> !n.equals(EchoSystem.NETTY_HTTP) && !n.equals(EchoSystem.NETTY_H2C))
+                  .collect(java.util.stream.Collectors.toUnmodifiableList());
+        }
+        break;
+      case "--io":
+        NettyIo.of(value); // refuses an unknown name
+        io = value;
         break;
       case "--observability":
         for (String part : value.split(",")) {

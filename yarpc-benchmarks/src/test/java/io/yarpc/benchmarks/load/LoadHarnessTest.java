@@ -123,4 +123,15 @@ class LoadHarnessTest {
     assertThatThrownBy(() -> LoadOptions.parse("--frobnicate"))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void theBareNettyRowsHaveNoTlsAndTheIoIsOneOfNettys() {
+    assertThat(LoadOptions.parse("--tls", "jdk").systems)
+        .isNotEmpty()
+        .doesNotContain(EchoSystem.NETTY_HTTP, EchoSystem.NETTY_H2C);
+    assertThat(LoadOptions.parse("--io", "epoll").io).isEqualTo("epoll");
+    assertThatThrownBy(() -> LoadOptions.parse("--io", "kqueue"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be auto, epoll, io_uring or nio");
+  }
 }

@@ -8,9 +8,8 @@ import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
@@ -334,8 +333,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
     ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections());
     // grpc-java takes a server channel factory (the connection limit) only with our event loops.
     EventLoopGroup loops =
-        new MultiThreadIoEventLoopGroup(
-            0, new DefaultThreadFactory("yarpc-grpc-inbound", true), NioIoHandler.newFactory());
+        NettyIo.get().newGroup(0, new DefaultThreadFactory("yarpc-grpc-inbound", true));
     NettyServerBuilder b =
         NettyServerBuilder.forAddress(requestedAddress)
             .channelFactory(limiter.serverChannels())

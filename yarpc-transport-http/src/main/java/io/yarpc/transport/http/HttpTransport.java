@@ -5,14 +5,11 @@ import static java.util.Objects.requireNonNull;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.PreferHeapByteBufAllocator;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.internal.Checks;
+import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.peer.Peer;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerRegistry;
@@ -142,15 +139,13 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   protected void doStart() {
     OutboundTls tls = new OutboundTls(config.tls); // first: unreadable material fails the start
     EventLoopGroup g =
-        new MultiThreadIoEventLoopGroup(
-            config.eventLoopThreads,
-            new DefaultThreadFactory("yarpc-http", true),
-            NioIoHandler.newFactory());
+        NettyIo.get()
+            .newGroup(config.eventLoopThreads, new DefaultThreadFactory("yarpc-http", true));
     group = g;
     clientContext =
         new ClientContext(
             g,
-            NioSocketChannel.class,
+            NettyIo.get().socketChannel(),
             receiveAllocator,
             (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()),
             config.maxIdleConnectionsPerPeer,
@@ -222,7 +217,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
   }
 
   Class<? extends ServerSocketChannel> serverChannelClass() {
-    return NioServerSocketChannel.class;
+    return NettyIo.get().serverChannel();
   }
 
   ByteBufAllocator receiveAllocator() {

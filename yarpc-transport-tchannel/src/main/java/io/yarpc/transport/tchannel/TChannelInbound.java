@@ -12,9 +12,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ServerTls;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
@@ -231,7 +231,7 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     ServerBootstrap b =
         new ServerBootstrap()
             .group(transport.group())
-            .channel(NioServerSocketChannel.class)
+            .channel(NettyIo.get().serverChannel())
             .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(

@@ -9,11 +9,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.PreferHeapByteBufAllocator;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.yarpc.errors.Code;
@@ -22,6 +19,7 @@ import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
 import io.yarpc.netty.internal.ClientTls;
 import io.yarpc.netty.internal.Connections;
+import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.Peer;
@@ -186,15 +184,13 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     // first: a TLS config whose material cannot be read fails the start before any thread exists
     clientTls = config.tls == null ? null : ReloadingSslContext.client(config.tls, List.of());
     EventLoopGroup g =
-        new MultiThreadIoEventLoopGroup(
-            config.eventLoopThreads,
-            new DefaultThreadFactory("yarpc-tchannel", true),
-            NioIoHandler.newFactory());
+        NettyIo.get()
+            .newGroup(config.eventLoopThreads, new DefaultThreadFactory("yarpc-tchannel", true));
     group = g;
     bootstrap =
         new Bootstrap()
             .group(g)
-            .channel(NioSocketChannel.class)
+            .channel(NettyIo.get().socketChannel())
             .option(ChannelOption.ALLOCATOR, receiveAllocator)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(

@@ -6,7 +6,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.yarpc.netty.internal.NettyIo;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -31,10 +32,10 @@ public final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
     this.maxConnections = maxConnections;
   }
 
-  /** Server channels (NIO) that enforce this limit. */
+  /** Server channels (of {@link NettyIo#get()}'s I/O) that enforce this limit. */
   public ChannelFactory<ServerChannel> serverChannels() {
     return () -> {
-      NioServerSocketChannel channel = new NioServerSocketChannel();
+      ServerSocketChannel channel = NettyIo.get().newServerChannel();
       channel.pipeline().addLast("yarpc-connection-limit", this);
       return channel;
     };
