@@ -77,8 +77,9 @@ public final class YarpcCallLogs {
   /**
    * Adds the call-log middleware to the end of each of {@code dispatcher}'s six middleware chains, and
    * returns it: the lines then describe inbound calls as the inbound middleware added before it passed them
-   * on, and outbound calls as the outbound middleware added after it will see them. Install once per
-   * dispatcher.
+   * on, and outbound calls as the outbound middleware added after it will see them. When metrics were
+   * installed on this builder before, the call logs join their middleware instead (one layer watches for
+   * both, at the first install's place). Install once per dispatcher.
    */
   public Dispatcher.Builder install(Dispatcher.Builder dispatcher) {
     ObservingMiddleware.install(requireNonNull(dispatcher, "dispatcher"), observer);

@@ -80,7 +80,9 @@ public final class YarpcMetrics {
 
   /**
    * Adds the metrics middleware to the end of each of {@code dispatcher}'s six middleware chains, and
-   * returns it. The middleware sees inbound calls after the inbound middleware added before it, and
+   * returns it; when call logs were installed on this builder before, the metrics join their middleware
+   * instead (one layer watches for both, at the first install's place). The middleware sees inbound calls
+   * after the inbound middleware added before it, and
    * outbound calls before the outbound middleware added after it; yarpc-go puts its own first inbound
    * and last outbound. Does nothing when the builder was given no registry. Install once per dispatcher.
    */

@@ -119,7 +119,7 @@ public final class MetricsGraph implements CallObserver {
 
   @Override
   public void begin(ObservedCall call) {
-    call.attach(edge(call));
+    call.attach(this, edge(call));
   }
 
   private Edge edge(ObservedCall call) {
@@ -229,7 +229,7 @@ public final class MetricsGraph implements CallObserver {
 
   @Override
   public void end(ObservedCall call, Outcome outcome) {
-    Edge e = (Edge) call.attachment();
+    Edge e = (Edge) call.attachment(this);
     if (call.panicked()) {
       e.panics.increment();
     }
@@ -260,7 +260,7 @@ public final class MetricsGraph implements CallObserver {
 
   @Override
   public void streamOpened(ObservedCall call, Outcome outcome) {
-    Edge e = (Edge) call.attachment();
+    Edge e = (Edge) call.attachment(this);
     if (outcome.isSuccess()) {
       e.successes.increment();
       e.streamsActive.incrementAndGet();
@@ -275,7 +275,7 @@ public final class MetricsGraph implements CallObserver {
 
   @Override
   public void streamMessage(ObservedCall call, boolean sent, long bytes, String error) {
-    Edge e = (Edge) call.attachment();
+    Edge e = (Edge) call.attachment(this);
     if (sent) {
       if (e.streamResponseSize != null && bytes >= 0) {
         e.streamResponseSize.record(bytes);
@@ -301,7 +301,7 @@ public final class MetricsGraph implements CallObserver {
 
   @Override
   public void streamClosed(ObservedCall call, Outcome outcome) {
-    Edge e = (Edge) call.attachment();
+    Edge e = (Edge) call.attachment(this);
     if (call.panicked()) {
       e.panics.increment();
     }

@@ -3,14 +3,15 @@ package io.yarpc.observability.observer.internal;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.RpcType;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * What {@link ObservingMiddleware} knows about one call (or stream) as it goes: made when the call
  * reaches the middleware, handed to the {@link CallObserver} at each step. The facts set at the start are
  * final; those set at the end ({@link #elapsedNanos()}, {@link #responseBytes()}) are written by the
- * middleware before it calls the observer's end method, on the thread that calls it. An observer may keep
- * one object of its own here ({@link #attach}) between its begin and end methods.
+ * middleware before it calls the observer's end method, on the thread that calls it. Each observer may
+ * keep one object of its own here ({@link #attach}) between its begin and end methods.
  */
 public final class ObservedCall {
   private static final AtomicIntegerFieldUpdater<ObservedCall> SENT =
@@ -28,7 +29,10 @@ public final class ObservedCall {
   private final long ttlNanos;
   private final long requestBytes;
 
+  final CallObserver[] observers; // those told of this call, fixed when it began
+  private CallObserver owner;
   private Object attachment;
+  private Object[] moreAttachments; // owner, value, owner, value... for a second observer on
   private long elapsedNanos;
   private long responseBytes = -1;
   private boolean panicked;
@@ -37,12 +41,14 @@ public final class ObservedCall {
   private volatile int ended;
 
   ObservedCall(
+      CallObserver[] observers,
       String dispatcher,
       Direction direction,
       RpcType rpcType,
       RequestMeta meta,
       long startNanos,
       long requestBytes) {
+    this.observers = observers;
     this.dispatcher = dispatcher;
     this.direction = direction;
     this.rpcType = rpcType;
@@ -121,14 +127,46 @@ public final class ObservedCall {
     return messagesReceived;
   }
 
-  /** The observer's own object for this call, or null. */
-  public Object attachment() {
-    return attachment;
+  /** {@code owner}'s own object for this call, or null. */
+  public Object attachment(CallObserver owner) {
+    if (this.owner == owner) {
+      return attachment;
+    }
+    Object[] more = moreAttachments;
+    if (more != null) {
+      for (int i = 0; i < more.length; i += 2) {
+        if (more[i] == owner) {
+          return more[i + 1];
+        }
+      }
+    }
+    return null;
   }
 
-  /** Keeps the observer's own object for this call. */
-  public void attach(Object attachment) {
-    this.attachment = attachment;
+  /**
+   * Keeps {@code owner}'s own object for this call; call it from {@link CallObserver#begin}, whose
+   * thread hands the call on to the later methods.
+   */
+  public void attach(CallObserver owner, Object attachment) {
+    if (this.owner == null || this.owner == owner) {
+      this.owner = owner;
+      this.attachment = attachment;
+      return;
+    }
+    Object[] more = moreAttachments;
+    if (more != null) {
+      for (int i = 0; i < more.length; i += 2) {
+        if (more[i] == owner) {
+          more[i + 1] = attachment;
+          return;
+        }
+      }
+    }
+    int n = more == null ? 0 : more.length;
+    Object[] grown = more == null ? new Object[2] : Arrays.copyOf(more, n + 2);
+    grown[n] = owner;
+    grown[n + 1] = attachment;
+    moreAttachments = grown;
   }
 
   void markPanicked() {

@@ -17,6 +17,9 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * sending it or before the receiver gets it) and release nothing, since every body passes on to its next
  * owner unchanged. Streams are wrapped to watch their messages; the wrapper hands every call through.
  *
+ * <p><b>One per dispatcher builder.</b> Installing a second observer on a builder (metrics, then call logs)
+ * adds it to the middleware already there, at the first install's place in the chains: each call then
+ * pays for one layer (one future, one record of the call, one set of clock reads) however many observers
+ * watch it. Observers are told in the order they were installed; one that throws does not keep the others
+ * from being told.
+ *
  * <p>What is observed, as in yarpc-go's observability middleware: a unary or oneway call ends when its
  * future completes; a server stream when its handler's future completes; a client stream when a receive
  * reports its end (normal or not) or when its holder cancels it. Calls the dispatcher refuses before its
@@ -42,22 +51,36 @@ import org.slf4j.LoggerFactory;
 public final class ObservingMiddleware {
   private static final Logger log = LoggerFactory.getLogger(ObservingMiddleware.class);
 
+  // the middleware installed on each builder, so that a second observer joins it
+  private static final Map<Dispatcher.Builder, ObservingMiddleware> INSTALLED = new WeakHashMap<>();
+
   private final String dispatcher;
-  private final CallObserver observer;
+  private volatile CallObserver[] observers;
   private final AtomicBoolean warned = new AtomicBoolean();
 
   /** Middleware of dispatcher {@code dispatcher} that reports to {@code observer}. */
   public ObservingMiddleware(String dispatcher, CallObserver observer) {
     this.dispatcher = requireNonNull(dispatcher, "dispatcher");
-    this.observer = requireNonNull(observer, "observer");
+    this.observers = new CallObserver[] {requireNonNull(observer, "observer")};
   }
 
   /**
-   * Appends the six middleware to {@code builder}'s chains, which makes {@code observer} see every call
-   * of {@code builder}'s dispatcher, named {@code builder.name()}.
+   * Makes {@code observer} see every call of {@code builder}'s dispatcher, named {@code builder.name()}:
+   * appends the six middleware to {@code builder}'s chains the first time, adds {@code observer} to them
+   * later (see the class comment). Calls that began before do not tell it their end.
    */
   public static void install(Dispatcher.Builder builder, CallObserver observer) {
-    ObservingMiddleware m = new ObservingMiddleware(builder.name(), observer);
+    requireNonNull(observer, "observer");
+    ObservingMiddleware m;
+    synchronized (INSTALLED) {
+      m = INSTALLED.get(builder);
+      if (m != null) {
+        m.add(observer);
+        return;
+      }
+      m = new ObservingMiddleware(builder.name(), observer);
+      INSTALLED.put(builder, m);
+    }
     builder
         .unaryInboundMiddleware(m::unaryInbound)
         .onewayInboundMiddleware(m::onewayInbound)
@@ -65,6 +88,13 @@ public final class ObservingMiddleware {
         .unaryOutboundMiddleware(m::unaryOutbound)
         .onewayOutboundMiddleware(m::onewayOutbound)
         .streamOutboundMiddleware(m::streamOutbound);
+  }
+
+  private synchronized void add(CallObserver observer) {
+    CallObserver[] now = observers;
+    CallObserver[] grown = Arrays.copyOf(now, now.length + 1);
+    grown[now.length] = observer;
+    observers = grown;
   }
 
   /** Unary inbound. */
@@ -164,11 +194,14 @@ public final class ObservingMiddleware {
   private ObservedCall begin(
       Direction direction, RpcType type, RequestMeta meta, long requestBytes) {
     ObservedCall call =
-        new ObservedCall(dispatcher, direction, type, meta, System.nanoTime(), requestBytes);
-    try {
-      observer.begin(call);
-    } catch (RuntimeException e) {
-      failed(e);
+        new ObservedCall(
+            observers, dispatcher, direction, type, meta, System.nanoTime(), requestBytes);
+    for (CallObserver o : call.observers) {
+      try {
+        o.begin(call);
+      } catch (RuntimeException e) {
+        failed(o, e);
+      }
     }
     return call;
   }
@@ -223,18 +256,22 @@ public final class ObservingMiddleware {
   }
 
   private void end(ObservedCall call, Outcome outcome) {
-    try {
-      observer.end(call, outcome);
-    } catch (RuntimeException e) {
-      failed(e);
+    for (CallObserver o : call.observers) {
+      try {
+        o.end(call, outcome);
+      } catch (RuntimeException e) {
+        failed(o, e);
+      }
     }
   }
 
   private void opened(ObservedCall call, Outcome outcome) {
-    try {
-      observer.streamOpened(call, outcome);
-    } catch (RuntimeException e) {
-      failed(e);
+    for (CallObserver o : call.observers) {
+      try {
+        o.streamOpened(call, outcome);
+      } catch (RuntimeException e) {
+        failed(o, e);
+      }
     }
   }
 
@@ -246,18 +283,23 @@ public final class ObservingMiddleware {
         call.countReceived();
       }
     }
-    try {
-      observer.streamMessage(call, sent, bytes, error == null ? null : Outcome.errorTagOf(error));
-    } catch (RuntimeException e) {
-      failed(e);
+    String tag = error == null ? null : Outcome.errorTagOf(error);
+    for (CallObserver o : call.observers) {
+      try {
+        o.streamMessage(call, sent, bytes, tag);
+      } catch (RuntimeException e) {
+        failed(o, e);
+      }
     }
   }
 
   private void closed(ObservedCall call, Outcome outcome) {
-    try {
-      observer.streamClosed(call, outcome);
-    } catch (RuntimeException e) {
-      failed(e);
+    for (CallObserver o : call.observers) {
+      try {
+        o.streamClosed(call, outcome);
+      } catch (RuntimeException e) {
+        failed(o, e);
+      }
     }
   }
 
@@ -269,7 +311,7 @@ public final class ObservingMiddleware {
   }
 
   /** An observer failed: the call goes on; the first failure is logged (it is a bug). */
-  private void failed(RuntimeException e) {
+  private void failed(CallObserver observer, RuntimeException e) {
     if (warned.compareAndSet(false, true)) {
       log.warn(
           "observer {} of dispatcher {} failed; calls go on, later failures are not logged",
@@ -277,6 +319,11 @@ public final class ObservingMiddleware {
           dispatcher,
           e);
     }
+  }
+
+  /** A middleware's own step failed where no observer was involved. */
+  private void failed(RuntimeException e) {
+    failed(null, e);
   }
 
   /** Sends {@code message} on {@code stream}, telling the observer how it went. */
