@@ -24,6 +24,7 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -115,7 +116,7 @@ public final class ConfigLoader {
               + "\" ("
               + spec.getClass().getName()
               + "): it takes a top-level key other than "
-              + String.join(", ", new java.util.TreeSet<>(OWN))
+              + String.join(", ", new TreeSet<>(OWN))
               + ", or logging.<key> other than logging.lifecycle");
     }
   }

@@ -17,6 +17,10 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import io.yarpc.transport.StreamMessage;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,6 +46,9 @@ import org.slf4j.LoggerFactory;
 public final class ObservingMiddleware {
   private static final Logger log = LoggerFactory.getLogger(ObservingMiddleware.class);
 
+  // what was installed on each builder (weakly held: a builder is dropped once built), by kind
+  private static final Map<Dispatcher.Builder, Set<Class<?>>> installed = new WeakHashMap<>();
+
   private final String dispatcher;
   private final CallObserver observer;
   private final AtomicBoolean warned = new AtomicBoolean();
@@ -55,8 +62,24 @@ public final class ObservingMiddleware {
   /**
    * Appends the six middleware to {@code builder}'s chains, which makes {@code observer} see every call
    * of {@code builder}'s dispatcher, named {@code builder.name()}.
+   *
+   * @throws IllegalStateException when an observer of the same class is installed on {@code builder}
+   *     already, which would see every call twice: {@code what} ({@code metrics}) and the configuration
+   *     file's {@code section} that installs them ({@code metrics}) name it in the message
    */
-  public static void install(Dispatcher.Builder builder, CallObserver observer) {
+  public static void install(
+      Dispatcher.Builder builder, CallObserver observer, String what, String section) {
+    synchronized (installed) {
+      if (!installed.computeIfAbsent(builder, b -> new HashSet<>()).add(observer.getClass())) {
+        throw new IllegalStateException(
+            what
+                + " are already installed on the builder of dispatcher \""
+                + builder.name()
+                + "\" (by an earlier install, or by the "
+                + section
+                + " section of the configuration file it was loaded from): install them once");
+      }
+    }
     ObservingMiddleware m = new ObservingMiddleware(builder.name(), observer);
     builder
         .unaryInboundMiddleware(m::unaryInbound)
