@@ -191,8 +191,10 @@ final class CallCommand {
       }
       Map<String, Object> only = new LinkedHashMap<>();
       only.put(o.outbound, ((Map<?, ?>) outbounds).get(o.outbound));
-      Map<String, Object> clientDocument = new LinkedHashMap<>(document);
-      clientDocument.remove("inbounds");
+      Map<String, Object> clientDocument = new LinkedHashMap<>(); // not the server's metrics, logs
+      if (document.containsKey("transports")) {
+        clientDocument.put("transports", document.get("transports"));
+      }
       clientDocument.put("outbounds", only);
       client =
           YarpcConfig.loader()

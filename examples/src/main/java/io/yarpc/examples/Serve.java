@@ -1,5 +1,6 @@
 package io.yarpc.examples;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -83,7 +84,9 @@ final class Serve implements AutoCloseable {
 
   /**
    * The service with the inbounds {@code builder} has; {@code http}, {@code grpc} and {@code tchannel}
-   * are the transports this class made for them (null for a file's, which the dispatcher owns).
+   * are the transports this class made for them (null for a file's, which the dispatcher owns); {@code
+   * registry} is the admin listener's (null without one), into which {@code builder} records its calls'
+   * metrics already.
    */
   private Serve(
       Dispatcher.Builder builder,
@@ -91,22 +94,14 @@ final class Serve implements AutoCloseable {
       GrpcTransport grpc,
       TChannelTransport tchannel,
       String host,
-      int adminPort) {
+      int adminPort,
+      PrometheusMeterRegistry registry) {
     this.http = http;
     this.grpc = grpc;
     this.tchannel = tchannel;
     this.host = host;
     this.adminPort = adminPort;
-    if (adminPort != NO_ADMIN) {
-      registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      new JvmMemoryMetrics().bindTo(registry);
-      new JvmThreadMetrics().bindTo(registry);
-      new ProcessorMetrics().bindTo(registry);
-      new UptimeMetrics().bindTo(registry);
-      installMetrics(builder, registry);
-    } else {
-      registry = null;
-    }
+    this.registry = registry;
     dispatcher = builder.build();
     httpInbound = first(HttpInbound.class);
     grpcInbound = first(GrpcInbound.class);
@@ -141,7 +136,24 @@ final class Serve implements AutoCloseable {
     Dispatcher.Builder builder =
         Dispatcher.builder(SERVICE)
             .inbound(httpBuilder.build(), grpcBuilder.build(), tchannelBuilder.build());
-    return new Serve(builder, http, grpc, tchannel, host, adminPort);
+    PrometheusMeterRegistry registry = adminRegistry(adminPort);
+    if (registry != null) {
+      installMetrics(builder, registry);
+    }
+    return new Serve(builder, http, grpc, tchannel, host, adminPort, registry);
+  }
+
+  /** The registry the admin listener's {@code /metrics} exposes, with JVM meters; null without one. */
+  private static PrometheusMeterRegistry adminRegistry(int adminPort) {
+    if (adminPort == NO_ADMIN) {
+      return null;
+    }
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    return registry;
   }
 
   private <T extends Inbound> T first(Class<T> type) {
@@ -154,9 +166,10 @@ final class Serve implements AutoCloseable {
   }
 
   /**
-   * THE place where the dispatcher's call metrics get installed: every call's metrics go to {@code
-   * registry} ({@link YarpcMetrics}, yarpc-go's metric names and tags), which the admin listener's
-   * {@code /metrics} exposes.
+   * Where the flags' dispatcher gets its call metrics: every call's metrics go to {@code registry}
+   * ({@link YarpcMetrics}, yarpc-go's metric names and tags), which the admin listener's {@code /metrics}
+   * exposes. A configuration file's dispatcher gets them from the file's {@code metrics} section instead
+   * (see {@link #startFromConfig}).
    */
   private static void installMetrics(Dispatcher.Builder builder, PrometheusMeterRegistry registry) {
     YarpcMetrics.builder(registry).build().install(builder);
@@ -202,14 +215,29 @@ final class Serve implements AutoCloseable {
   /**
    * Starts the service as the configuration file {@code file} describes, {@code ${VAR}} looked up with
    * {@code environment}, and unless {@code adminPort} is {@link #NO_ADMIN} an admin listener on {@code
-   * 127.0.0.1:adminPort}.
+   * 127.0.0.1:adminPort}. The file decides on call metrics and logs: its {@code metrics} section records
+   * into the admin listener's registry (into Micrometer's global registry without one), its {@code
+   * logging.levels} section logs every call on the logger {@code io.yarpc.calls}.
    *
    * @throws ConfigException listing what is wrong with the file
    * @throws RuntimeException when it cannot be read or a port cannot be bound; nothing is left running
    */
   static Serve startFromConfig(Path file, Function<String, String> environment, int adminPort) {
-    Dispatcher.Builder builder = YarpcConfig.loader().environment(environment).load(SERVICE, file);
-    return started(new Serve(builder, null, null, null, "127.0.0.1", adminPort));
+    PrometheusMeterRegistry registry = adminRegistry(adminPort);
+    YarpcConfig.Loader loader = YarpcConfig.loader().environment(environment);
+    if (registry != null) {
+      loader.provide(MeterRegistry.class, registry);
+    }
+    Dispatcher.Builder builder;
+    try {
+      builder = loader.load(SERVICE, file);
+    } catch (RuntimeException e) {
+      if (registry != null) {
+        registry.close();
+      }
+      throw e;
+    }
+    return started(new Serve(builder, null, null, null, "127.0.0.1", adminPort, registry));
   }
 
   private static Serve started(Serve serve) {

@@ -7,6 +7,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,6 +123,62 @@ class ConfigServeAndCallTest {
     var json = JsonParser.parseString(get.out()).getAsJsonObject();
     assertThat(json.get("body").getAsString()).isEqualTo("hello");
     assertThat(json.getAsJsonObject("headers").get("x-from").getAsString()).isEqualTo(outbound);
+  }
+
+  /**
+   * The sample's {@code metrics} section records into the admin listener's registry ({@code serve
+   * --config ... --admin-port}), without the tag it blocks.
+   */
+  @Test
+  void theFilesMetricsGoToTheAdminListener() throws Exception {
+    Map<String, String> ports =
+        Map.of(
+            "HTTP_PORT", String.valueOf(freePort()),
+            "GRPC_PORT", String.valueOf(freePort()),
+            "TCHANNEL_PORT", String.valueOf(freePort()));
+    Serve withAdmin = Serve.startFromConfig(SAMPLE, ports::get, 0);
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      int status =
+          CallCommand.run(
+              new String[] {
+                "--config",
+                SAMPLE.toString(),
+                "--outbound",
+                "over-http",
+                "--procedure",
+                "echo/raw",
+                "--encoding",
+                "raw",
+                "--timeout",
+                "10s",
+                "metered"
+              },
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+              ports::get);
+      assertThat(status).isZero();
+      String metrics =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(withAdmin.admin().url("/metrics"))).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      List<String> calls =
+          metrics
+              .lines()
+              .filter(l -> l.startsWith("calls_total{") && l.contains("procedure=\"echo_raw\""))
+              .toList();
+      assertThat(calls)
+          .singleElement()
+          .satisfies(
+              l ->
+                  assertThat(l)
+                      .contains("routing_delegate=\"__dropped__\"", "transport=\"http\"")
+                      .endsWith(" 1.0"));
+    } finally {
+      withAdmin.close();
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.yarpc.Dispatcher;
 import io.yarpc.config.internal.ConfigLoader;
 import io.yarpc.config.internal.Documents;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.SectionSpec;
 import io.yarpc.config.spi.TransportSpec;
 import java.io.IOException;
 import java.io.Reader;
@@ -65,11 +66,22 @@ import java.util.function.Function;
  *       keys.
  *   <li>{@code transports.<name>}: the transport shared by every inbound and outbound of that name.
  *   <li>{@code logging}: {@code lifecycle: false} logs the dispatcher's start and stop at DEBUG (see
- *       {@link Dispatcher.Builder#logLifecycle}); yarpc-go's per-call {@code levels} are refused until
- *       yarpc-java has call logging. {@code metrics}: refused key by key until it has metrics.
+ *       {@link Dispatcher.Builder#logLifecycle}); {@code logging.levels}, yarpc-go's call-log levels
+ *       ({@code success}, {@code clientError}, {@code serverError}, and per direction {@code inbound} and
+ *       {@code outbound}), installs call logs.
+ *   <li>{@code metrics}: installs metrics with yarpc-go's names and tags; {@code tagsBlocklist} lists the
+ *       tags to drop.
  * </ul>
  *
- * Strings may use {@code ${VAR}} and {@code ${VAR:default}} (environment variables by default, see {@link
+ * <p>{@code logging.levels} and {@code metrics} are read by yarpc-observability ({@code YarpcCallLogs},
+ * {@code YarpcMetrics}; see their Javadoc for the keys); without it on the class path they are a
+ * problem that says to add it. Metrics record into the Micrometer {@code MeterRegistry} given with
+ * {@link Loader#provide} (default Micrometer's global registry, which records nothing until a registry
+ * is added to it). Their middleware comes first in the chains, before any the program adds to the
+ * returned builder; installing {@code YarpcMetrics} or {@code YarpcCallLogs} in code as well on that
+ * builder fails with an {@link IllegalStateException}, as calls would be counted or logged twice.
+ *
+ * <p>Strings may use {@code ${VAR}} and {@code ${VAR:default}} (environment variables by default, see {@link
  * Loader#environment}); durations are Go's ({@code 500ms}, {@code 1m30s}). Each transport's keys are its
  * builder's, with yarpc-go's spellings accepted where yarpc-java has the feature; a yarpc-go key for a
  * feature yarpc-java does not have is a problem that says so, never silently ignored.
@@ -78,10 +90,10 @@ import java.util.function.Function;
  * lists every problem with its key path. Nothing is started and no socket is opened by loading; the
  * transports and outbounds are built and start with the dispatcher.
  *
- * <p><b>Transports and peer lists</b> come from {@link java.util.ServiceLoader}: every {@link
- * TransportSpec} and {@link PeerListSpec} on the class path (the HTTP, gRPC and TChannel transports and
- * core's {@code round-robin} list register theirs). {@link #loader()} adds more by hand, or replaces one
- * of the same name.
+ * <p><b>Transports, peer lists and sections</b> come from {@link java.util.ServiceLoader}: every {@link
+ * TransportSpec}, {@link PeerListSpec} and {@link SectionSpec} on the class path (the HTTP, gRPC and
+ * TChannel transports, core's {@code round-robin} list and yarpc-observability register theirs). {@link
+ * #loader()} adds more by hand, or replaces one of the same name.
  */
 public final class YarpcConfig {
   private YarpcConfig() {}
@@ -149,7 +161,9 @@ public final class YarpcConfig {
     private ClassLoader classLoader = YarpcConfig.class.getClassLoader();
     private final Map<String, TransportSpec> transports = new LinkedHashMap<>();
     private final Map<String, PeerListSpec> peerLists = new LinkedHashMap<>();
+    private final Map<String, SectionSpec> sections = new LinkedHashMap<>();
     private final Map<String, PeerChooserPreset> presets = new LinkedHashMap<>();
+    private final Map<Class<?>, Object> provided = new LinkedHashMap<>();
 
     private Loader() {}
 
@@ -183,6 +197,29 @@ public final class YarpcConfig {
       return this;
     }
 
+    /**
+     * Adds a section spec, replacing one of the same key found on the class path (yarpc-observability's
+     * for {@code metrics} and {@code logging.levels}, say).
+     */
+    public Loader sectionSpec(SectionSpec spec) {
+      sections.put(requireNonNull(spec.key(), "spec.key()"), spec);
+      return this;
+    }
+
+    /**
+     * Gives the specs an object a file cannot hold, found by type: a spec that asks for {@code type}
+     * gets {@code value}, or, when nothing was provided for {@code type} itself, the first value
+     * provided that is an instance of it. yarpc-observability's {@code metrics} section records into
+     * the {@code io.micrometer.core.instrument.MeterRegistry} provided (default Micrometer's global
+     * registry), its {@code logging.levels} section writes to the {@code org.slf4j.Logger} provided
+     * (default the logger {@code io.yarpc.calls}). Replaces a value provided before for {@code type}.
+     */
+    public <T> Loader provide(Class<T> type, T value) {
+      requireNonNull(type, "type");
+      provided.put(type, type.cast(requireNonNull(value, "value")));
+      return this;
+    }
+
     /** Registers the chooser an outbound gets with {@code with: name}. */
     public Loader peerChooserPreset(String name, PeerChooserPreset preset) {
       requireNonNull(name, "name");
@@ -211,7 +248,8 @@ public final class YarpcConfig {
     }
 
     private ConfigLoader loader() {
-      return new ConfigLoader(environment, classLoader, transports, peerLists, presets);
+      return new ConfigLoader(
+          environment, classLoader, transports, peerLists, sections, presets, provided);
     }
   }
 }

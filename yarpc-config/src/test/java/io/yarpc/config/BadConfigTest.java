@@ -191,13 +191,22 @@ class BadConfigTest {
             List.of(
                 "inbounds.tchannel.deadlinePolicy.requireDeadline: give either requireDeadline:"
                     + " true or a defaultTimeout, not both")),
-        // the service name, logging, metrics
+        // logging and metrics: yarpc-observability reads metrics and logging.levels; it is not on
+        // this module's class path, so they name it, once, at the section (not key by key)
         Arguments.of(
-            "metrics:\n  tagsBlocklist: [routing_delegate]\n",
+            "metrics:\n  tagsBlocklist: [routing_delegate]\n  whatever: 1\n",
             List.of(
-                "metrics.tagsBlocklist: not supported in a file yet: install metrics in code with"
-                    + " yarpc-observability's YarpcMetrics (its dropTags does what tagsBlocklist"
-                    + " does); remove \"tagsBlocklist\"")),
+                "metrics: needs the module io.yarpc:yarpc-observability (its YarpcMetrics reads this"
+                    + " section) on the class path: add it, or remove the key")),
+        Arguments.of(
+            "logging:\n  lifecycle: false\n  levels:\n    clientError: info\n",
+            List.of(
+                "logging.levels: needs the module io.yarpc:yarpc-observability (its YarpcCallLogs"
+                    + " reads this section) on the class path: add it, or remove the key")),
+        Arguments.of(
+            "logging:\n  level: debug\n",
+            List.of("logging.level: unknown key (known keys here: levels, lifecycle)")),
+        Arguments.of("logging: [lifecycle]\n", List.of("logging: expected a mapping, got a list")),
         Arguments.of(
             "logging:\n  lifecycle: maybe\n",
             List.of("logging.lifecycle: not a boolean (true or false): \"maybe\"")),

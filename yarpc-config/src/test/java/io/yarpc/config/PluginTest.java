@@ -83,6 +83,23 @@ class PluginTest {
   }
 
   @Test
+  void aPluggedInSectionSpecReadsItsSection() {
+    TaggingSectionSpec.Seen seen = new TaggingSectionSpec.Seen();
+    Dispatcher d =
+        loader()
+            .provide(TaggingSectionSpec.Seen.class, seen)
+            .load("echoes", new StringReader("tagging: {label: plugged}\n"))
+            .build();
+    d.stop();
+    assertThat(seen.applied).hasValue(1);
+    assertThat(
+            Fixtures.problems(
+                loader().provide(TaggingSectionSpec.Seen.class, seen),
+                YarpcConfig.parse(new StringReader("tagging: {label: x, colour: red}\n"))))
+        .containsExactly("tagging.colour: unknown key (known keys here: label, procedures)");
+  }
+
+  @Test
   void aPluggedInTransportsSectionIsCheckedLikeAnyOther() {
     String yaml =
         String.join(

@@ -11,7 +11,10 @@ import io.yarpc.observability.admin.AdminServer;
 import io.yarpc.observability.logging.YarpcCallLogs;
 import io.yarpc.observability.metrics.YarpcMetrics;
 import io.yarpc.observability.tracing.YarpcTracing;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.opentelemetry.api.OpenTelemetry;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.examples.keyvalue.KeyValueService;
@@ -129,6 +132,18 @@ final class ReadmeSnippets {
     dispatcher.start();
     ClientConfig users = dispatcher.clientConfig("users");               // an outbound of the file
     // [END config]
+  }
+
+  /** Metrics and call logs from a file, from the "Configuration" section. */
+  static Dispatcher configObservability(PrometheusMeterRegistry prometheusRegistry) {
+    // [START config-observability]
+    Dispatcher dispatcher = YarpcConfig.loader()
+        .provide(MeterRegistry.class, prometheusRegistry)   // default: Micrometer's Metrics.globalRegistry
+        .provide(Logger.class, LoggerFactory.getLogger("rpc"))   // default: the logger io.yarpc.calls
+        .load("keyvalue", Path.of("yarpc.yaml"))
+        .build();
+    // [END config-observability]
+    return dispatcher;
   }
 
   static void observability(

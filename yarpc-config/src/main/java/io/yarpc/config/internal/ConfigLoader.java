@@ -5,6 +5,7 @@ import io.yarpc.Outbounds;
 import io.yarpc.config.ConfigException;
 import io.yarpc.config.PeerChooserPreset;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.SectionSpec;
 import io.yarpc.config.spi.TransportSpec;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.OnewayOutbound;
@@ -16,7 +17,6 @@ import io.yarpc.transport.UnaryOutbound;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,6 +24,8 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -33,6 +35,16 @@ import java.util.function.Function;
 public final class ConfigLoader {
   private static final List<String> TOP_LEVEL =
       List.of("inbounds", "outbounds", "transports", "logging", "metrics");
+
+  /** The keys this loader reads itself: a {@link SectionSpec} may not take them. */
+  private static final Set<String> OWN = Set.of("inbounds", "outbounds", "transports", "logging");
+
+  /** yarpc-go's sections that another module reads (with a {@link SectionSpec}), and that module. */
+  private static final Map<String, String> READ_ELSEWHERE =
+      Map.of(
+          "metrics", "io.yarpc:yarpc-observability (its YarpcMetrics reads this section)",
+          "logging.levels", "io.yarpc:yarpc-observability (its YarpcCallLogs reads this section)");
+
   private static final Map<String, RpcType> EXPLICIT = new LinkedHashMap<>();
   private static final Set<String> RESERVED =
       Set.of("unary", "oneway", "stream", "service", "type", "disabled", "peer", "with");
@@ -46,23 +58,30 @@ public final class ConfigLoader {
   private final Function<String, String> environment;
   private final Map<String, TransportSpec> transportSpecs = new TreeMap<>();
   private final Map<String, PeerListSpec> peerListSpecs = new TreeMap<>();
+  private final Map<String, SectionSpec> sectionSpecs = new TreeMap<>();
   private final Map<String, PeerChooserPreset> presets;
+  private final Map<Class<?>, Object> provided;
 
   /**
    * A loader with the specs {@link ServiceLoader} finds through {@code classLoader}, then {@code
-   * transports} and {@code peerLists} (which replace those of the same name).
+   * transports}, {@code peerLists} and {@code sections} (which replace those of the same name or key);
+   * {@code provided} are the objects the program gave for specs, by type.
    */
   public ConfigLoader(
       Function<String, String> environment,
       ClassLoader classLoader,
       Map<String, TransportSpec> transports,
       Map<String, PeerListSpec> peerLists,
-      Map<String, PeerChooserPreset> presets) {
+      Map<String, SectionSpec> sections,
+      Map<String, PeerChooserPreset> presets,
+      Map<Class<?>, Object> provided) {
     this.environment = environment;
     discover(TransportSpec.class, classLoader, transportSpecs, TransportSpec::name);
     discover(PeerListSpec.class, classLoader, peerListSpecs, PeerListSpec::name);
+    discover(SectionSpec.class, classLoader, sectionSpecs, SectionSpec::key);
     transportSpecs.putAll(transports);
     peerListSpecs.putAll(peerLists);
+    sectionSpecs.putAll(sections);
     for (String name : transportSpecs.keySet()) {
       if (RESERVED.contains(name)) {
         throw new IllegalStateException(
@@ -73,7 +92,33 @@ public final class ConfigLoader {
                 + "): the name is a key of the configuration");
       }
     }
+    for (Map.Entry<String, SectionSpec> e : sectionSpecs.entrySet()) {
+      checkSectionKey(e.getKey(), e.getValue());
+    }
     this.presets = new LinkedHashMap<>(presets);
+    this.provided = new LinkedHashMap<>(provided);
+  }
+
+  /** A section spec's key: a top-level key not the loader's, or {@code logging.<key>} but lifecycle. */
+  private static void checkSectionKey(String key, SectionSpec spec) {
+    String[] parts = key.split("\\.", -1);
+    boolean ok =
+        parts.length == 1
+            ? !OWN.contains(key)
+            : parts.length == 2
+                && parts[0].equals("logging")
+                && !parts[1].isEmpty()
+                && !parts[1].equals("lifecycle");
+    if (!ok || parts[0].isEmpty()) {
+      throw new IllegalStateException(
+          "a SectionSpec may not have the key \""
+              + key
+              + "\" ("
+              + spec.getClass().getName()
+              + "): it takes a top-level key other than "
+              + String.join(", ", new TreeSet<>(OWN))
+              + ", or logging.<key> other than logging.lifecycle");
+    }
   }
 
   private static <S> void discover(
@@ -126,10 +171,12 @@ public final class ConfigLoader {
     private final Context context;
     private final Map<String, Sections> transportSections = new LinkedHashMap<>();
     private final Map<String, Transport> transports = new HashMap<>();
+    // what the sections read by SectionSpecs do to the builder, by key path, in document order
+    private final Map<String, Consumer<Dispatcher.Builder>> sectionActions = new LinkedHashMap<>();
 
     Run(String serviceName) {
       this.serviceName = serviceName;
-      this.context = new Context(serviceName, peerListSpecs, presets);
+      this.context = new Context(serviceName, peerListSpecs, presets, provided);
     }
 
     Dispatcher.Builder load(Map<String, ?> document, String source) {
@@ -168,22 +215,67 @@ public final class ConfigLoader {
       for (String name : transportSections.keySet()) {
         transport(name); // an unused transport's section is checked all the same
       }
-      boolean logLifecycle = loadLogging(root.child("logging"));
-      loadMetrics(root.child("metrics"));
+      boolean logLifecycle = true;
+      for (String key : root.keys()) {
+        if (key.equals("logging")) {
+          logLifecycle = loadLogging(root.child("logging"));
+        } else if (!OWN.contains(key)) {
+          configureSection(root, key);
+        }
+      }
       for (String key : TOP_LEVEL) {
         root.markRead(key);
       }
+      for (String key : sectionSpecs.keySet()) {
+        if (!key.contains(".")) {
+          root.markRead(key);
+        }
+      }
       root.reportUnknownKeys();
 
+      if (problems.size() == 0) {
+        for (Inbound in : inbounds) {
+          builder.inbound(in);
+        }
+        outbounds.forEach(builder::outbound);
+        builder.logLifecycle(logLifecycle);
+        for (Map.Entry<String, Consumer<Dispatcher.Builder>> e : sectionActions.entrySet()) {
+          try {
+            e.getValue().accept(builder);
+          } catch (RuntimeException x) {
+            problems.add(e.getKey(), Sections.describe(x));
+          }
+        }
+      }
       if (problems.size() > 0) {
         throw new ConfigException(source, sorted(doc));
       }
-      for (Inbound in : inbounds) {
-        builder.inbound(in);
-      }
-      outbounds.forEach(builder::outbound);
-      builder.logLifecycle(logLifecycle);
       return builder;
+    }
+
+    /**
+     * The section at {@code key} of {@code parent}, read by its {@link SectionSpec}; a problem naming
+     * the module to add when no spec reads it and another module would. Other keys are left unread.
+     */
+    private void configureSection(Sections parent, String key) {
+      String path = Sections.join(parent.path(), key);
+      SectionSpec spec = sectionSpecs.get(path);
+      if (spec == null) {
+        String module = READ_ELSEWHERE.get(path);
+        if (module != null) {
+          parent.problem(
+              key, "needs the module " + module + " on the class path: add it, or remove the key");
+        }
+        return;
+      }
+      Sections section = parent.child(key);
+      if (section == null) {
+        return;
+      }
+      Consumer<Dispatcher.Builder> action = section.build(s -> spec.configure(s, context));
+      if (action != null) {
+        sectionActions.put(path, action);
+      }
     }
 
     /** The problems, in the document order of the deepest part of their path that the document has. */
@@ -467,32 +559,27 @@ public final class ConfigLoader {
       return true;
     }
 
+    /** {@code logging}: {@code lifecycle} here, {@code levels} and the others by section specs. */
     private boolean loadLogging(Sections logging) {
       if (logging == null) {
         return true;
       }
-      Boolean lifecycle = logging.bool("lifecycle");
-      if (logging.keys().contains("levels")) {
-        logging.problem(
-            "levels",
-            "not supported in a file yet: set call-log levels in code with yarpc-observability's"
-                + " YarpcCallLogs (remove the key; \"lifecycle\" is the logging option a file has)");
+      Boolean lifecycle = null;
+      for (String key : logging.keys()) {
+        if (key.equals("lifecycle")) {
+          lifecycle = logging.bool("lifecycle");
+        } else {
+          configureSection(logging, key);
+        }
+      }
+      logging.markRead("lifecycle");
+      logging.markRead("levels");
+      for (String key : sectionSpecs.keySet()) {
+        if (key.startsWith("logging.")) {
+          logging.markRead(key.substring("logging.".length()));
+        }
       }
       return lifecycle == null || lifecycle;
-    }
-
-    private void loadMetrics(Sections metrics) {
-      if (metrics == null) {
-        return;
-      }
-      for (String key : new LinkedHashSet<>(metrics.keys())) {
-        metrics.problem(
-            key,
-            "not supported in a file yet: install metrics in code with yarpc-observability's"
-                + " YarpcMetrics (its dropTags does what tagsBlocklist does); remove \""
-                + key
-                + "\"");
-      }
     }
   }
 }

@@ -31,19 +31,37 @@ final class Context implements ConfigContext {
   private final String serviceName;
   private final Map<String, PeerListSpec> peerLists;
   private final Map<String, PeerChooserPreset> presets;
+  private final Map<Class<?>, Object> provided;
 
   Context(
       String serviceName,
       Map<String, PeerListSpec> peerLists,
-      Map<String, PeerChooserPreset> presets) {
+      Map<String, PeerChooserPreset> presets,
+      Map<Class<?>, Object> provided) {
     this.serviceName = serviceName;
     this.peerLists = peerLists;
     this.presets = presets;
+    this.provided = provided;
   }
 
   @Override
   public String serviceName() {
     return serviceName;
+  }
+
+  /** The value provided for {@code type}, or else the first one provided that is an instance of it. */
+  @Override
+  public <T> T provided(Class<T> type) {
+    Object exact = provided.get(type);
+    if (exact != null) {
+      return type.cast(exact);
+    }
+    for (Object value : provided.values()) {
+      if (type.isInstance(value)) {
+        return type.cast(value);
+      }
+    }
+    return null;
   }
 
   private static Sections own(ConfigSection section) {

@@ -159,7 +159,7 @@ final class Sections implements ConfigSection {
 
   @Override
   public void problem(String key, String message) {
-    if (key != null) {
+    if (key != null && key.indexOf('[') < 0) { // a list item is not a key of this section
       read.add(key);
     }
     problems.add(path(key), message);

@@ -19,6 +19,13 @@ public interface ConfigContext {
   String serviceName();
 
   /**
+   * The object of {@code type} the program gave the loader ({@code YarpcConfig.loader().provide(type,
+   * value)}), or {@code null}: for what a file cannot hold, such as the {@code MeterRegistry} that
+   * yarpc-observability's {@code metrics} section records into.
+   */
+  <T> T provided(Class<T> type);
+
+  /**
    * The peer chooser an outbound section asks for, not started (the outbound starts it), or {@code null}
    * when the section has none of its keys:
    *

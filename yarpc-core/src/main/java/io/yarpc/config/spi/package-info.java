@@ -7,7 +7,9 @@
  * {@code META-INF/services/io.yarpc.config.spi.TransportSpec}; a peer list implements {@link
  * io.yarpc.config.spi.PeerListSpec} and lists it in {@code META-INF/services/io.yarpc.config.spi.PeerListSpec}.
  * The configuration module finds them with {@link java.util.ServiceLoader}, so it depends on core only and a
- * third-party transport adds its own section without changing it.
+ * third-party transport adds its own section without changing it. A module that configures the dispatcher
+ * itself (yarpc-observability: {@code metrics}, {@code logging.levels}) implements {@link
+ * io.yarpc.config.spi.SectionSpec} the same way.
  *
  * <p>A spec reads its section through {@link io.yarpc.config.spi.ConfigSection}: typed getters that never
  * throw but record a problem with the key's path (a missing required key, a wrong type, a bad duration),
@@ -16,6 +18,7 @@
  * path of the key or section being applied. The loader then throws one exception listing every problem.
  * {@link io.yarpc.config.spi.ConfigContext} gives the service name and the pieces that every transport
  * shares: the peer chooser of an outbound ({@code peer}, {@code with}, a peer-list block), {@code limits},
- * {@code deadlinePolicy} and {@code tls}.
+ * {@code deadlinePolicy} and {@code tls}; and the objects the program gave the loader for what a file
+ * cannot hold (a meter registry).
  */
 package io.yarpc.config.spi;

@@ -42,6 +42,18 @@ import org.slf4j.event.Level;
  * setting wins over {@code level} whatever the order of the calls (as yarpc-go's {@code Levels.Inbound}
  * over {@code Levels.Default}). Which codes are the caller's fault: {@link CallOutcome}.
  *
+ * <p><b>From a configuration file.</b> With yarpc-config, a file's {@code logging.levels} section
+ * (yarpc-go's) installs call logs on the dispatcher builder it loads, with these levels: {@code success},
+ * {@code clientError} ({@link CallOutcome#CALLER_FAILURE}) and {@code serverError} for both directions
+ * ({@link Builder#level}), and the same keys under {@code inbound} and {@code outbound} for one ({@link
+ * Builder#inboundLevel}, {@link Builder#outboundLevel}). A level is zap's name, as yarpc-go writes it:
+ * {@code debug}, {@code info}, {@code warn}, {@code error}, and {@code dpanic}, {@code panic}, {@code
+ * fatal}, which log at ERROR; also {@code trace}, and {@code off} for no line. yarpc-go's deprecated
+ * {@code failure} and {@code applicationError} are refused (use {@code clientError} and {@code
+ * serverError}). The lines go to the slf4j {@link Logger} given with {@code
+ * YarpcConfig.loader().provide(Logger.class, logger)}, else to {@value #DEFAULT_LOGGER_NAME}. Do not
+ * install call logs in code as well on that builder: {@link #install} refuses it.
+ *
  * <p><b>Cost.</b> A call whose level is off or disabled in the logger costs one level check. Thread-safe.
  */
 public final class YarpcCallLogs {
@@ -79,10 +91,15 @@ public final class YarpcCallLogs {
    * returns it: the lines then describe inbound calls as the inbound middleware added before it passed them
    * on, and outbound calls as the outbound middleware added after it will see them. When metrics were
    * installed on this builder before, the call logs join their middleware instead (one layer watches for
-   * both, at the first install's place). Install once per dispatcher.
+   * both, at the first install's place).
+   *
+   * @throws IllegalStateException when call logs are installed on {@code dispatcher} already, by this
+   *     method or by the {@code logging.levels} section of the configuration file it was loaded from
+   *     (every call would be logged twice)
    */
   public Dispatcher.Builder install(Dispatcher.Builder dispatcher) {
-    ObservingMiddleware.install(requireNonNull(dispatcher, "dispatcher"), observer);
+    ObservingMiddleware.install(
+        requireNonNull(dispatcher, "dispatcher"), observer, "call logs", "logging.levels");
     return dispatcher;
   }
 

@@ -57,6 +57,14 @@ import java.util.Set;
  * increments and histogram records; no strings are built. Without {@code install} nothing runs; a builder
  * given no registry installs nothing.
  *
+ * <p><b>From a configuration file.</b> With yarpc-config, a file's {@code metrics} section (yarpc-go's)
+ * installs metrics on the dispatcher builder it loads: {@code tagsBlocklist: [routing_delegate]} drops
+ * those tags ({@link Builder#dropTags}), {@code maxEdges} is {@link Builder#maxEdges}, and {@code
+ * metrics: {}} installs them with the defaults. They record into the registry given with {@code
+ * YarpcConfig.loader().provide(MeterRegistry.class, registry)}, or, when none was, into Micrometer's
+ * {@link io.micrometer.core.instrument.Metrics#globalRegistry} (which records nothing until a registry
+ * is added to it). Do not install metrics in code as well on that builder: {@link #install} refuses it.
+ *
  * <p>Thread-safe. One instance may serve several dispatchers (their meters differ by the {@code
  * dispatcher} tag); give dispatchers that share a name and a registry the same instance.
  */
@@ -84,12 +92,16 @@ public final class YarpcMetrics {
    * instead (one layer watches for both, at the first install's place). The middleware sees inbound calls
    * after the inbound middleware added before it, and
    * outbound calls before the outbound middleware added after it; yarpc-go puts its own first inbound
-   * and last outbound. Does nothing when the builder was given no registry. Install once per dispatcher.
+   * and last outbound. Does nothing when the builder was given no registry.
+   *
+   * @throws IllegalStateException when metrics are installed on {@code dispatcher} already, by this
+   *     method or by the {@code metrics} section of the configuration file it was loaded from (every
+   *     call would be counted twice)
    */
   public Dispatcher.Builder install(Dispatcher.Builder dispatcher) {
     requireNonNull(dispatcher, "dispatcher");
     if (graph != null) {
-      ObservingMiddleware.install(dispatcher, graph);
+      ObservingMiddleware.install(dispatcher, graph, "metrics", "metrics");
     }
     return dispatcher;
   }

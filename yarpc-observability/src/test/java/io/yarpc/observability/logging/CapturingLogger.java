@@ -16,12 +16,12 @@ import org.slf4j.spi.LoggingEventAware;
  * An slf4j logger that keeps what it is given, key-value pairs included (it receives fluent-API events
  * whole, as logback does), with every level from {@code threshold} up enabled.
  */
-final class CapturingLogger extends LegacyAbstractLogger implements LoggingEventAware {
+public final class CapturingLogger extends LegacyAbstractLogger implements LoggingEventAware {
   private static final long serialVersionUID = 1L;
 
   /** One logged line. */
-  record Line(Level level, String message, Map<String, Object> fields) {
-    Object field(String key) {
+  public record Line(Level level, String message, Map<String, Object> fields) {
+    public Object field(String key) {
       return fields.get(key);
     }
   }
@@ -29,20 +29,20 @@ final class CapturingLogger extends LegacyAbstractLogger implements LoggingEvent
   private final Level threshold;
   private final List<Line> lines = Collections.synchronizedList(new ArrayList<>());
 
-  CapturingLogger(String name, Level threshold) {
+  public CapturingLogger(String name, Level threshold) {
     this.name = name;
     this.threshold = threshold;
   }
 
   /** The lines so far. */
-  List<Line> lines() {
+  public List<Line> lines() {
     synchronized (lines) {
       return List.copyOf(lines);
     }
   }
 
   /** The lines whose {@code procedure} field is {@code procedure}. */
-  List<Line> linesFor(String procedure) {
+  public List<Line> linesFor(String procedure) {
     return lines().stream().filter(l -> procedure.equals(l.field("procedure"))).toList();
   }
 

@@ -188,7 +188,7 @@ public final class Loopback implements AutoCloseable {
    * error named {@code KeyNotFound}, with the code whose number is the body's first byte (none when the
    * byte is -1); {@code panic} throws from the handler itself.
    */
-  static List<Procedure> procedures() {
+  public static List<Procedure> procedures() {
     return List.of(
         Raw.procedure("echo", body -> body),
         Raw.procedure(

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
 public final class ObservingMiddleware {
   private static final Logger log = LoggerFactory.getLogger(ObservingMiddleware.class);
 
-  // the middleware installed on each builder, so that a second observer joins it
+  // the middleware installed on each builder (weakly held: a builder is dropped once built)
   private static final Map<Dispatcher.Builder, ObservingMiddleware> INSTALLED = new WeakHashMap<>();
 
   private final String dispatcher;
@@ -68,14 +68,27 @@ public final class ObservingMiddleware {
    * Makes {@code observer} see every call of {@code builder}'s dispatcher, named {@code builder.name()}:
    * appends the six middleware to {@code builder}'s chains the first time, adds {@code observer} to them
    * later (see the class comment). Calls that began before do not tell it their end.
+   *
+   * @throws IllegalStateException when an observer of the same class is installed on {@code builder}
+   *     already, which would see every call twice: {@code what} ({@code metrics}) and the configuration
+   *     file's {@code section} that installs them ({@code metrics}) name it in the message
    */
-  public static void install(Dispatcher.Builder builder, CallObserver observer) {
+  public static void install(
+      Dispatcher.Builder builder, CallObserver observer, String what, String section) {
     requireNonNull(observer, "observer");
     ObservingMiddleware m;
     synchronized (INSTALLED) {
       m = INSTALLED.get(builder);
       if (m != null) {
-        m.add(observer);
+        if (!m.add(observer)) {
+          throw new IllegalStateException(
+              what
+                  + " are already installed on the builder of dispatcher \""
+                  + builder.name()
+                  + "\" (by an earlier install, or by the "
+                  + section
+                  + " section of the configuration file it was loaded from): install them once");
+        }
         return;
       }
       m = new ObservingMiddleware(builder.name(), observer);
@@ -90,11 +103,18 @@ public final class ObservingMiddleware {
         .streamOutboundMiddleware(m::streamOutbound);
   }
 
-  private synchronized void add(CallObserver observer) {
+  /** Adds {@code observer}, unless one of its class is here already (then false). */
+  private synchronized boolean add(CallObserver observer) {
     CallObserver[] now = observers;
+    for (CallObserver o : now) {
+      if (o.getClass() == observer.getClass()) {
+        return false;
+      }
+    }
     CallObserver[] grown = Arrays.copyOf(now, now.length + 1);
     grown[now.length] = observer;
     observers = grown;
+    return true;
   }
 
   /** Unary inbound. */
