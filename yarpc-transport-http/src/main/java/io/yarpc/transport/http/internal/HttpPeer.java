@@ -44,7 +44,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -258,14 +257,11 @@ public final class HttpPeer extends AbstractPeer {
         probing = false;
         return;
       }
-      int attempt = probeAttempts++;
+      int attempt = probeAttempts;
+      probeAttempts = Math.min(attempt + 1, 64); // the backoff stops growing long before
       try {
         ClientContext c = context();
-        long cap =
-            attempt >= 30
-                ? c.backoffMaxNanos()
-                : Math.min(c.backoffMaxNanos(), c.backoffFirstNanos() << attempt);
-        long delay = ThreadLocalRandom.current().nextLong(Math.max(1, cap) + 1);
+        long delay = c.probeBackoff().delayNanos(attempt);
         probeTimer = c.group().schedule(this::probe, delay, TimeUnit.NANOSECONDS);
       } catch (RuntimeException e) {
         probing = false;
