@@ -330,7 +330,8 @@ public final class HttpPeer extends AbstractPeer {
     Channel reuse = null;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+        call.failUnprocessed(
+            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       while (!idle.isEmpty()) {
@@ -379,7 +380,7 @@ public final class HttpPeer extends AbstractPeer {
           },
           (ch, error) -> {
             if (error != null) {
-              call.fail(connectionFailure(error));
+              call.failUnprocessed(connectionFailure(error)); // no connection, nothing sent
               disconnected();
               return;
             }
@@ -392,7 +393,8 @@ public final class HttpPeer extends AbstractPeer {
             }
             if (!keep) {
               ch.close();
-              call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+              call.failUnprocessed(
+                  YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
               return;
             }
             ch.closeFuture()
@@ -565,7 +567,8 @@ public final class HttpPeer extends AbstractPeer {
     H2Connection conn;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+        call.failUnprocessed(
+            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       conn = h2;
@@ -584,7 +587,7 @@ public final class HttpPeer extends AbstractPeer {
     conn.ready.whenComplete(
         (parent, error) -> {
           if (error != null) {
-            call.fail(connectionFailure(error));
+            call.failUnprocessed(connectionFailure(error)); // the connection never became ready
             disconnected();
             return;
           }
@@ -697,7 +700,7 @@ public final class HttpPeer extends AbstractPeer {
         .addListener(
             (Future<Http2StreamChannel> opened) -> {
               if (!opened.isSuccess()) {
-                call.fail(connectionFailure(opened.cause()));
+                call.failUnprocessed(connectionFailure(opened.cause())); // no stream, nothing sent
                 return;
               }
               Http2StreamChannel ch = opened.getNow();
