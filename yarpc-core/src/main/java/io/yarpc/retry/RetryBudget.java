@@ -42,6 +42,7 @@ public final class RetryBudget {
   // guarded by this: per slot, deposits minus withdrawals (UNITs), and which slot number it holds
   private final long[] net = new long[SLOTS];
   private final long[] slotNumber = new long[SLOTS];
+  private long newest = Long.MIN_VALUE; // the slot number last seen
 
   private RetryBudget(Builder b, LongSupplier clock) {
     this.ttl = b.ttl;
@@ -122,8 +123,6 @@ public final class RetryBudget {
     newest = now;
     return i;
   }
-
-  private long newest = Long.MIN_VALUE; // the slot number last seen; guarded by this
 
   // the balance in UNITs over the slots of the window ending with the newest; guarded by this
   private long available() {
