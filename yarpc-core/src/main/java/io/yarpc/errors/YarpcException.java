@@ -27,10 +27,11 @@ public final class YarpcException extends RuntimeException {
   // non-null when the message is this context followed by the text of a throwable that is not a
   // YarpcException: text a server keeps to itself unless told otherwise (see redacted())
   private final String context;
+  private final boolean unprocessed;
 
   private YarpcException(
       Code code, String message, String name, byte[] details, Response response, Throwable cause) {
-    this(code, message, name, details, response, cause, null);
+    this(code, message, name, details, response, cause, null, false);
   }
 
   private YarpcException(
@@ -40,7 +41,8 @@ public final class YarpcException extends RuntimeException {
       byte[] details,
       Response response,
       Throwable cause,
-      String context) {
+      String context,
+      boolean unprocessed) {
     super(message == null ? "" : message, cause, false, cause != null);
     if (code == Code.OK) {
       throw new IllegalArgumentException("an error cannot have code ok");
@@ -50,6 +52,7 @@ public final class YarpcException extends RuntimeException {
     this.details = details == null || details.length == 0 ? null : details;
     this.response = response;
     this.context = context;
+    this.unprocessed = unprocessed;
   }
 
   /** An error with this code and message ({@link String#format} applied when args are given). */
@@ -75,7 +78,14 @@ public final class YarpcException extends RuntimeException {
     requireNonNull(cause, "cause");
     String text = describe(cause);
     return new YarpcException(
-        code, context.isEmpty() ? text : context + ": " + text, null, null, null, cause, context);
+        code,
+        context.isEmpty() ? text : context + ": " + text,
+        null,
+        null,
+        null,
+        cause,
+        context,
+        false);
   }
 
   /**
@@ -95,7 +105,9 @@ public final class YarpcException extends RuntimeException {
         name,
         details,
         response,
-        getCause());
+        getCause(),
+        null,
+        unprocessed);
   }
 
   /** Whether {@link #redacted()} would change the message. */
@@ -128,17 +140,46 @@ public final class YarpcException extends RuntimeException {
 
   /** A copy with this (deprecated in yarpc-go, still on the wire) error name. */
   public YarpcException withName(String name) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
+    return new YarpcException(
+        code, getMessage(), name, details, response, getCause(), context, unprocessed);
   }
 
   /** A copy with these details bytes (empty means none). The array is not copied: do not mutate it. */
   public YarpcException withDetails(byte[] details) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
+    return new YarpcException(
+        code, getMessage(), name, details, response, getCause(), context, unprocessed);
   }
 
   /** A copy that carries {@code response}; the catcher owns it and releases its body. */
   public YarpcException withResponse(Response response) {
-    return new YarpcException(code, getMessage(), name, details, response, getCause(), context);
+    return new YarpcException(
+        code, getMessage(), name, details, response, getCause(), context, unprocessed);
+  }
+
+  /**
+   * A copy marked {@linkplain #unprocessed() unprocessed}: for a transport or server that knows the call
+   * never reached a handler.
+   */
+  public YarpcException withUnprocessed() {
+    return unprocessed
+        ? this
+        : new YarpcException(
+            code, getMessage(), name, details, response, getCause(), context, true);
+  }
+
+  /**
+   * Whether the call provably never reached a handler, so sending it again cannot run a handler twice.
+   * Transports mark the errors where their protocol proves it: a connection that could not be opened, a
+   * request that never left, an HTTP/2 stream the server refused ({@code REFUSED_STREAM}) or left
+   * unprocessed by {@code GOAWAY}, a TChannel {@code busy} or {@code declined} error frame (retry-safe by
+   * the TChannel protocol, docs/spec/wire-tchannel.md §8 and §11), a peer list that had no peer to give;
+   * the dispatcher marks the calls it refuses before their handler (stopping, a procedure at its
+   * concurrency limit, a full handler executor), and inbounds answer those with their protocol's refusal
+   * where it has one. {@link io.yarpc.retry.RetryMiddleware} retries such calls whatever the procedure.
+   * Not sent on the wire as such, and not part of {@link #equals}.
+   */
+  public boolean unprocessed() {
+    return unprocessed;
   }
 
   /** The error's code; never {@link Code#OK}. */

@@ -32,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>unary and oneway calls must have a deadline ({@code invalid-argument} {@code missing TTL});
  *   <li>new calls are refused with {@code unavailable} while the dispatcher drains;
+ *   <li>the errors of calls refused before their handler (draining, a procedure's limit, a full executor)
+ *       are {@linkplain YarpcException#unprocessed() unprocessed}: inbounds answer them with their
+ *       protocol's refusal, and callers may retry them;
  *   <li>the handler runs on the handler executor (or directly when the procedure is non-blocking), with a
  *       {@link Call} current;
  *   <li>a unary call that outlives its deadline completes with {@code deadline-exceeded} at the deadline
@@ -176,7 +179,8 @@ public final class HandlerInvoker {
   private YarpcException refuse(RequestMeta meta, boolean deadlineRequired, Admission admission) {
     if (host.isDraining()) {
       return YarpcException.of(
-          Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls", host.name());
+              Code.UNAVAILABLE, "dispatcher \"%s\" is stopping and takes no new calls", host.name())
+          .withUnprocessed();
     }
     YarpcException missing =
         deadlineRequired ? InboundCalls.missingDeadline(meta, RpcType.UNARY) : null;
@@ -185,11 +189,12 @@ public final class HandlerInvoker {
     }
     if (!admission.enter()) {
       return YarpcException.of(
-          Code.RESOURCE_EXHAUSTED,
-          "procedure \"%s\" of service \"%s\" is at its limit of %d concurrent calls; try again later",
-          meta.procedure(),
-          meta.service(),
-          admission.max);
+              Code.RESOURCE_EXHAUSTED,
+              "procedure \"%s\" of service \"%s\" is at its limit of %d concurrent calls; try again later",
+              meta.procedure(),
+              meta.service(),
+              admission.max)
+          .withUnprocessed();
     }
     return null;
   }
@@ -294,7 +299,8 @@ public final class HandlerInvoker {
         host.track(-1);
         result.completeExceptionally(
             YarpcException.withCause(
-                Code.RESOURCE_EXHAUSTED, "handler executor rejected the call", e));
+                    Code.RESOURCE_EXHAUSTED, "handler executor rejected the call", e)
+                .withUnprocessed());
       }
     }
     return result;

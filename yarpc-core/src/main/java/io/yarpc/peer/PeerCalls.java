@@ -68,7 +68,8 @@ public final class PeerCalls {
         (lease, error) -> {
           if (error != null) {
             releaseRequest.run();
-            result.completeExceptionally(YarpcException.from(Futures.unwrap(error)));
+            result.completeExceptionally(
+                YarpcException.from(Futures.unwrap(error)).withUnprocessed());
           } else if (result.isDone()) {
             lease.finish(null);
             releaseRequest.run();

@@ -124,6 +124,16 @@ public abstract class Body implements Closeable {
   }
 
   /**
+   * Whether the bytes can be read or written again and again: true for bodies with byte access and for
+   * {@link #lazy} bodies (whose writer runs once per write), false for bodies read from a stream. A call
+   * that is retried ({@link io.yarpc.retry.RetryMiddleware}) sends a repeatable body again as it is and
+   * reads any other into memory first.
+   */
+  public boolean isRepeatable() {
+    return hasByteAccess();
+  }
+
+  /**
    * Views of the bytes, in order, positioned at the first byte; new views on each call, so callers may
    * move their positions. Heap views expose their array for in-place parsing, direct views are
    * read-only; callers never write into either.
@@ -443,6 +453,11 @@ public abstract class Body implements Closeable {
     LazyBody(long length, BodyWriter writer) {
       this.length = length;
       this.writer = writer;
+    }
+
+    @Override
+    public boolean isRepeatable() {
+      return true;
     }
 
     @Override

@@ -301,4 +301,24 @@ class YarpcExceptionTest {
     assertThat(a).isNotEqualTo(null);
     assertThat(a).isNotEqualTo("code:not-found");
   }
+
+  @Test
+  void unprocessedIsAMarkThatCopiesKeep() {
+    YarpcException plain = YarpcException.of(Code.UNAVAILABLE, "down");
+    assertThat(plain.unprocessed()).isFalse();
+    YarpcException marked = plain.withUnprocessed();
+    assertThat(marked.unprocessed()).isTrue();
+    assertThat(marked.withUnprocessed()).isSameAs(marked);
+    assertThat(marked.withName("n").unprocessed()).isTrue();
+    assertThat(marked.withDetails(new byte[] {1}).unprocessed()).isTrue();
+    assertThat(marked.withResponse(Response.of(Body.empty())).unprocessed()).isTrue();
+    assertThat(
+            YarpcException.wrapping(Code.UNAVAILABLE, "ctx", new IOException("x"))
+                .withUnprocessed()
+                .redacted()
+                .unprocessed())
+        .isTrue();
+    assertThat(marked).as("not part of equality").isEqualTo(plain);
+    assertThat(YarpcException.from(new CompletionException(marked)).unprocessed()).isTrue();
+  }
 }

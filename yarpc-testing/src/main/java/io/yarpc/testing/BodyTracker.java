@@ -224,6 +224,11 @@ public final class BodyTracker {
     }
 
     @Override
+    public boolean isRepeatable() {
+      return inner.isRepeatable();
+    }
+
+    @Override
     public List<ByteBuffer> byteBuffers() {
       check("byteBuffers()");
       return inner.byteBuffers();

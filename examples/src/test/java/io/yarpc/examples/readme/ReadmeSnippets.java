@@ -1,5 +1,8 @@
 package io.yarpc.examples.readme;
 
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.retry.RetryMiddleware;
+import io.yarpc.retry.RetryBudget;
 import io.yarpc.Outbounds;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
@@ -120,6 +123,22 @@ final class ReadmeSnippets {
     TChannelTransport tchannelClients =
         TChannelTransport.builder().serviceName("gateway").tls(clientTls).build();
     // [END tls]
+  }
+
+  /** Retries of an outbound's unary calls, from the "Retries" section. */
+  static void retries(HttpTransport http, PeerChooser peers, Middleware<Request, Response> metrics) {
+    // [START retries]
+    RetryMiddleware retries = RetryMiddleware.builder()
+        .maxAttempts(3)                                      // the first attempt and two retries
+        .idempotentProcedures("get", "list")                 // handlers that may safely run twice
+        .perAttemptTimeout(Duration.ofMillis(200))           // never past the call's deadline
+        .budget(RetryBudget.builder().percentCanRetry(0.1).minRetriesPerSecond(10).build())
+        .build();
+    Dispatcher dispatcher = Dispatcher.builder("frontend")
+        .outbound("users", Outbounds.unary(http.outbound(peers)))
+        .unaryOutboundMiddleware(metrics, retries)           // last: metrics see one call, not each attempt
+        .build();
+    // [END retries]
   }
 
   /** A dispatcher from a configuration file, from the "Configuration" section. */

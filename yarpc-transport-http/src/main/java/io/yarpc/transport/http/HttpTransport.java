@@ -15,6 +15,7 @@ import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerRegistry;
 import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
+import io.yarpc.retry.Backoff;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Transport;
@@ -152,8 +153,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
             config.idleConnectionTimeout.toNanos(),
             config.maxResponseHeaderSize,
             (int) Math.min(Integer.MAX_VALUE, config.probeTimeout.toMillis()),
-            config.backoffFirst.toNanos(),
-            config.backoffMax.toNanos(),
+            config.probeBackoff,
             tls);
     running = true;
     for (HttpPeer p : peers.peers()) {
@@ -243,8 +243,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     private Duration idleConnectionTimeout = Duration.ofMinutes(15);
     private int maxResponseHeaderSize = 1 << 20;
     private Duration probeTimeout = Duration.ofMillis(500);
-    private Duration backoffFirst = Duration.ofMillis(10);
-    private Duration backoffMax = Duration.ofMinutes(1);
+    private Backoff probeBackoff = Backoff.builder().build();
     private TlsConfig tls;
 
     private Builder() {}
@@ -310,13 +309,15 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
 
     /**
      * How a peer probes its address while it is retained: each probe (a TCP connect) may take {@code
-     * timeout} (default 500 ms); failing probes are retried after a random delay up to {@code first * 2^n}
-     * (full jitter), capped at {@code max} (defaults 10 ms and 1 min, as yarpc-go).
+     * timeout} (default 500 ms); failing probes are retried after a {@link Backoff} delay: random up to
+     * {@code first * 2^n} (full jitter), capped at {@code max} (defaults 10 ms and 1 min, as yarpc-go).
+     *
+     * @throws IllegalArgumentException when a duration is not positive, or {@code first} is longer than
+     *     {@code max}
      */
     public Builder peerProbe(Duration timeout, Duration first, Duration max) {
       this.probeTimeout = Checks.positive(timeout, "timeout");
-      this.backoffFirst = Checks.positive(first, "first");
-      this.backoffMax = Checks.positive(max, "max");
+      this.probeBackoff = Backoff.exponential(first, max);
       return this;
     }
 

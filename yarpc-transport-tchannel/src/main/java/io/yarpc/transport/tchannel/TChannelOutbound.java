@@ -135,7 +135,9 @@ public final class TChannelOutbound extends AbstractLifecycle
                 if (connectError != null) {
                   lease.finish(connectError);
                   body.release();
-                  result.completeExceptionally(YarpcException.from(Futures.unwrap(connectError)));
+                  // no connection: the request never left
+                  result.completeExceptionally(
+                      YarpcException.from(Futures.unwrap(connectError)).withUnprocessed());
                   return;
                 }
                 if (result.isDone()) {

@@ -13,6 +13,7 @@ import io.yarpc.transport.Headers;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
+import java.net.ConnectException;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -99,7 +100,7 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
                   .newCall(calls.method(fullMethodName, false), calls.options(meta.deadline()));
           call.start(this, headers);
         } catch (RuntimeException e) { // nothing was sent: no onClose will follow
-          YarpcException error = YarpcException.from(e);
+          YarpcException error = YarpcException.from(e).withUnprocessed();
           chosen.finish(error);
           result.completeExceptionally(error);
           return;
@@ -172,6 +173,13 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         failure =
             GrpcErrors.fromStatus(
                 status, trailers, chosen == null ? null : chosen.peer().identifier());
+        if (status.getCode() == Status.Code.UNAVAILABLE
+            && responseHeaders == null
+            && status.getCause() instanceof ConnectException) {
+          // grpc-java could not open a connection to the peer: the request never left (a server's
+          // REFUSED_STREAM and GOAWAY are retried by grpc-java itself, transparently)
+          failure = failure.withUnprocessed();
+        }
         if (response == null && !(initial.isEmpty() && trailing.isEmpty())) {
           response = response(initial, trailing, Body.empty(), trailers); // the error's headers
         }

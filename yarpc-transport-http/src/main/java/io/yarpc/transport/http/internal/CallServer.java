@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * check, decoding ({@link RequestDecoder}), routing with the TTL, deadline and call-type checks
  * ({@link #route}), then the unary or oneway handler; and turns the outcome into the answer
  * ({@link InboundResponses}), which goes to the {@link Answers} (the channel's handler) to be written. A
- * oneway call is answered as soon as it is accepted; a unary one when its handler's future completes.
+ * oneway call is answered as soon as it is accepted; a unary one when its handler's future completes. Over
+ * HTTP/2, a unary call the dispatcher refused before its handler ({@linkplain YarpcException#unprocessed()
+ * unprocessed}: stopping, at a limit) is answered by resetting its stream with {@code REFUSED_STREAM}, which
+ * tells the client it may send it again; HTTP/1.1 has no such signal and answers with the error.
  *
  * <p><b>Every exchange is answered.</b> The answers come from {@link InboundResponses#answerSuccess} and
  * {@link InboundResponses#answerError}, which never throw: an answer that cannot be built (a response body
@@ -64,6 +67,12 @@ final class CallServer {
 
     /** Ends {@code ex} with nothing written and closes the channel: no answer could be built. */
     void abort(Exchange ex);
+
+    /**
+     * HTTP/2: ends {@code ex} by resetting its stream with {@code REFUSED_STREAM}, the protocol's word for
+     * "not processed, safe to send again" (RFC 9113 §8.7).
+     */
+    void refuse(Exchange ex);
   }
 
   private final InboundState state;
@@ -208,6 +217,12 @@ final class CallServer {
       // cancelled its own future on a live connection is answered below with cancelled, so answers
       // stay in order)
       onEventLoop(() -> answers.finish(ex), ex);
+      return;
+    }
+    if (http2 && error != null && YarpcException.from(error).unprocessed()) {
+      // the dispatcher refused the call before its handler (stopping, at a limit)
+      YarpcException.releaseResponse(error);
+      onEventLoop(() -> answers.refuse(ex), ex);
       return;
     }
     FullHttpResponse res =

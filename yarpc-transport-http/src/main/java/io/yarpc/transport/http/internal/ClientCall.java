@@ -2,6 +2,7 @@ package io.yarpc.transport.http.internal;
 
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.yarpc.errors.YarpcException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -12,7 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * cancellation), then releases it, once. Each attempt writes a {@linkplain #attempt() retained duplicate}
  * (the bytes are shared, not copied), so a request the server provably did not process — a write that
  * failed on a reused HTTP/1.1 connection, an HTTP/2 stream refused or cut off by GOAWAY before any
- * response — can be sent again. A delivered response's content belongs to whoever takes the result; if
+ * response — can be sent again; when it cannot be (no attempts left), its error is marked {@linkplain
+ * YarpcException#unprocessed() unprocessed}, as is the error of a call that never left (no connection,
+ * no stream). A delivered response's content belongs to whoever takes the result; if
  * nobody can (the call was cancelled first), it is released here.
  */
 public final class ClientCall {
@@ -27,6 +30,7 @@ public final class ClientCall {
   private volatile boolean cancelled;
   private boolean requestReleased; // guarded by this
   private int attempts; // guarded by this
+  private boolean refusedBefore; // guarded by this
 
   ClientCall(FullHttpRequest request, int maxResponseBodySize) {
     this.request = request;
@@ -52,6 +56,11 @@ public final class ClientCall {
     }
     attempts++;
     return request.retainedDuplicate();
+  }
+
+  /** True the first time only: whether a refused stream may be sent again. */
+  synchronized boolean firstRefusal() {
+    return !refusedBefore && (refusedBefore = true);
   }
 
   /** Whether another attempt is allowed. */
@@ -113,6 +122,14 @@ public final class ClientCall {
     if (!result.complete(response)) {
       response.content().release();
     }
+  }
+
+  /**
+   * Fails the call with {@code error} marked {@linkplain YarpcException#unprocessed() unprocessed}: the
+   * server provably did not process the request (it never left, or the server refused it).
+   */
+  void failUnprocessed(YarpcException error) {
+    fail(error.withUnprocessed());
   }
 
   /** Fails the call unless its outcome is settled already. */

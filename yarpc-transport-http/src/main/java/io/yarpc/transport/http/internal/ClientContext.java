@@ -3,6 +3,7 @@ package io.yarpc.transport.http.internal;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.yarpc.retry.Backoff;
 
 /**
  * What the client side of a transport shares with its peers: event loops, allocators and the connection
@@ -16,8 +17,7 @@ import io.netty.channel.socket.SocketChannel;
  * @param idleConnectionTimeoutNanos how long an idle connection is kept
  * @param maxResponseHeaderSize largest response header block accepted
  * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take
- * @param backoffFirstNanos first retry delay of a failing probe (then doubling, with full jitter)
- * @param backoffMaxNanos longest retry delay of a failing probe
+ * @param probeBackoff the delays between the probes of a peer that cannot be reached
  * @param tls the TLS contexts of {@code https} peers
  */
 public record ClientContext(
@@ -29,6 +29,5 @@ public record ClientContext(
     long idleConnectionTimeoutNanos,
     int maxResponseHeaderSize,
     int probeTimeoutMillis,
-    long backoffFirstNanos,
-    long backoffMaxNanos,
+    Backoff probeBackoff,
     OutboundTls tls) {}

@@ -45,6 +45,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   private boolean received; // any response byte for the current attempt
   private boolean
       notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
+  private boolean refused; // that was a REFUSED_STREAM
   private HttpResponse head;
   private ReceivedContent content;
   private boolean keepAlive;
@@ -80,6 +81,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     writing = true;
     received = false;
     notProcessed = false;
+    refused = false;
     head = null;
     keepAlive = HttpUtil.isKeepAlive(request);
     call.attach(channel);
@@ -123,7 +125,10 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     boolean safeToRetry = !received && (stream ? notProcessed : reused && cause != null);
-    if (safeToRetry && call.mayRetry()) {
+    // a refused stream is sent again once (its refusal may have raced a SETTINGS change); a server
+    // that
+    // refuses again is at a limit or stopping, and retrying it is the caller's policy
+    if (safeToRetry && (!refused || call.firstRefusal()) && call.mayRetry()) {
       if (stream) {
         peer.sendH2(call);
       } else {
@@ -131,15 +136,14 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (cause != null) {
-      call.fail(peer.connectionFailure(cause));
-    } else {
-      call.fail(
-          YarpcException.of(
-              Code.UNAVAILABLE,
-              "connection to peer %s closed before the response was complete",
-              peer.identifier()));
-    }
+    YarpcException error =
+        cause != null
+            ? peer.connectionFailure(cause)
+            : YarpcException.of(
+                Code.UNAVAILABLE,
+                "connection to peer %s closed before the response was complete",
+                peer.identifier());
+    call.fail(safeToRetry ? error.withUnprocessed() : error);
     if (!stream) {
       peer.disconnected();
     }
@@ -149,7 +153,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     if (reused && call.mayRetry()) {
       peer.sendOnNewConnection(call);
     } else {
-      call.fail(peer.connectionFailure(cause));
+      call.failUnprocessed(peer.connectionFailure(cause)); // nothing was written
     }
   }
 
@@ -272,6 +276,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     if (evt instanceof Http2ResetFrame) {
       if (((Http2ResetFrame) evt).errorCode() == Http2Error.REFUSED_STREAM.code()) {
         notProcessed = true; // the server did not process the stream: safe to send again
+        refused = true;
       }
       ReferenceCountUtil.release(evt);
       return;

@@ -44,7 +44,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -258,14 +257,11 @@ public final class HttpPeer extends AbstractPeer {
         probing = false;
         return;
       }
-      int attempt = probeAttempts++;
+      int attempt = probeAttempts;
+      probeAttempts = Math.min(attempt + 1, 64); // the backoff stops growing long before
       try {
         ClientContext c = context();
-        long cap =
-            attempt >= 30
-                ? c.backoffMaxNanos()
-                : Math.min(c.backoffMaxNanos(), c.backoffFirstNanos() << attempt);
-        long delay = ThreadLocalRandom.current().nextLong(Math.max(1, cap) + 1);
+        long delay = c.probeBackoff().delayNanos(attempt);
         probeTimer = c.group().schedule(this::probe, delay, TimeUnit.NANOSECONDS);
       } catch (RuntimeException e) {
         probing = false;
@@ -334,7 +330,8 @@ public final class HttpPeer extends AbstractPeer {
     Channel reuse = null;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+        call.failUnprocessed(
+            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       while (!idle.isEmpty()) {
@@ -383,7 +380,7 @@ public final class HttpPeer extends AbstractPeer {
           },
           (ch, error) -> {
             if (error != null) {
-              call.fail(connectionFailure(error));
+              call.failUnprocessed(connectionFailure(error)); // no connection, nothing sent
               disconnected();
               return;
             }
@@ -396,7 +393,8 @@ public final class HttpPeer extends AbstractPeer {
             }
             if (!keep) {
               ch.close();
-              call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+              call.failUnprocessed(
+                  YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
               return;
             }
             ch.closeFuture()
@@ -569,7 +567,8 @@ public final class HttpPeer extends AbstractPeer {
     H2Connection conn;
     synchronized (lock) {
       if (closed) {
-        call.fail(YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+        call.failUnprocessed(
+            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
         return;
       }
       conn = h2;
@@ -588,7 +587,7 @@ public final class HttpPeer extends AbstractPeer {
     conn.ready.whenComplete(
         (parent, error) -> {
           if (error != null) {
-            call.fail(connectionFailure(error));
+            call.failUnprocessed(connectionFailure(error)); // the connection never became ready
             disconnected();
             return;
           }
@@ -701,7 +700,7 @@ public final class HttpPeer extends AbstractPeer {
         .addListener(
             (Future<Http2StreamChannel> opened) -> {
               if (!opened.isSuccess()) {
-                call.fail(connectionFailure(opened.cause()));
+                call.failUnprocessed(connectionFailure(opened.cause())); // no stream, nothing sent
                 return;
               }
               Http2StreamChannel ch = opened.getNow();

@@ -116,6 +116,16 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
                 ServerRequestHandler.this.finish(ex);
               }
+
+              @Override
+              public void refuse(Exchange ex) {
+                receiver.stop();
+                if (ctx.channel().isActive() && !ex.isFinished()) {
+                  ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM));
+                }
+                ctx.close();
+                ServerRequestHandler.this.finish(ex);
+              }
             });
   }
 

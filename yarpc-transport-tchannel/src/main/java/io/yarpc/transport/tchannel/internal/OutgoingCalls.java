@@ -162,7 +162,8 @@ final class OutgoingCalls {
             failCall(
                 call,
                 YarpcException.of(
-                    Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get()));
+                        Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get())
+                    .withUnprocessed()); // before anything was written
             return;
           }
           out.writeMessage(frames, body);
@@ -171,7 +172,8 @@ final class OutgoingCalls {
           FrameOutput.releaseAll(frames, body);
           calls.remove(id);
           call.result.completeExceptionally(
-              YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping"));
+              YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping")
+                  .withUnprocessed());
         });
     return call.result;
   }
@@ -267,7 +269,10 @@ final class OutgoingCalls {
     }
   }
 
-  /** An error frame for message {@code id}: the pending call, if any, fails with its code and message. */
+  /**
+   * An error frame for message {@code id}: the pending call, if any, fails with its code and message,
+   * {@linkplain YarpcException#unprocessed() unprocessed} for {@code busy} and {@code declined}.
+   */
   void onError(int id, int code, String message) {
     ClientCall call = calls.get(id);
     if (call != null) {
@@ -279,7 +284,12 @@ final class OutgoingCalls {
                   + ErrorCodes.name(code)
                   + " which did not have a matching YARPC code: "
                   + message;
-      failCall(call, YarpcException.of(yarpcCode, "%s", text));
+      YarpcException error = YarpcException.of(yarpcCode, "%s", text);
+      // busy and declined promise that the call was not processed: always safe to retry
+      // (docs/spec/wire-tchannel.md §8, §11)
+      failCall(
+          call,
+          code == ErrorCodes.BUSY || code == ErrorCodes.DECLINED ? error.withUnprocessed() : error);
     }
   }
 }

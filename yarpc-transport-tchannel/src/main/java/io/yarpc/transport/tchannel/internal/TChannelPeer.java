@@ -6,14 +6,15 @@ import io.yarpc.internal.Futures;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
+import io.yarpc.retry.Backoff;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One remote {@code host:port} and its one connection, owned by the transport and shared by every
  * outbound that retains it. The connection is opened when the peer is retained (while the transport
- * runs), reopened with jittered exponential backoff (10 ms doubling up to 1 s) while the peer stays
+ * runs), reopened with a {@link Backoff} (10 ms doubling up to 1 s, full jitter) while the peer stays
  * retained, and closed when the last subscriber releases the peer or the transport stops. A connection
  * the peer dialled belongs to the peer; a connection the peer adopted from an inbound (the remote side
  * dialled us and advertised this {@code host:port}) stays the inbound's and is not closed by the peer.
@@ -35,8 +36,8 @@ public final class TChannelPeer extends AbstractPeer {
     ScheduledFuture<?> schedule(Runnable task, long nanos);
   }
 
-  private static final long BACKOFF_FIRST_NANOS = 10_000_000L;
-  private static final long BACKOFF_MAX_NANOS = 1_000_000_000L;
+  private static final Backoff RECONNECT =
+      Backoff.exponential(Duration.ofMillis(10), Duration.ofSeconds(1));
 
   private final Host host;
   // written under this object's lock; volatile so that status(), read on every call, takes no lock
@@ -222,8 +223,7 @@ public final class TChannelPeer extends AbstractPeer {
     if (closed || !isRetained() || reconnect != null || !host.isRunning()) {
       return;
     }
-    long cap = Math.min(BACKOFF_MAX_NANOS, BACKOFF_FIRST_NANOS << Math.min(failures, 20));
-    long delay = ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);
+    long delay = RECONNECT.delayNanos(Math.min(failures, 64));
     try {
       reconnect =
           host.schedule(

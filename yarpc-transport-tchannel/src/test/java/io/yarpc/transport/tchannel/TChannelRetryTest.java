@@ -1,0 +1,37 @@
+package io.yarpc.transport.tchannel;
+
+import io.yarpc.errors.Code;
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerTransport;
+import io.yarpc.testing.RetrySuite;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.UnaryOutbound;
+
+/**
+ * Retries over TChannel: a call the server refuses before its handler is answered with a {@code busy} or
+ * {@code declined} error frame, which the TChannel protocol makes always safe to retry
+ * (docs/spec/wire-tchannel.md §8). A handler's own {@code unavailable} travels as {@code declined} too
+ * (yarpc-go's mapping), so the suite's handler fails with {@code internal} to show a call that reached
+ * its handler is not retried.
+ */
+class TChannelRetryTest extends RetrySuite {
+  @Override
+  protected Inbound newInbound() {
+    return TChannelTransport.of("retry-server").inbound();
+  }
+
+  @Override
+  protected PeerTransport newClientTransport() {
+    return TChannelTransport.of("retry-client");
+  }
+
+  @Override
+  protected UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser) {
+    return ((TChannelTransport) transport).outbound(chooser);
+  }
+
+  @Override
+  protected Code handlerFailureCode() {
+    return Code.INTERNAL;
+  }
+}
