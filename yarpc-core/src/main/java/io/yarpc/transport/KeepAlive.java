@@ -28,7 +28,7 @@ import java.util.Objects;
  *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is asked on a
  *       connection of its own: {@code OPTIONS * HTTP/1.1} (RFC 9110 §9.3.7), which any server answers. The
  *       same question, answered within the timeout, is what makes the peer available again.
- *   <li>TChannel: a {@code ping req} frame (docs/spec/wire-tchannel.md §5).
+ *   <li>TChannel: a {@code ping req} frame (docs/spec/wire-tchannel.md §5.4).
  * </ul>
  *
  * <p><b>Servers must let clients ping.</b> yarpc-java's inbounds answer pings on every transport. gRPC
