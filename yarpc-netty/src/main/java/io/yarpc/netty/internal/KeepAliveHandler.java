@@ -9,8 +9,8 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ServerChannel;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.internal.GoDurations;
 import io.yarpc.transport.KeepAlive;
-import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -74,7 +74,7 @@ public final class KeepAliveHandler extends ChannelInboundHandlerAdapter {
     this.timeoutNanos = keepAlive.timeout().toNanos();
     this.withoutCalls = keepAlive.withoutCalls();
     this.pinger = pinger;
-    this.reason = "no answer to a keepalive ping within " + describe(keepAlive.timeout());
+    this.reason = "no answer to a keepalive ping within " + GoDurations.format(keepAlive.timeout());
   }
 
   /**
@@ -90,7 +90,7 @@ public final class KeepAliveHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * Why the keepalive closed {@code channel}'s connection (for a child channel, an HTTP/2 stream: its
-   * parent's), such as {@code no answer to a keepalive ping within 500 ms}; null when it did not.
+   * parent's), such as {@code no answer to a keepalive ping within 500ms}; null when it did not.
    */
   public static String failure(Channel channel) {
     Channel c =
@@ -98,15 +98,6 @@ public final class KeepAliveHandler extends ChannelInboundHandlerAdapter {
             ? channel.parent()
             : channel;
     return c.attr(FAILURE).get();
-  }
-
-  /** {@code d} for a message: {@code 500 ms}, {@code 20 s}, {@code 1.5 s}. */
-  static String describe(Duration d) {
-    long millis = d.toMillis();
-    if (millis < 1_000) {
-      return millis == 0 ? d.toNanos() / 1_000 + " µs" : millis + " ms";
-    }
-    return millis % 1_000 == 0 ? millis / 1_000 + " s" : millis / 1_000.0 + " s";
   }
 
   @Override
@@ -231,6 +222,8 @@ public final class KeepAliveHandler extends ChannelInboundHandlerAdapter {
     Channel ch = ctx.channel();
     ch.attr(FAILURE).set(reason);
     log.debug("{}: {}; closing the connection", ch, reason);
-    ch.close();
+    // from here, nearest the socket: past handlers that would close gracefully (an HTTP/2 handler
+    // sends GOAWAY and waits for the streams), which a dead connection cannot do
+    ctx.close();
   }
 }

@@ -20,6 +20,7 @@ import io.yarpc.peer.PeerSubscriber;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
 import io.yarpc.transport.http.internal.HttpPeer;
@@ -84,7 +85,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
         b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
     this.peers =
         new PeerRegistry<>(
-            id -> new HttpPeer(id, this::clientContext),
+            id -> new HttpPeer(id, this::clientContext, b.keepAlive),
             peer -> {
               if (running) {
                 peer.startProbing();
@@ -197,6 +198,11 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     peers.release(identifier, subscriber);
   }
 
+  /** The keepalive of the connections to the peers ({@link Builder#keepAlive}), or null when off. */
+  public KeepAlive keepAlive() {
+    return config.keepAlive;
+  }
+
   /** The peers currently retained, for introspection. */
   public List<Peer> peers() {
     return List.copyOf(peers.peers());
@@ -251,6 +257,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     private Duration backoffFirst = Duration.ofMillis(10);
     private Duration backoffMax = Duration.ofMinutes(1);
     private TlsConfig tls;
+    private KeepAlive keepAlive;
 
     private Builder() {}
 
@@ -334,6 +341,32 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
      */
     public Builder tls(TlsConfig config) {
       this.tls = requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * Keepalive for the connections to the peers (default: none, as in Go's HTTP client): a connection
+     * from which nothing has arrived for {@link KeepAlive#time()} while it carries a call (or always, with
+     * {@link KeepAlive#withoutCalls()}) is checked, and closed when nothing answers within {@link
+     * KeepAlive#timeout()}: its calls fail at once with {@code unavailable} {@code connection to peer
+     * HOST:PORT closed: no answer to a keepalive ping within TIMEOUT}, and the peer is unavailable, with
+     * that reason, until a probe finds it answering again (after the probe backoff of {@link
+     * #peerProbe}). How a connection is checked:
+     *
+     * <ul>
+     *   <li>h2c and h2: an HTTP/2 {@code PING} frame on the connection.
+     *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is asked on a
+     *       connection of its own, {@code OPTIONS * HTTP/1.1} (RFC 9110 §9.3.7), one question at a time per
+     *       peer; any byte of an answer proves it alive. An idle pooled connection is checked the same way
+     *       with {@code withoutCalls}.
+     * </ul>
+     *
+     * With keepalive, the probe that decides whether a peer is available asks the same question instead
+     * of only connecting, so a peer whose port accepts connections but never answers (a hung process, a
+     * proxy to a dead host) stays unavailable. Null turns keepalive off.
+     */
+    public Builder keepAlive(KeepAlive keepAlive) {
+      this.keepAlive = keepAlive;
       return this;
     }
 

@@ -136,7 +136,7 @@ class KeepAliveTest {
     assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
     assertThat(e.getMessage())
         .startsWith("tchannel connection to ")
-        .endsWith(" closed: no answer to a keepalive ping within 500 ms");
+        .endsWith(" closed: no answer to a keepalive ping within 500ms");
     await("the peer to leave AVAILABLE", () -> peer.status() != ConnectionStatus.AVAILABLE);
     assertThat(w.seen).contains(ConnectionStatus.UNAVAILABLE);
     // the redial connects to the proxy, whose silence fails the handshake: never available again
@@ -165,7 +165,7 @@ class KeepAliveTest {
     proxy.blackHole();
     await("the idle peer to leave AVAILABLE", () -> w.seen.contains(ConnectionStatus.UNAVAILABLE));
     assertThat(w.reasons)
-        .contains("the connection was closed: no answer to a keepalive ping within 500 ms");
+        .contains("the connection was closed: no answer to a keepalive ping within 500ms");
   }
 
   @Test

@@ -15,7 +15,8 @@ import io.netty.channel.socket.SocketChannel;
  * @param maxIdleConnectionsPerPeer how many idle HTTP/1.1 connections a peer keeps
  * @param idleConnectionTimeoutNanos how long an idle connection is kept
  * @param maxResponseHeaderSize largest response header block accepted
- * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take
+ * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take (with
+ *     keepalive, the probe is its question, bound by the keepalive timeout instead)
  * @param backoffFirstNanos first retry delay of a failing probe (then doubling, with full jitter)
  * @param backoffMaxNanos longest retry delay of a failing probe
  * @param tls the TLS contexts of {@code https} peers

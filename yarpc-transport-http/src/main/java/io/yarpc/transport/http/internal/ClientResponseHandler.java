@@ -21,6 +21,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.KeepAliveHandler;
 
 /**
  * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or stream
@@ -57,6 +58,11 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+  }
+
+  /** Whether a call is on this connection now (event loop). */
+  boolean hasCall() {
+    return current != null;
   }
 
   /** Sends {@code call} on this channel (called on its event loop); {@code reused}: see the class comment. */
@@ -131,7 +137,15 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (cause != null) {
+    String keepAliveFailure = KeepAliveHandler.failure(channel);
+    if (keepAliveFailure != null) {
+      call.fail(
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "connection to peer %s closed: %s",
+              peer.identifier(),
+              keepAliveFailure));
+    } else if (cause != null) {
       call.fail(peer.connectionFailure(cause));
     } else {
       call.fail(

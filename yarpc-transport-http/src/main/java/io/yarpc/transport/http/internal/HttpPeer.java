@@ -32,10 +32,12 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.netty.internal.ClientTls;
 import io.yarpc.netty.internal.HandshakeGate;
+import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
+import io.yarpc.transport.KeepAlive;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
@@ -43,6 +45,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +65,11 @@ import java.util.function.Supplier;
  * {@link ConnectionStatus#CONNECTING} and probes again; a successful connection makes it available.
  * Subscribers are told of every change, outside any lock.
  *
+ * <p>Keepalive ({@link HttpKeepAlive}, when the transport has one): a connection closed because its ping
+ * went unanswered makes the peer {@link ConnectionStatus#UNAVAILABLE}, with the keepalive's reason, and
+ * the next probe waits for the backoff; the probe asks {@code OPTIONS *} instead of only connecting, so
+ * the peer is available again only once the server answers.
+ *
  * <p>TLS: a peer named {@code https://host:port} opens its connections with a TLS handler from the
  * transport's {@link OutboundTls} (SNI and hostname verification for {@code host}, or the config's server
  * name) and adds the HTTP handlers only once the handshake succeeded; HTTP/2 needs the server to choose
@@ -78,6 +86,7 @@ public final class HttpPeer extends AbstractPeer {
   private final String authority;
   private final boolean tls;
   private final Supplier<ClientContext> contexts;
+  private final HttpKeepAlive keepAlive; // null: off
   private final Object lock = new Object();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>(); // guarded by lock
   private final List<Channel> open = new ArrayList<>(); // guarded by lock; every h1 channel
@@ -93,11 +102,12 @@ public final class HttpPeer extends AbstractPeer {
   /**
    * A peer for {@code identifier}: {@code host:port} or {@code http://host:port} (plaintext), or {@code
    * https://host:port} (TLS), IPv6 hosts in brackets; {@code contexts} gives the running transport's client
-   * context (null while it is not running).
+   * context (null while it is not running); {@code keepAlive} is the transport's (null: off).
    */
-  public HttpPeer(String identifier, Supplier<ClientContext> contexts) {
+  public HttpPeer(String identifier, Supplier<ClientContext> contexts, KeepAlive keepAlive) {
     super(identifier);
     this.contexts = contexts;
+    this.keepAlive = keepAlive == null ? null : new HttpKeepAlive(this, keepAlive);
     String address = identifier;
     int scheme = identifier.indexOf("://");
     if (scheme >= 0) {
@@ -213,15 +223,9 @@ public final class HttpPeer extends AbstractPeer {
       }
       probeInFlight = true;
     }
-    ChannelFuture f;
+    CompletableFuture<Void> answer;
     try {
-      f =
-          new Bootstrap()
-              .group(context().group())
-              .channel(context().channelClass())
-              .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
-              .handler(new ChannelInboundHandlerAdapter())
-              .connect(host, port);
+      answer = keepAlive != null ? keepAlive.ask() : connects();
     } catch (RuntimeException e) { // not running, or event loop shut down
       synchronized (lock) {
         probing = false;
@@ -229,27 +233,49 @@ public final class HttpPeer extends AbstractPeer {
       }
       return;
     }
-    f.addListener(
-        (ChannelFutureListener)
-            done -> {
-              if (done.isSuccess()) {
-                done.channel().close();
-                synchronized (lock) {
-                  probing = false;
-                  probeInFlight = false;
-                  probeAttempts = 0;
-                }
-                lastProbeFailure = null;
-                setStatus(ConnectionStatus.AVAILABLE);
-              } else {
-                lastProbeFailure = YarpcException.describe(done.cause());
-                synchronized (lock) {
-                  probeInFlight = false;
-                }
-                setStatus(ConnectionStatus.UNAVAILABLE);
-                scheduleProbe();
-              }
-            });
+    answer.whenComplete(
+        (v, error) -> {
+          if (error == null) {
+            synchronized (lock) {
+              probing = false;
+              probeInFlight = false;
+              probeAttempts = 0;
+            }
+            lastProbeFailure = null;
+            setStatus(ConnectionStatus.AVAILABLE);
+          } else {
+            Throwable why = error instanceof CompletionException ? error.getCause() : error;
+            lastProbeFailure =
+                why instanceof YarpcException ? why.getMessage() : YarpcException.describe(why);
+            synchronized (lock) {
+              probeInFlight = false;
+            }
+            setStatus(ConnectionStatus.UNAVAILABLE);
+            scheduleProbe();
+          }
+        });
+  }
+
+  /** The probe without keepalive: a TCP connect, closed at once. */
+  private CompletableFuture<Void> connects() {
+    CompletableFuture<Void> connected = new CompletableFuture<>();
+    new Bootstrap()
+        .group(context().group())
+        .channel(context().channelClass())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
+        .handler(new ChannelInboundHandlerAdapter())
+        .connect(host, port)
+        .addListener(
+            (ChannelFutureListener)
+                done -> {
+                  if (done.isSuccess()) {
+                    done.channel().close();
+                    connected.complete(null);
+                  } else {
+                    connected.completeExceptionally(done.cause());
+                  }
+                });
+    return connected;
   }
 
   private void scheduleProbe() {
@@ -280,15 +306,42 @@ public final class HttpPeer extends AbstractPeer {
     }
   }
 
-  /** A connection failed: back to connecting, and probe again. */
+  /**
+   * A connection failed: back to connecting, and probe again (unless the peer is unavailable: then a
+   * probe is already on its way).
+   */
   void disconnected() {
     synchronized (lock) {
-      if (closed || !isRetained()) {
+      if (closed || !isRetained() || status == ConnectionStatus.UNAVAILABLE) {
         return;
       }
     }
     setStatus(ConnectionStatus.CONNECTING);
     startProbing();
+  }
+
+  /**
+   * A connection closed; when its keepalive closed it (its ping went unanswered), the peer is
+   * unavailable, with that reason, until a probe after the backoff finds it answering.
+   */
+  private void connectionClosed(Channel ch) {
+    String why = KeepAliveHandler.failure(ch);
+    if (why == null) {
+      return;
+    }
+    boolean probeLater;
+    synchronized (lock) {
+      if (closed || !isRetained()) {
+        return;
+      }
+      lastProbeFailure = "the connection was closed: " + why;
+      probeLater = !probing;
+      probing = true;
+    }
+    setStatus(ConnectionStatus.UNAVAILABLE);
+    if (probeLater) {
+      scheduleProbe();
+    }
   }
 
   /** The error of a call whose connection could not be opened or failed. */
@@ -379,7 +432,11 @@ public final class HttpPeer extends AbstractPeer {
                         .setMaxChunkSize(1 << 20),
                     false,
                     false));
-            p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
+            ClientResponseHandler calls = new ClientResponseHandler(HttpPeer.this, false);
+            p.addLast("yarpc", calls);
+            if (keepAlive != null) {
+              keepAlive.installH1(p, calls);
+            }
           },
           (ch, error) -> {
             if (error != null) {
@@ -406,6 +463,7 @@ public final class HttpPeer extends AbstractPeer {
                         open.remove(ch);
                         idle.remove(ch);
                       }
+                      connectionClosed(ch);
                     });
             callSucceeded();
             h1Handler(ch).start(call, false);
@@ -427,7 +485,7 @@ public final class HttpPeer extends AbstractPeer {
    * @throws YarpcException when there is no TLS context for the peer
    * @throws RuntimeException when the transport is not running
    */
-  private ChannelFuture connect(
+  ChannelFuture connect(
       boolean h2, Consumer<ChannelPipeline> handlers, BiConsumer<Channel, Throwable> ready) {
     AtomicBoolean once = new AtomicBoolean();
     BiConsumer<Channel, Throwable> readyOnce =
@@ -630,6 +688,11 @@ public final class HttpPeer extends AbstractPeer {
                   });
               p.addLast("h2", codec);
               p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+              if (keepAlive != null) {
+                // a connection is opened for a call, which waits for it to be ready
+                keepAlive.installH2(
+                    p, () -> !conn.ready.isDone() || codec.connection().numActiveStreams() > 0);
+              }
               p.addLast(
                   "h2-connection",
                   new ChannelInboundHandlerAdapter() {
@@ -648,7 +711,15 @@ public final class HttpPeer extends AbstractPeer {
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
                       conn.goingAway = true;
-                      conn.ready.completeExceptionally(new ClosedChannelException());
+                      String why = KeepAliveHandler.failure(ctx.channel());
+                      conn.ready.completeExceptionally(
+                          why == null
+                              ? new ClosedChannelException()
+                              : YarpcException.of(
+                                  Code.UNAVAILABLE,
+                                  "connection to peer %s closed: %s",
+                                  identifier(),
+                                  why));
                       ctx.fireChannelInactive();
                     }
 
@@ -671,6 +742,7 @@ public final class HttpPeer extends AbstractPeer {
                 return; // the connection's failure is told above
               }
               conn.channel = done.channel();
+              done.channel().closeFuture().addListener(c -> connectionClosed(done.channel()));
               boolean keep;
               synchronized (lock) {
                 keep = !closed;
