@@ -63,7 +63,8 @@ class YarpcGoExamplesTest {
             "",
             List.of(
                 "transports.http.keepAlive: not supported: yarpc-java's HTTP transport sets no TCP"
-                    + " keep-alive period (remove the key)")),
+                    + " keep-alive period (remove the key; keepalive pings are the keepalive"
+                    + " section)")),
         Arguments.of(
             "doc-logging.yaml",
             "",
@@ -76,7 +77,8 @@ class YarpcGoExamplesTest {
             "",
             List.of(
                 "transports.http.keepAlive: not supported: yarpc-java's HTTP transport sets no TCP"
-                    + " keep-alive period (remove the key)",
+                    + " keep-alive period (remove the key; keepalive pings are the keepalive"
+                    + " section)",
                 "transports.http.maxIdleConns: not supported: yarpc-java limits idle connections per"
                     + " peer only: maxIdleConnsPerHost",
                 "transports.http.disableKeepAlives: not supported: yarpc-java's HTTP outbounds always"
@@ -136,8 +138,10 @@ class YarpcGoExamplesTest {
                 "outbounds.theirsecureservice.grpc.tls: not supported: set TLS for gRPC outbounds"
                     + " on the transport, transports.grpc.tls (yarpc-java's gRPC transport has one"
                     + " client TLS setting for all its outbounds)",
-                "outbounds.theirsecureservice.grpc.grpc-keepalive: not supported: yarpc-java's gRPC"
-                    + " outbounds send no keepalive pings")),
+                "outbounds.theirsecureservice.grpc.grpc-keepalive: not supported: set keepalive for"
+                    + " gRPC outbounds on the transport: transports.grpc.keepalive takes this block"
+                    + " as it is (yarpc-java's gRPC transport has one channel per peer for all its"
+                    + " outbounds)")),
         Arguments.of(
             "tchannel-transport.yaml",
             "",
