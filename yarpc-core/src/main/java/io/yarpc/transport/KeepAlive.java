@@ -26,7 +26,7 @@ import java.util.Objects;
  *       and a timeout under 10 ms to 10 ms.
  *   <li>HTTP over h2c (and h2): an HTTP/2 {@code PING} frame.
  *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is asked on a
- *       connection of its own: {@code OPTIONS * HTTP/1.1} (RFC 9110 §9.3.7), which any server answers. The
+ *       connection of its own: {@code OPTIONS * HTTP/1.1} (RFC 9110, section 9.3.7), which any server answers. The
  *       same question, answered within the timeout, is what makes the peer available again.
  *   <li>TChannel: a {@code ping req} frame (docs/spec/wire-tchannel.md §5.4).
  * </ul>

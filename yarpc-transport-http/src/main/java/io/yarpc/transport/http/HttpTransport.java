@@ -56,7 +56,8 @@ import java.util.concurrent.TimeUnit;
  * the server name); without it the JDK's trust store verifies servers, with hostname verification. A
  * failed handshake fails the call with {@code unavailable} and the reason ({@code TLS handshake with peer
  * https://10.0.0.1:443 failed: the certificate has expired (...)}) and sends the peer back to connecting,
- * as a failed connect does; its probe stays a TCP connect. Inbounds take their own config ({@link
+ * as a failed connect does; its probe stays a TCP connect (with {@link Builder#keepAlive keepalive}, an
+ * {@code OPTIONS *} question). Inbounds take their own config ({@link
  * HttpInbound.Builder#tls}).
  *
  * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
@@ -356,7 +357,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
      * <ul>
      *   <li>h2c and h2: an HTTP/2 {@code PING} frame on the connection.
      *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is asked on a
-     *       connection of its own, {@code OPTIONS * HTTP/1.1} (RFC 9110 §9.3.7), one question at a time per
+     *       connection of its own, {@code OPTIONS * HTTP/1.1} (RFC 9110, section 9.3.7), one question at a time per
      *       peer; any byte of an answer proves it alive. An idle pooled connection is checked the same way
      *       with {@code withoutCalls}.
      * </ul>

@@ -255,6 +255,22 @@ class KeepAliveTest {
   }
 
   @Test
+  void theInboundAnswersTheKeepaliveQuestion() throws Exception {
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(inbound.address(), 5_000);
+      s.setSoTimeout(5_000);
+      s.getOutputStream()
+          .write(
+              ("OPTIONS * HTTP/1.1\r\nHost: "
+                      + inbound.hostPort()
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(UTF_8));
+      String answer = new String(s.getInputStream().readAllBytes(), UTF_8);
+      assertThat(answer).startsWith("HTTP/1.1 404 ");
+    }
+  }
+
+  @Test
   void withKeepAliveAPortThatAcceptsButNeverAnswersIsNeverAvailable() throws Exception {
     proxy.blackHole(); // from the start: connects succeed, nothing ever answers
     HttpTransport silent = clientTransport(KEEPALIVE);

@@ -28,7 +28,7 @@ import java.util.function.BooleanSupplier;
  *   <li>h2c and h2: an HTTP/2 {@code PING} frame on the connection; its ACK, like any frame, is read on
  *       the connection.
  *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is {@linkplain #ask
- *       asked} on a connection of its own: {@code OPTIONS * HTTP/1.1} (RFC 9110 §9.3.7: a request for the
+ *       asked} on a connection of its own: {@code OPTIONS * HTTP/1.1} (RFC 9110, section 9.3.7: a request for the
  *       server as a whole, "a ping or no-op"), which every server answers somehow (yarpc's inbounds with a
  *       404: only {@code POST} is a call). Any byte back within the keepalive timeout proves the peer
  *       alive; one question at a time per peer, shared by the connections that wait for it.
