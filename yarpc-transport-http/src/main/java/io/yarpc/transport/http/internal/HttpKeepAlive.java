@@ -41,13 +41,15 @@ final class HttpKeepAlive {
   private static final AtomicLong PING_PAYLOADS = new AtomicLong();
 
   private final HttpPeer peer;
+  private final PeerConnector connector;
   private final KeepAlive keepAlive;
   private final String noAnswer;
   private final Object lock = new Object();
   private CompletableFuture<Void> question; // guarded by lock: the one in flight, or the last one
 
-  HttpKeepAlive(HttpPeer peer, KeepAlive keepAlive) {
+  HttpKeepAlive(HttpPeer peer, PeerConnector connector, KeepAlive keepAlive) {
     this.peer = peer;
+    this.connector = connector;
     this.keepAlive = keepAlive;
     this.noAnswer = "no answer to OPTIONS * within " + GoDurations.format(keepAlive.timeout());
   }
@@ -106,7 +108,7 @@ final class HttpKeepAlive {
     ChannelFuture connect;
     try {
       connect =
-          peer.connect(
+          connector.connect(
               false,
               p -> p.addLast("yarpc-question", new Answer(answer)),
               (ch, error) -> {
