@@ -52,7 +52,8 @@ class BadConfigTest {
                     + " maxConnectionAge, maxConnectionAgeGrace, maxConnections, maxHeaderBytes,"
                     + " maxHeaderCount, maxPendingBytes, maxPendingBytesPerConnection,"
                     + " maxRequestLineLength, maxRequestSize, maxRstFramesPerWindow,"
-                    + " permitKeepAliveTime, readTimeout, rstFramesWindow, writeTimeout)")),
+                    + " permitKeepAliveTime, permitKeepAliveWithoutCalls, readTimeout,"
+                    + " rstFramesWindow, writeTimeout)")),
         // wrong types
         Arguments.of("inbounds: [http]\n", List.of("inbounds: expected a mapping, got a list")),
         Arguments.of(

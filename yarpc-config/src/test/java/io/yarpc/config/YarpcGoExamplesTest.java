@@ -67,7 +67,8 @@ class YarpcGoExamplesTest {
             "",
             List.of(
                 "transports.http.keepAlive: not supported: yarpc-java's HTTP transport sets no TCP"
-                    + " keep-alive period (remove the key)")),
+                    + " keep-alive period (remove the key; keepalive pings are the keepalive"
+                    + " section)")),
         // read by yarpc-observability (its tests load these two and check the levels they set),
         // which is not on this module's class path
         Arguments.of("doc-logging.yaml", "", List.of(NEEDS_OBSERVABILITY)),
@@ -77,7 +78,8 @@ class YarpcGoExamplesTest {
             "",
             List.of(
                 "transports.http.keepAlive: not supported: yarpc-java's HTTP transport sets no TCP"
-                    + " keep-alive period (remove the key)",
+                    + " keep-alive period (remove the key; keepalive pings are the keepalive"
+                    + " section)",
                 "transports.http.maxIdleConns: not supported: yarpc-java limits idle connections per"
                     + " peer only: maxIdleConnsPerHost",
                 "transports.http.disableKeepAlives: not supported: yarpc-java's HTTP outbounds always"
@@ -137,8 +139,10 @@ class YarpcGoExamplesTest {
                 "outbounds.theirsecureservice.grpc.tls: not supported: set TLS for gRPC outbounds"
                     + " on the transport, transports.grpc.tls (yarpc-java's gRPC transport has one"
                     + " client TLS setting for all its outbounds)",
-                "outbounds.theirsecureservice.grpc.grpc-keepalive: not supported: yarpc-java's gRPC"
-                    + " outbounds send no keepalive pings")),
+                "outbounds.theirsecureservice.grpc.grpc-keepalive: not supported: set keepalive for"
+                    + " gRPC outbounds on the transport: transports.grpc.keepalive takes this block"
+                    + " as it is (yarpc-java's gRPC transport has one channel per peer for all its"
+                    + " outbounds)")),
         Arguments.of(
             "tchannel-transport.yaml",
             "",

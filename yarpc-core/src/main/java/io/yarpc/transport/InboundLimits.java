@@ -44,6 +44,7 @@ public final class InboundLimits {
   private final Duration maxConnectionAgeGrace;
   private final Duration handshakeTimeout;
   private final Duration permitKeepAliveTime;
+  private final boolean permitKeepAliveWithoutCalls;
 
   private InboundLimits(Builder b) {
     this.maxConnections = b.maxConnections;
@@ -63,6 +64,7 @@ public final class InboundLimits {
     this.maxConnectionAgeGrace = b.maxConnectionAgeGrace;
     this.handshakeTimeout = b.handshakeTimeout;
     this.permitKeepAliveTime = b.permitKeepAliveTime;
+    this.permitKeepAliveWithoutCalls = b.permitKeepAliveWithoutCalls;
   }
 
   /** The defaults listed on each {@link Builder} method. */
@@ -178,6 +180,11 @@ public final class InboundLimits {
     return permitKeepAliveTime;
   }
 
+  /** See {@link Builder#permitKeepAliveWithoutCalls}. */
+  public boolean permitKeepAliveWithoutCalls() {
+    return permitKeepAliveWithoutCalls;
+  }
+
   /** Equal when every limit is (an unset per-connection call limit equals only an unset one). */
   @Override
   public boolean equals(Object other) {
@@ -201,7 +208,8 @@ public final class InboundLimits {
         && java.util.Objects.equals(maxConnectionAge, o.maxConnectionAge)
         && java.util.Objects.equals(maxConnectionAgeGrace, o.maxConnectionAgeGrace)
         && java.util.Objects.equals(handshakeTimeout, o.handshakeTimeout)
-        && java.util.Objects.equals(permitKeepAliveTime, o.permitKeepAliveTime);
+        && java.util.Objects.equals(permitKeepAliveTime, o.permitKeepAliveTime)
+        && permitKeepAliveWithoutCalls == o.permitKeepAliveWithoutCalls;
   }
 
   @Override
@@ -223,7 +231,8 @@ public final class InboundLimits {
         maxConnectionAge,
         maxConnectionAgeGrace,
         handshakeTimeout,
-        permitKeepAliveTime);
+        permitKeepAliveTime,
+        permitKeepAliveWithoutCalls);
   }
 
   @Override
@@ -262,6 +271,8 @@ public final class InboundLimits {
         + handshakeTimeout
         + ", permitKeepAliveTime="
         + permitKeepAliveTime
+        + ", permitKeepAliveWithoutCalls="
+        + permitKeepAliveWithoutCalls
         + "}";
   }
 
@@ -284,6 +295,7 @@ public final class InboundLimits {
     private Duration maxConnectionAgeGrace;
     private Duration handshakeTimeout = Duration.ofSeconds(20);
     private Duration permitKeepAliveTime = Duration.ofMinutes(5);
+    private boolean permitKeepAliveWithoutCalls;
 
     private Builder() {}
 
@@ -305,6 +317,7 @@ public final class InboundLimits {
       this.maxConnectionAgeGrace = l.maxConnectionAgeGrace;
       this.handshakeTimeout = l.handshakeTimeout;
       this.permitKeepAliveTime = l.permitKeepAliveTime;
+      this.permitKeepAliveWithoutCalls = l.permitKeepAliveWithoutCalls;
     }
 
     /**
@@ -471,12 +484,25 @@ public final class InboundLimits {
     }
 
     /**
-     * The most frequent keepalive pings a gRPC client may send; default 5 min (grpc-java's). A client
-     * that pings more often gets {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_pings")}. TChannel pings are
-     * answered as long as the peer reads the answers (see {@link #writeTimeout}).
+     * The most frequent keepalive pings a gRPC client may send; default 5 min (grpc-java's and
+     * grpc-go's). A client that pings more often gets {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_pings")}
+     * (grpc-java tolerates two early pings, and forgets them when the server sends headers or data): set
+     * it no longer than the {@link KeepAlive#time() keepalive time} of the clients. HTTP/2 (h2c) and TChannel
+     * pings are answered as long as the peer reads the answers (see {@link #writeTimeout}).
      */
     public Builder permitKeepAliveTime(Duration time) {
       this.permitKeepAliveTime = positive(time, "permitKeepAliveTime");
+      return this;
+    }
+
+    /**
+     * Whether a gRPC client may send keepalive pings while it has no call in flight; default false
+     * (grpc-java's and grpc-go's): such a client gets {@code GOAWAY(ENHANCE_YOUR_CALM,
+     * "too_many_pings")} unless its pings are two hours apart. Allow it for clients whose {@link
+     * KeepAlive#withoutCalls()} is on. Other transports answer pings either way.
+     */
+    public Builder permitKeepAliveWithoutCalls(boolean permit) {
+      this.permitKeepAliveWithoutCalls = permit;
       return this;
     }
 

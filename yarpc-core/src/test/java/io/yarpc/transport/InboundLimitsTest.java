@@ -35,6 +35,7 @@ class InboundLimitsTest {
     assertNull(l.maxConnectionAgeGrace());
     assertEquals(Duration.ofSeconds(20), l.handshakeTimeout());
     assertEquals(Duration.ofMinutes(5), l.permitKeepAliveTime());
+    assertEquals(false, l.permitKeepAliveWithoutCalls());
   }
 
   @Test
@@ -56,6 +57,7 @@ class InboundLimitsTest {
             .maxConnectionAge(Duration.ofSeconds(4), Duration.ofSeconds(5))
             .handshakeTimeout(Duration.ofSeconds(6))
             .permitKeepAliveTime(Duration.ofSeconds(7))
+            .permitKeepAliveWithoutCalls(true)
             .build();
     InboundLimits copy = custom.toBuilder().maxConnections(4).build();
     assertEquals(
@@ -65,6 +67,9 @@ class InboundLimitsTest {
     assertEquals(custom.hashCode(), custom.toBuilder().build().hashCode());
     assertEquals(InboundLimits.defaults(), InboundLimits.builder().build());
     org.junit.jupiter.api.Assertions.assertNotEquals(custom, copy);
+    assertEquals(true, copy.permitKeepAliveWithoutCalls());
+    org.junit.jupiter.api.Assertions.assertNotEquals(
+        custom, custom.toBuilder().permitKeepAliveWithoutCalls(false).build());
   }
 
   @Test

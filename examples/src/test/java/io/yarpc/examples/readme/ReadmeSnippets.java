@@ -40,6 +40,7 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.RpcType;
 import io.yarpc.transport.InboundLimits;
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcTransport;
 import io.yarpc.transport.http.HttpInbound;
@@ -97,6 +98,26 @@ final class ReadmeSnippets {
     GrpcInbound grpc = grpcTransport.inboundBuilder(new InetSocketAddress(8081)).limits(limits).build();
     TChannelInbound tchannel = tchannelTransport.inboundBuilder().port(8082).limits(limits).build();
     // [END limits]
+  }
+
+  /** Keepalive on every transport, and a gRPC server that permits it, from "Limits and hardening". */
+  static void keepAlive() {
+    // [START keepalive]
+    KeepAlive keepAlive = KeepAlive.builder()        // off unless set; KeepAlive.every(time) for the rest's defaults
+        .time(Duration.ofSeconds(30))                // nothing received for this long: ping (default 10 s)
+        .timeout(Duration.ofSeconds(10))             // no answer by then: closed, its calls fail (default 20 s)
+        .withoutCalls(true)                          // ping idle connections too (default: only with calls)
+        .build();
+    HttpTransport http = HttpTransport.builder().keepAlive(keepAlive).build();
+    GrpcTransport grpc = GrpcTransport.builder().keepAlive(keepAlive).build();
+    TChannelTransport tchannel =
+        TChannelTransport.builder().serviceName("gateway").keepAlive(keepAlive).build();
+
+    InboundLimits permitPings = InboundLimits.builder()   // gRPC servers police pings: let clients ping
+        .permitKeepAliveTime(Duration.ofSeconds(30))      // no more often than this (default 5 min)
+        .permitKeepAliveWithoutCalls(true)                // and without calls (default false)
+        .build();
+    // [END keepalive]
   }
 
   static void tls() {

@@ -14,6 +14,7 @@ import io.yarpc.tls.TlsMode;
 import io.yarpc.tls.TlsProvider;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.InboundLimits;
+import io.yarpc.transport.KeepAlive;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -245,6 +246,7 @@ final class Context implements ConfigContext {
     s.duration("idleTimeout", b::idleTimeout);
     s.duration("handshakeTimeout", b::handshakeTimeout);
     s.duration("permitKeepAliveTime", b::permitKeepAliveTime);
+    s.bool("permitKeepAliveWithoutCalls", b::permitKeepAliveWithoutCalls);
     Duration age = s.duration("maxConnectionAge");
     Duration grace = s.duration("maxConnectionAgeGrace");
     if (age != null) {
@@ -253,6 +255,25 @@ final class Context implements ConfigContext {
       s.problem("maxConnectionAgeGrace", "needs maxConnectionAge");
     }
     InboundLimits[] out = new InboundLimits[] {start};
+    s.apply(null, () -> out[0] = b.build());
+    return out[0];
+  }
+
+  @Override
+  public KeepAlive keepAlive(ConfigSection keepalive) {
+    if (keepalive == null) {
+      return null;
+    }
+    ConfigSection s = keepalive;
+    Boolean enabled = s.bool("enabled");
+    KeepAlive.Builder b = KeepAlive.builder();
+    s.duration("time", b::time);
+    s.duration("timeout", b::timeout);
+    s.bool(s.alias("withoutCalls", "permit-without-stream"), b::withoutCalls);
+    if (Boolean.FALSE.equals(enabled)) {
+      return null;
+    }
+    KeepAlive[] out = new KeepAlive[1];
     s.apply(null, () -> out[0] = b.build());
     return out[0];
   }

@@ -6,6 +6,7 @@ import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import io.yarpc.transport.DeadlinePolicy;
 import io.yarpc.transport.InboundLimits;
+import io.yarpc.transport.KeepAlive;
 import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 
@@ -59,6 +60,15 @@ public interface ConfigContext {
    * the defaults) when {@code limits} is null.
    */
   InboundLimits inboundLimits(ConfigSection limits, InboundLimits base);
+
+  /**
+   * The {@link KeepAlive} of a transport's {@code keepalive} section, or null (keepalive off) when
+   * {@code keepalive} is null or says {@code enabled: false}: {@code time} (10s), {@code timeout} (20s),
+   * {@code withoutCalls} (false; yarpc-go's spelling {@code permit-without-stream} works too) and {@code
+   * enabled} (true: the section turns keepalive on), so the body of a yarpc-go {@code grpc-keepalive}
+   * block reads unchanged.
+   */
+  KeepAlive keepAlive(ConfigSection keepalive);
 
   /**
    * The {@link DeadlinePolicy} of a {@code deadlinePolicy} section ({@code defaultTimeout}, {@code

@@ -5,8 +5,9 @@
  * io.yarpc.netty.internal.ClientTls}), the handler that holds a connection until its handshake ends
  * ({@link io.yarpc.netty.internal.HandshakeGate}), readable handshake failures ({@link
  * io.yarpc.netty.internal.TlsErrors}) logged at most once a second ({@link
- * io.yarpc.netty.internal.RateLimitedLog}), and the {@link io.yarpc.transport.ConnectionInfo} of a
- * channel ({@link io.yarpc.netty.internal.Connections}).
+ * io.yarpc.netty.internal.RateLimitedLog}), the {@link io.yarpc.transport.ConnectionInfo} of a
+ * channel ({@link io.yarpc.netty.internal.Connections}), and the keepalive of a dialled connection
+ * ({@link io.yarpc.netty.internal.KeepAliveHandler}).
  *
  * <p>Not a public API: used by yarpc-java's transports, may change without notice.
  */

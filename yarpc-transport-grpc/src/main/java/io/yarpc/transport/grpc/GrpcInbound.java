@@ -117,8 +117,11 @@ import java.util.concurrent.TimeUnit;
  *       ±10% jitter; at least 1 s) and is closed once its calls end, or after the grace period.
  *   <li>{@code handshakeTimeout}: a connection whose HTTP/2 preface and first {@code SETTINGS} have not
  *       arrived by then is closed.
- *   <li>{@code permitKeepAliveTime}: a client that pings more often, or keeps pinging while it has no calls,
- *       gets {@code GOAWAY(ENHANCE_YOUR_CALM, "too_many_pings")} and is closed.
+ *   <li>{@code permitKeepAliveTime}, {@code permitKeepAliveWithoutCalls}: a client that pings more often,
+ *       or pings while it has no calls (unless permitted), gets {@code GOAWAY(ENHANCE_YOUR_CALM,
+ *       "too_many_pings")} and is closed (grpc-java's enforcement: two pings too early are tolerated, and
+ *       forgotten when the server sends). Pings at the permitted rate are answered and keep nothing open
+ *       ({@code idleTimeout} counts calls, not pings).
  *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: not enforced as byte budgets.
  *       grpc-java returns flow-control credit for a message's bytes as its deframer reads them, which it
  *       does only for a message the call asked for, and reads that message to its end; there is no hook to
@@ -351,7 +354,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .maxConnectionIdle(nanos(limits.idleTimeout()), TimeUnit.NANOSECONDS)
             .handshakeTimeout(nanos(limits.handshakeTimeout()), TimeUnit.NANOSECONDS)
             .permitKeepAliveTime(nanos(limits.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
-            .permitKeepAliveWithoutCalls(false);
+            .permitKeepAliveWithoutCalls(limits.permitKeepAliveWithoutCalls());
     if (negotiator != null) {
       b.protocolNegotiator(negotiator);
     }

@@ -15,6 +15,7 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.grpc.internal.BodyMarshaller;
 import io.yarpc.transport.grpc.internal.ClientTlsNegotiator;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -60,6 +62,10 @@ import java.util.function.Consumer;
  * default; see {@link GrpcInbound.Builder#limits}); sending is unlimited; exceeding a limit fails the call
  * with {@code resource-exhausted}. gzip-compressed messages are accepted.
  *
+ * <p><b>Keepalive</b> is off by default, as in grpc-java; {@link Builder#keepAlive} turns it on for every
+ * peer's channel, so that a connection that died silently fails its calls with {@code unavailable} and its
+ * peer stops being available within the keepalive time and timeout, instead of at each call's deadline.
+ *
  * <p><b>TLS.</b> Outbound connections are plaintext (h2c) unless the transport has a TLS config ({@link
  * Builder#tls}); then every peer's channel uses TLS with it (see there for names, client certificates,
  * rotation and the errors of failed handshakes). Inbounds take their own config ({@link
@@ -81,6 +87,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
   private final Duration shutdownTimeout;
   private final Executor executor;
   private final TlsConfig tls;
+  private final KeepAlive keepAlive; // null: off
   private final ReloadingSslContext sslContext; // null without TLS
   private final ReceiveStats receiveStats = new ReceiveStats();
   private final BodyMarshaller marshaller = new BodyMarshaller(receiveStats);
@@ -96,6 +103,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     this.shutdownTimeout = b.shutdownTimeout;
     this.executor = b.executor;
     this.tls = b.tls;
+    this.keepAlive = b.keepAlive;
     this.sslContext = b.tls == null ? null : ReloadingSslContext.client(b.tls, List.of("h2"));
   }
 
@@ -228,6 +236,11 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     } else {
       b.directExecutor();
     }
+    if (keepAlive != null) {
+      b.keepAliveTime(keepAlive.time().toNanos(), TimeUnit.NANOSECONDS)
+          .keepAliveTimeout(keepAlive.timeout().toNanos(), TimeUnit.NANOSECONDS)
+          .keepAliveWithoutCalls(keepAlive.withoutCalls());
+    }
     return b.build();
   }
 
@@ -270,6 +283,11 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     return shutdownTimeout;
   }
 
+  /** The keepalive of the peers' channels ({@link Builder#keepAlive}), or null when off. */
+  public KeepAlive keepAlive() {
+    return keepAlive;
+  }
+
   Executor executor() {
     return executor;
   }
@@ -300,6 +318,7 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
     private Duration shutdownTimeout = Duration.ofSeconds(5);
     private Executor executor;
     private TlsConfig tls;
+    private KeepAlive keepAlive;
 
     private Builder() {}
 
@@ -318,6 +337,22 @@ public final class GrpcTransport extends AbstractLifecycle implements Transport,
      */
     public Builder tls(TlsConfig config) {
       this.tls = config;
+      return this;
+    }
+
+    /**
+     * Keepalive pings on every peer's channel (default: none, as in grpc-java), through grpc-java's own
+     * keepalive ({@code keepAliveTime}, {@code keepAliveTimeout}, {@code keepAliveWithoutCalls}), which
+     * raises a time under 10 s to 10 s and a timeout under 10 ms to 10 ms. A connection whose ping goes
+     * unanswered is closed: its calls fail at once with {@code unavailable} ({@code Keepalive failed. The
+     * connection is likely gone}, grpc-java's words), the peer leaves {@link
+     * io.yarpc.peer.ConnectionStatus#AVAILABLE} (its channel reconnects, with grpc-java's backoff when the
+     * reconnection fails), and peer lists choose other peers meanwhile. Servers must permit the pings: see
+     * {@link io.yarpc.transport.InboundLimits.Builder#permitKeepAliveTime} for yarpc-java's inbounds, the
+     * same rule as grpc-java's and grpc-go's servers. Null turns it off.
+     */
+    public Builder keepAlive(KeepAlive keepAlive) {
+      this.keepAlive = keepAlive;
       return this;
     }
 

@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -82,6 +83,7 @@ final class RawH2Client implements AutoCloseable {
   final Map<Integer, Long> resets = new ConcurrentHashMap<>();
   final Map<Integer, AtomicLong> dataBytes = new ConcurrentHashMap<>();
   final List<GoAway> goAways = new CopyOnWriteArrayList<>();
+  final AtomicInteger pingAcks = new AtomicInteger();
   volatile boolean autoWindow = true;
 
   private long connectionWindow = 65_535; // guarded by windows: what we may still send
@@ -443,6 +445,8 @@ final class RawH2Client implements AutoCloseable {
           case PING -> {
             if ((flags & FLAG_ACK) == 0) {
               frame(PING, FLAG_ACK, 0, payload);
+            } else {
+              pingAcks.incrementAndGet();
             }
           }
           case HEADERS, CONTINUATION -> {

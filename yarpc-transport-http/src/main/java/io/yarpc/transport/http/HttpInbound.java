@@ -101,7 +101,11 @@ import java.util.List;
  *   <li>{@code handshakeTimeout}: an h2c client must send its preface and SETTINGS, an HTTP/1.1 client its
  *       first request head, within it (counted from the connection's acceptance, so over TLS the TLS
  *       handshake comes out of it too); else the connection is closed.
- *   <li>{@code permitKeepAliveTime} does not apply (HTTP has no keepalive pings to police).
+ *   <li>{@code permitKeepAliveTime} and {@code permitKeepAliveWithoutCalls} do not apply: h2c {@code PING}s
+ *       are answered, not policed (a flood from a client that does not read its answers is bounded by
+ *       Netty's queue of control frames), and do not count as calls for {@code idleTimeout}. An HTTP/1.1
+ *       client's keepalive question, {@code OPTIONS *}, is answered with a 404 like any request that is
+ *       not a {@code POST}.
  * </ul>
  *
  * <p>After an HTTP/1.1 rejection (413, 414, 431, 400, 408) the connection is closed (it lingers half-closed
@@ -292,7 +296,7 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
     /**
      * What peers may send, how slowly and how often; default {@link InboundLimits#defaults()}. The class
      * comment says what a peer gets past each limit over HTTP/1.1 and h2c; {@code permitKeepAliveTime}
-     * does not apply to HTTP.
+     * and {@code permitKeepAliveWithoutCalls} do not apply to HTTP.
      */
     public Builder limits(InboundLimits limits) {
       this.limits = requireNonNull(limits, "limits");

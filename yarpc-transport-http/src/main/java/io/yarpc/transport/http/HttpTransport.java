@@ -18,6 +18,7 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.retry.Backoff;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.http.internal.ClientContext;
 import io.yarpc.transport.http.internal.HttpPeer;
@@ -53,7 +54,8 @@ import java.util.concurrent.TimeUnit;
  * the server name); without it the JDK's trust store verifies servers, with hostname verification. A
  * failed handshake fails the call with {@code unavailable} and the reason ({@code TLS handshake with peer
  * https://10.0.0.1:443 failed: the certificate has expired (...)}) and sends the peer back to connecting,
- * as a failed connect does; its probe stays a TCP connect. Inbounds take their own config ({@link
+ * as a failed connect does; its probe stays a TCP connect (with {@link Builder#keepAlive keepalive}, an
+ * {@code OPTIONS *} question). Inbounds take their own config ({@link
  * HttpInbound.Builder#tls}).
  *
  * <p><b>Lifecycle.</b> Started by the dispatcher before its inbounds and outbounds and stopped after them
@@ -82,7 +84,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
         b.receiveIntoHeap ? new PreferHeapByteBufAllocator(b.allocator) : b.allocator;
     this.peers =
         new PeerRegistry<>(
-            id -> new HttpPeer(id, this::clientContext),
+            id -> new HttpPeer(id, this::clientContext, b.keepAlive),
             peer -> {
               if (running) {
                 peer.startProbing();
@@ -192,6 +194,11 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     peers.release(identifier, subscriber);
   }
 
+  /** The keepalive of the connections to the peers ({@link Builder#keepAlive}), or null when off. */
+  public KeepAlive keepAlive() {
+    return config.keepAlive;
+  }
+
   /** The peers currently retained, for introspection. */
   public List<Peer> peers() {
     return List.copyOf(peers.peers());
@@ -245,6 +252,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     private Duration probeTimeout = Duration.ofMillis(500);
     private Backoff probeBackoff = Backoff.builder().build();
     private TlsConfig tls;
+    private KeepAlive keepAlive;
 
     private Builder() {}
 
@@ -330,6 +338,32 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
      */
     public Builder tls(TlsConfig config) {
       this.tls = requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * Keepalive for the connections to the peers (default: none, as in Go's HTTP client): a connection
+     * from which nothing has arrived for {@link KeepAlive#time()} while it carries a call (or always, with
+     * {@link KeepAlive#withoutCalls()}) is checked, and closed when nothing answers within {@link
+     * KeepAlive#timeout()}: its calls fail at once with {@code unavailable} {@code connection to peer
+     * HOST:PORT closed: no answer to a keepalive ping within TIMEOUT}, and the peer is unavailable, with
+     * that reason, until a probe finds it answering again (after the probe backoff of {@link
+     * #peerProbe}). How a connection is checked:
+     *
+     * <ul>
+     *   <li>h2c and h2: an HTTP/2 {@code PING} frame on the connection.
+     *   <li>HTTP/1.1: a connection that carries a call cannot carry a ping, so the peer is asked on a
+     *       connection of its own, {@code OPTIONS * HTTP/1.1} (RFC 9110, section 9.3.7), one question at a time per
+     *       peer; any byte of an answer proves it alive. An idle pooled connection is checked the same way
+     *       with {@code withoutCalls}.
+     * </ul>
+     *
+     * With keepalive, the probe that decides whether a peer is available asks the same question instead
+     * of only connecting, so a peer whose port accepts connections but never answers (a hung process, a
+     * proxy to a dead host) stays unavailable. Null turns keepalive off.
+     */
+    public Builder keepAlive(KeepAlive keepAlive) {
+      this.keepAlive = keepAlive;
       return this;
     }
 

@@ -30,6 +30,7 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.Router;
 import io.yarpc.transport.Transport;
 import io.yarpc.transport.tchannel.internal.ClaimedHostPort;
@@ -143,6 +144,11 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
   /** The name of the service this transport belongs to. */
   public String serviceName() {
     return config.serviceName;
+  }
+
+  /** The keepalive of the connections it dials ({@link Builder#keepAlive}), or null when off. */
+  public KeepAlive keepAlive() {
+    return config.keepAlive;
   }
 
   /** An inbound on {@code 127.0.0.1}, on a free port. */
@@ -472,6 +478,11 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     public String localHostPort() {
       return TChannelTransport.this.localHostPort();
     }
+
+    @Override
+    public KeepAlive keepAlive() {
+      return config.keepAlive;
+    }
   }
 
   private final class PeerHost implements TChannelPeer.Host {
@@ -505,6 +516,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     private ByteBufAllocator allocator;
     private int maxFrameSize = Frames.MAX_FRAME_SIZE;
     private TlsConfig tls;
+    private KeepAlive keepAlive;
 
     private Builder() {}
 
@@ -609,6 +621,21 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
      */
     public Builder tls(TlsConfig config) {
       this.tls = requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * Keepalive pings on the connections this transport dials for its peers (default: none, as
+     * tchannel-go's health checks are off by default): after {@link KeepAlive#time()} with nothing read,
+     * a {@code ping req}; when nothing arrives within {@link KeepAlive#timeout()}, the connection is
+     * closed, its pending calls fail at once with {@code unavailable} {@code tchannel connection to
+     * HOST:PORT closed: no answer to a keepalive ping within TIMEOUT}, and its peer is unavailable (with
+     * that reason) until it redials, with its usual backoff (10 ms doubling up to 1 s; a dial must also
+     * complete its handshake within {@link #handshakeTimeout}). Connections an inbound accepted are not
+     * pinged (their peer does that) but answer pings. Null turns it off.
+     */
+    public Builder keepAlive(KeepAlive keepAlive) {
+      this.keepAlive = keepAlive;
       return this;
     }
 

@@ -30,6 +30,7 @@ import java.util.Set;
  *     maxSendMessageSize: 67108864
  *     shutdownTimeout: 5s
  *     tls: {caFile: ca.pem}             # every gRPC outbound then uses TLS
+ *     keepalive: {time: 30s, timeout: 20s, withoutCalls: false}   # off without the section
  * inbounds:
  *   grpc:
  *     address: ":8081"
@@ -73,6 +74,7 @@ public final class GrpcTransportSpec implements TransportSpec {
     if (tls != null) {
       b.tls(tls);
     }
+    b.keepAlive(context.keepAlive(c.section("keepalive")));
     c.unsupported(
         "serverMaxRecvMsgSize", "set inbounds.<name>.limits.maxRequestSize on each gRPC inbound");
     c.unsupported(
@@ -154,7 +156,11 @@ public final class GrpcTransportSpec implements TransportSpec {
     Integer maxReceive = c.integer("maxReceiveMessageSize");
     Integer maxSend = c.integer("maxSendMessageSize");
     c.unsupported("tls", TLS_ON_TRANSPORT);
-    c.unsupported("grpc-keepalive", "yarpc-java's gRPC outbounds send no keepalive pings");
+    c.unsupported(
+        "grpc-keepalive",
+        "set keepalive for gRPC outbounds on the transport: transports.grpc.keepalive takes this"
+            + " block as it is (yarpc-java's gRPC transport has one channel per peer for all its"
+            + " outbounds)");
     if (chooser == null) {
       if (!c.hasProblems()) {
         c.problem(

@@ -16,7 +16,8 @@ import io.yarpc.retry.Backoff;
  * @param maxIdleConnectionsPerPeer how many idle HTTP/1.1 connections a peer keeps
  * @param idleConnectionTimeoutNanos how long an idle connection is kept
  * @param maxResponseHeaderSize largest response header block accepted
- * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take
+ * @param probeTimeoutMillis how long a peer availability probe (a plain TCP connect) may take (with
+ *     keepalive, the probe is its question, bound by the keepalive timeout instead)
  * @param probeBackoff the delays between the probes of a peer that cannot be reached
  * @param tls the TLS contexts of {@code https} peers
  */

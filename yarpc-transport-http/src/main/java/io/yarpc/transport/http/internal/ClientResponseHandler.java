@@ -21,6 +21,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.KeepAliveHandler;
 
 /**
  * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or stream
@@ -58,6 +59,11 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+  }
+
+  /** Whether a call is on this connection now (event loop). */
+  boolean hasCall() {
+    return current != null;
   }
 
   /** Sends {@code call} on this channel (called on its event loop); {@code reused}: see the class comment. */
@@ -136,13 +142,20 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    String keepAliveFailure = KeepAliveHandler.failure(channel);
     YarpcException error =
-        cause != null
-            ? peer.connectionFailure(cause)
-            : YarpcException.of(
+        keepAliveFailure != null
+            ? YarpcException.of(
                 Code.UNAVAILABLE,
-                "connection to peer %s closed before the response was complete",
-                peer.identifier());
+                "connection to peer %s closed: %s",
+                peer.identifier(),
+                keepAliveFailure)
+            : cause != null
+                ? peer.connectionFailure(cause)
+                : YarpcException.of(
+                    Code.UNAVAILABLE,
+                    "connection to peer %s closed before the response was complete",
+                    peer.identifier());
     call.fail(safeToRetry ? error.withUnprocessed() : error);
     if (!stream) {
       peer.disconnected();

@@ -8,8 +8,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -20,8 +18,6 @@ import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
-import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -30,12 +26,11 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.netty.internal.ClientTls;
-import io.yarpc.netty.internal.HandshakeGate;
-import io.yarpc.netty.internal.ReloadingSslContext;
+import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
+import io.yarpc.transport.KeepAlive;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
@@ -43,11 +38,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -61,12 +54,18 @@ import java.util.function.Supplier;
  * {@link ConnectionStatus#CONNECTING} and probes again; a successful connection makes it available.
  * Subscribers are told of every change, outside any lock.
  *
- * <p>TLS: a peer named {@code https://host:port} opens its connections with a TLS handler from the
- * transport's {@link OutboundTls} (SNI and hostname verification for {@code host}, or the config's server
- * name) and adds the HTTP handlers only once the handshake succeeded; HTTP/2 needs the server to choose
- * ALPN {@code h2}. A failed handshake fails the call with {@link TlsErrors#handshakeFailure} and counts as a
- * failed connection. The probe stays a TCP connect: a port that accepts connections is available, and a
- * call finds out whether the handshake works.
+ * <p>Keepalive ({@link HttpKeepAlive}, when the transport has one): a connection closed because its ping
+ * went unanswered makes the peer {@link ConnectionStatus#UNAVAILABLE}, with the keepalive's reason, and
+ * the next probe waits for the backoff; the probe asks {@code OPTIONS *} instead of only connecting, so
+ * the peer is available again only once the server answers.
+ *
+ * <p>TLS: a peer named {@code https://host:port} opens its connections ({@link PeerConnector}) with a
+ * TLS handler from the transport's {@link OutboundTls} (SNI and hostname verification for {@code host},
+ * or the config's server name) and adds the HTTP handlers only once the handshake succeeded; HTTP/2 needs
+ * the server to choose ALPN {@code h2}. A failed handshake fails the call with {@link
+ * TlsErrors#handshakeFailure} and counts as a failed connection. Without keepalive the probe stays a TCP
+ * connect: a port that accepts connections is available, and a call finds out whether the handshake
+ * works.
  *
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
  * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
@@ -77,6 +76,8 @@ public final class HttpPeer extends AbstractPeer {
   private final String authority;
   private final boolean tls;
   private final Supplier<ClientContext> contexts;
+  private final HttpKeepAlive keepAlive; // null: off
+  private final PeerConnector connector;
   private final Object lock = new Object();
   private final ArrayDeque<Channel> idle = new ArrayDeque<>(); // guarded by lock
   private final List<Channel> open = new ArrayList<>(); // guarded by lock; every h1 channel
@@ -92,9 +93,9 @@ public final class HttpPeer extends AbstractPeer {
   /**
    * A peer for {@code identifier}: {@code host:port} or {@code http://host:port} (plaintext), or {@code
    * https://host:port} (TLS), IPv6 hosts in brackets; {@code contexts} gives the running transport's client
-   * context (null while it is not running).
+   * context (null while it is not running); {@code keepAlive} is the transport's (null: off).
    */
-  public HttpPeer(String identifier, Supplier<ClientContext> contexts) {
+  public HttpPeer(String identifier, Supplier<ClientContext> contexts, KeepAlive keepAlive) {
     super(identifier);
     this.contexts = contexts;
     String address = identifier;
@@ -132,6 +133,8 @@ public final class HttpPeer extends AbstractPeer {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port out of range in \"" + identifier + "\"");
     }
+    this.connector = new PeerConnector(identifier, host, port, tls, contexts);
+    this.keepAlive = keepAlive == null ? null : new HttpKeepAlive(this, connector, keepAlive);
   }
 
   /** {@code host:port} of the peer (the identifier without its scheme), as the {@code Host} header. */
@@ -212,15 +215,9 @@ public final class HttpPeer extends AbstractPeer {
       }
       probeInFlight = true;
     }
-    ChannelFuture f;
+    CompletableFuture<Void> answer;
     try {
-      f =
-          new Bootstrap()
-              .group(context().group())
-              .channel(context().channelClass())
-              .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
-              .handler(new ChannelInboundHandlerAdapter())
-              .connect(host, port);
+      answer = keepAlive != null ? keepAlive.ask() : connects();
     } catch (RuntimeException e) { // not running, or event loop shut down
       synchronized (lock) {
         probing = false;
@@ -228,27 +225,49 @@ public final class HttpPeer extends AbstractPeer {
       }
       return;
     }
-    f.addListener(
-        (ChannelFutureListener)
-            done -> {
-              if (done.isSuccess()) {
-                done.channel().close();
-                synchronized (lock) {
-                  probing = false;
-                  probeInFlight = false;
-                  probeAttempts = 0;
-                }
-                lastProbeFailure = null;
-                setStatus(ConnectionStatus.AVAILABLE);
-              } else {
-                lastProbeFailure = YarpcException.describe(done.cause());
-                synchronized (lock) {
-                  probeInFlight = false;
-                }
-                setStatus(ConnectionStatus.UNAVAILABLE);
-                scheduleProbe();
-              }
-            });
+    answer.whenComplete(
+        (v, error) -> {
+          if (error == null) {
+            synchronized (lock) {
+              probing = false;
+              probeInFlight = false;
+              probeAttempts = 0;
+            }
+            lastProbeFailure = null;
+            setStatus(ConnectionStatus.AVAILABLE);
+          } else {
+            Throwable why = error instanceof CompletionException ? error.getCause() : error;
+            lastProbeFailure =
+                why instanceof YarpcException ? why.getMessage() : YarpcException.describe(why);
+            synchronized (lock) {
+              probeInFlight = false;
+            }
+            setStatus(ConnectionStatus.UNAVAILABLE);
+            scheduleProbe();
+          }
+        });
+  }
+
+  /** The probe without keepalive: a TCP connect, closed at once. */
+  private CompletableFuture<Void> connects() {
+    CompletableFuture<Void> connected = new CompletableFuture<>();
+    new Bootstrap()
+        .group(context().group())
+        .channel(context().channelClass())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().probeTimeoutMillis())
+        .handler(new ChannelInboundHandlerAdapter())
+        .connect(host, port)
+        .addListener(
+            (ChannelFutureListener)
+                done -> {
+                  if (done.isSuccess()) {
+                    done.channel().close();
+                    connected.complete(null);
+                  } else {
+                    connected.completeExceptionally(done.cause());
+                  }
+                });
+    return connected;
   }
 
   private void scheduleProbe() {
@@ -276,15 +295,42 @@ public final class HttpPeer extends AbstractPeer {
     }
   }
 
-  /** A connection failed: back to connecting, and probe again. */
+  /**
+   * A connection failed: back to connecting, and probe again (unless the peer is unavailable: then a
+   * probe is already on its way).
+   */
   void disconnected() {
     synchronized (lock) {
-      if (closed || !isRetained()) {
+      if (closed || !isRetained() || status == ConnectionStatus.UNAVAILABLE) {
         return;
       }
     }
     setStatus(ConnectionStatus.CONNECTING);
     startProbing();
+  }
+
+  /**
+   * A connection closed; when its keepalive closed it (its ping went unanswered), the peer is
+   * unavailable, with that reason, until a probe after the backoff finds it answering.
+   */
+  private void connectionClosed(Channel ch) {
+    String why = KeepAliveHandler.failure(ch);
+    if (why == null) {
+      return;
+    }
+    boolean probeLater;
+    synchronized (lock) {
+      if (closed || !isRetained()) {
+        return;
+      }
+      lastProbeFailure = "the connection was closed: " + why;
+      probeLater = !probing;
+      probing = true;
+    }
+    setStatus(ConnectionStatus.UNAVAILABLE);
+    if (probeLater) {
+      scheduleProbe();
+    }
   }
 
   /** The error of a call whose connection could not be opened or failed. */
@@ -360,7 +406,7 @@ public final class HttpPeer extends AbstractPeer {
       return;
     }
     try {
-      connect(
+      connector.connect(
           false,
           p -> {
             p.addLast(
@@ -376,7 +422,11 @@ public final class HttpPeer extends AbstractPeer {
                         .setMaxChunkSize(1 << 20),
                     false,
                     false));
-            p.addLast("yarpc", new ClientResponseHandler(HttpPeer.this, false));
+            ClientResponseHandler calls = new ClientResponseHandler(HttpPeer.this, false);
+            p.addLast("yarpc", calls);
+            if (keepAlive != null) {
+              keepAlive.installH1(p, calls);
+            }
           },
           (ch, error) -> {
             if (error != null) {
@@ -404,6 +454,7 @@ public final class HttpPeer extends AbstractPeer {
                         open.remove(ch);
                         idle.remove(ch);
                       }
+                      connectionClosed(ch);
                     });
             callSucceeded();
             h1Handler(ch).start(call, false);
@@ -412,104 +463,6 @@ public final class HttpPeer extends AbstractPeer {
       call.fail(
           e instanceof YarpcException ? (YarpcException) e : Checks.notRunning("HTTP transport"));
     }
-  }
-
-  /**
-   * Opens a connection to the peer whose pipeline gets {@code handlers} (added at its end) once it can
-   * carry HTTP: at once over plaintext; over TLS after the handshake, which also checks that the server
-   * agreed to HTTP/2 through ALPN when {@code h2}. {@code ready} is called exactly once, on the
-   * connection's event loop: with the channel, or with why it could not be opened (a handshake failure
-   * as {@link TlsErrors#handshakeFailure}); a channel that failed is closed.
-   *
-   * @return the connect future (its channel is the connection, also while the handshake runs)
-   * @throws YarpcException when there is no TLS context for the peer
-   * @throws RuntimeException when the transport is not running
-   */
-  private ChannelFuture connect(
-      boolean h2, Consumer<ChannelPipeline> handlers, BiConsumer<Channel, Throwable> ready) {
-    AtomicBoolean once = new AtomicBoolean();
-    BiConsumer<Channel, Throwable> readyOnce =
-        (ch, error) -> {
-          if (once.compareAndSet(false, true)) {
-            ready.accept(ch, error);
-          }
-        };
-    ClientContext c = context();
-    ReloadingSslContext ssl = tls ? sslContext(c, h2) : null; // built before any socket opens
-    ChannelFuture f =
-        bootstrap()
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ChannelPipeline p = ch.pipeline();
-                    if (ssl == null) {
-                      handlers.accept(p);
-                      return;
-                    }
-                    SslHandler handler =
-                        ClientTls.handler(ssl, ch.alloc(), host, port, c.connectTimeoutMillis());
-                    p.addLast("tls", handler);
-                    p.addLast(
-                        "tls-handshake",
-                        new HandshakeGate(handler, afterHandshake(h2, handlers, readyOnce)));
-                  }
-                })
-            .connect(host, port);
-    f.addListener(
-        (ChannelFutureListener)
-            done -> {
-              if (!done.isSuccess()) {
-                readyOnce.accept(null, done.cause());
-              } else if (ssl == null) {
-                readyOnce.accept(done.channel(), null);
-              }
-            });
-    return f;
-  }
-
-  private ReloadingSslContext sslContext(ClientContext c, boolean h2) {
-    try {
-      return c.tls().context(h2);
-    } catch (IllegalStateException e) {
-      throw YarpcException.withCause(
-          Code.UNAVAILABLE,
-          "cannot open a TLS connection to peer " + identifier() + ": " + e.getMessage(),
-          e);
-    }
-  }
-
-  /**
-   * What follows a new connection's TLS handshake: the HTTP handlers, once ALPN agreed to what the
-   * connection needs; a failure (of the handshake, or ALPN without {@code h2} for an h2 connection) fails
-   * the connection with a readable reason.
-   */
-  private HandshakeGate.Listener afterHandshake(
-      boolean h2, Consumer<ChannelPipeline> handlers, BiConsumer<Channel, Throwable> ready) {
-    return new HandshakeGate.Listener() {
-      @Override
-      public void succeeded(ChannelHandlerContext ctx, SslHandler ssl) {
-        String alpn = ssl.applicationProtocol();
-        if (h2 && !ApplicationProtocolNames.HTTP_2.equals(alpn)) {
-          throw YarpcException.of(
-              Code.UNAVAILABLE,
-              "peer %s did not agree to HTTP/2 over TLS (ALPN %s); is HTTP/2 off on its inbound?",
-              identifier(),
-              alpn == null || alpn.isEmpty() ? "not used" : "chose " + alpn);
-        }
-        handlers.accept(ctx.pipeline());
-        ready.accept(ctx.channel(), null);
-      }
-
-      @Override
-      public void failed(ChannelHandlerContext ctx, Throwable cause) {
-        ready.accept(
-            null,
-            cause instanceof YarpcException
-                ? cause
-                : TlsErrors.handshakeFailure(identifier(), cause));
-      }
-    };
   }
 
   private static ClientResponseHandler h1Handler(Channel ch) {
@@ -531,16 +484,6 @@ public final class HttpPeer extends AbstractPeer {
     if (!keep) {
       ch.close();
     }
-  }
-
-  private Bootstrap bootstrap() {
-    return new Bootstrap()
-        .group(context().group())
-        .channel(context().channelClass())
-        .option(ChannelOption.ALLOCATOR, context().receiveAllocator())
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context().connectTimeoutMillis());
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -606,7 +549,7 @@ public final class HttpPeer extends AbstractPeer {
             .build();
     H2Connection conn = new H2Connection();
     ChannelFuture f =
-        connect(
+        connector.connect(
             true,
             p -> {
               p.addLast(
@@ -629,6 +572,11 @@ public final class HttpPeer extends AbstractPeer {
                   });
               p.addLast("h2", codec);
               p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+              if (keepAlive != null) {
+                // a connection is opened for a call, which waits for it to be ready
+                keepAlive.installH2(
+                    p, () -> !conn.ready.isDone() || codec.connection().numActiveStreams() > 0);
+              }
               p.addLast(
                   "h2-connection",
                   new ChannelInboundHandlerAdapter() {
@@ -647,7 +595,15 @@ public final class HttpPeer extends AbstractPeer {
                     @Override
                     public void channelInactive(ChannelHandlerContext ctx) {
                       conn.goingAway = true;
-                      conn.ready.completeExceptionally(new ClosedChannelException());
+                      String why = KeepAliveHandler.failure(ctx.channel());
+                      conn.ready.completeExceptionally(
+                          why == null
+                              ? new ClosedChannelException()
+                              : YarpcException.of(
+                                  Code.UNAVAILABLE,
+                                  "connection to peer %s closed: %s",
+                                  identifier(),
+                                  why));
                       ctx.fireChannelInactive();
                     }
 
@@ -670,6 +626,7 @@ public final class HttpPeer extends AbstractPeer {
                 return; // the connection's failure is told above
               }
               conn.channel = done.channel();
+              done.channel().closeFuture().addListener(c -> connectionClosed(done.channel()));
               boolean keep;
               synchronized (lock) {
                 keep = !closed;

@@ -38,6 +38,7 @@ import java.util.Set;
  *     receiveIntoHeap: true
  *     maxResponseHeaderSize: 1048576
  *     tls: {caFile: ca.pem}        # for https peers
+ *     keepalive: {time: 30s, timeout: 20s}   # pings; off without the section
  * inbounds:
  *   http:
  *     address: ":8080"
@@ -107,8 +108,11 @@ public final class HttpTransportSpec implements TransportSpec {
         b.tls(config);
       }
     }
+    b.keepAlive(context.keepAlive(c.section("keepalive")));
     c.unsupported(
-        "keepAlive", "yarpc-java's HTTP transport sets no TCP keep-alive period (remove the key)");
+        "keepAlive",
+        "yarpc-java's HTTP transport sets no TCP keep-alive period (remove the key; keepalive"
+            + " pings are the keepalive section)");
     c.unsupported(
         "maxIdleConns", "yarpc-java limits idle connections per peer only: maxIdleConnsPerHost");
     c.unsupported("disableKeepAlives", "yarpc-java's HTTP outbounds always reuse connections");

@@ -11,6 +11,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.RequestMeta;
@@ -18,6 +19,7 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>This class owns the channel and routes what arrives: frames before the handshake is done go to the
  * {@link Handshake}; after it, call req, call req continue and cancel frames go to {@link IncomingCalls},
  * call res and call res continue frames and error frames for a message to {@link OutgoingCalls}; ping req
- * is answered here, claim and ping res are ignored. It turns a {@link ProtocolException} from any of them
+ * is answered here, claim and ping res are ignored (a ping res is read, which is all the keepalive
+ * needs). It turns a {@link ProtocolException} from any of them
  * into an error frame (and, when fatal, closes the connection), and on close ends all three. Frames leave
  * through the connection's {@link FrameOutput}.
  *
@@ -298,7 +301,12 @@ public final class Connection extends ChannelDuplexHandler {
             Code.UNAVAILABLE,
             "tchannel connection to %s closed before its handshake completed",
             ctx.channel().remoteAddress()));
-    outbound.failAll("tchannel connection to " + peerName() + " closed");
+    String keepAliveFailure = KeepAliveHandler.failure(ctx.channel());
+    outbound.failAll(
+        "tchannel connection to "
+            + peerName()
+            + " closed"
+            + (keepAliveFailure == null ? "" : ": " + keepAliveFailure));
     inbound.closeAll();
     if (!closeNotified) {
       closeNotified = true;
@@ -394,8 +402,9 @@ public final class Connection extends ChannelDuplexHandler {
         break;
       case Frames.CLAIM:
       case Frames.PING_RES:
-        break; // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: nothing
-      // waits for it
+        // claim: accepted and ignored (docs/spec/wire-tchannel.md §5.4); ping res: the keepalive
+        // (first in the pipeline) already saw it arrive
+        break;
       case Frames.PING_REQ:
         out.writeAnswer(Frames.empty(out.alloc(), Frames.PING_RES, id));
         break;
@@ -478,7 +487,7 @@ public final class Connection extends ChannelDuplexHandler {
   // ---------------------------------------------------------------------------------------------------
   // Limits on the connection (event loop only)
 
-  /** The handshake is done: the idle timer starts. */
+  /** The handshake is done: the idle timer and the keepalive start. */
   void handshakeDone() {
     if (channel == null) {
       return; // a handshake tested on its own
@@ -486,6 +495,23 @@ public final class Connection extends ChannelDuplexHandler {
     lastCallActivity = out.nanoTime();
     if (limits.idleTimeoutNanos() > 0) {
       idleTimer = out.schedule(this::checkIdle, limits.idleTimeoutNanos());
+    }
+    KeepAliveHandler.install(channel.pipeline(), host.keepAlive(), new Pings());
+  }
+
+  /** The keepalive's pings: a ping req with an id of its own (docs/spec/wire-tchannel.md §5.4). */
+  private final class Pings implements KeepAliveHandler.Pinger {
+    @Override
+    public boolean hasCalls() {
+      return inbound.size() > 0 || outbound.size() > 0;
+    }
+
+    @Override
+    public CompletionStage<?> ping(Channel ch) {
+      if (!closed) {
+        out.writeAndFlush(Frames.empty(out.alloc(), Frames.PING_REQ, outbound.allocateId()));
+      }
+      return null; // the ping res, or any other frame, is read on this connection
     }
   }
 

@@ -1,5 +1,6 @@
 package io.yarpc.transport.tchannel.internal;
 
+import io.yarpc.transport.KeepAlive;
 import io.yarpc.transport.Router;
 
 /**
@@ -18,6 +19,15 @@ public interface ConnectionHost {
 
   /** The {@code host_port} this side advertises in its init frame. */
   String localHostPort();
+
+  /**
+   * The keepalive of the connection once its handshake is done (see {@link
+   * io.yarpc.transport.KeepAlive}), or null for none: the transport's for connections it dialled; none for
+   * accepted ones, which only answer pings.
+   */
+  default KeepAlive keepAlive() {
+    return null;
+  }
 
   /** The connection completed its handshake (called on its event loop). */
   default void onHandshake(Connection connection) {}

@@ -3,6 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
@@ -21,7 +22,9 @@ import java.util.concurrent.ScheduledFuture;
  *
  * <p>Status: {@link ConnectionStatus#AVAILABLE} while the connection's handshake is done and it is open,
  * {@link ConnectionStatus#CONNECTING} while dialling, {@link ConnectionStatus#UNAVAILABLE} otherwise;
- * subscribers are told every change. Thread-safe.
+ * subscribers are told every change. A connection the transport's keepalive closed (its ping went
+ * unanswered) leaves the peer unavailable until the next dial, with the keepalive's reason as its {@link
+ * #unavailableReason()}. Thread-safe.
  */
 public final class TChannelPeer extends AbstractPeer {
   /** What the peer needs from its transport. */
@@ -209,11 +212,15 @@ public final class TChannelPeer extends AbstractPeer {
   }
 
   private void onConnectionClosed(Connection c) {
+    String keepAliveFailure = KeepAliveHandler.failure(c.channel());
     synchronized (this) {
       if (connection != c) {
         return;
       }
       connection = null;
+      if (keepAliveFailure != null) {
+        lastDialFailure = "the connection was closed: " + keepAliveFailure;
+      }
       scheduleReconnectLocked();
     }
     notifySubscribers();

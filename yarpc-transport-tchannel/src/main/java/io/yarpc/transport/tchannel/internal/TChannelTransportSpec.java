@@ -34,6 +34,7 @@ import java.util.Set;
  *     maxInFlightCalls: 4096
  *     receiveIntoHeap: true
  *     tls: {caFile: ca.pem}         # every TChannel outbound then uses TLS
+ *     keepalive: {time: 30s, timeout: 20s, withoutCalls: true}   # pings, off without the section
  * inbounds:
  *   tchannel:
  *     address: ":4040"
@@ -71,6 +72,7 @@ public final class TChannelTransportSpec implements TransportSpec {
     if (tls != null) {
       b.tls(tls);
     }
+    b.keepAlive(context.keepAlive(c.section("keepalive")));
     c.unsupported("connBackoff", "yarpc-java keeps its TChannel reconnect backoff");
     c.unsupported(
         "propagateCancel",
