@@ -80,7 +80,8 @@ import java.util.function.Function;
  *
  * <p><b>Transports and peer lists</b> come from {@link java.util.ServiceLoader}: every {@link
  * TransportSpec} and {@link PeerListSpec} on the class path (the HTTP, gRPC and TChannel transports and
- * core's {@code round-robin} list register theirs). {@link #loader()} adds more by hand, or replaces one
+ * core's peer lists, {@code round-robin}, {@code fewest-pending-requests}, {@code random}, {@code
+ * two-random-choices} and {@code hashring32}, register theirs). {@link #loader()} adds more by hand, or replaces one
  * of the same name.
  */
 public final class YarpcConfig {

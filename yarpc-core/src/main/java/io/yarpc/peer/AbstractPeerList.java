@@ -5,13 +5,12 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
-import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
 import io.yarpc.peer.internal.Member;
 import io.yarpc.peer.internal.NoPeerErrors;
-import io.yarpc.peer.internal.Nudger;
 import io.yarpc.peer.internal.PeerStrategy;
 import io.yarpc.peer.internal.PendingChoices;
+import io.yarpc.peer.internal.WaitQueue;
 import io.yarpc.peer.internal.Waiter;
 import io.yarpc.transport.AbstractLifecycle;
 import io.yarpc.transport.Deadline;
@@ -19,12 +18,9 @@ import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,9 +40,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Rotation.</b> The strategy chooses only among the peers <em>in rotation</em>: while the list
  * runs, those whose transport reports {@link ConnectionStatus#AVAILABLE}. A peer enters rotation when it
- * becomes available and leaves it when it stops being available or is removed; one private method
- * decides it ({@code inRotation}), so a later condition — a peer held out by outlier detection, say —
- * joins the status check there and has the member {@code refresh}ed when it changes.
+ * becomes available and leaves it when it stops being available or is removed. One private method
+ * decides it ({@code inRotation}): a later condition — a peer held out by outlier detection, say — joins
+ * the status check there (its comment describes the seam).
  *
  * <p><b>Waiting.</b> When no peer is in rotation, {@link #choose(RequestMeta)} waits, without blocking a
  * thread, until one is or until the call's deadline (or {@link Builder#defaultChooseTimeout} when the
@@ -88,8 +84,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final Map<String, Entry> peers = new LinkedHashMap<>();
   private final PeerStrategy strategy; // guarded by lock
   private int inRotation; // guarded by lock: how many members the strategy holds
-  private final LinkedHashSet<Waiter> waiters = new LinkedHashSet<>(); // guarded by lock; FIFO
-  private final Nudger nudger = new Nudger(this::nudge);
+  private final WaitQueue waiters; // guarded by lock
   private State state = State.NEW; // guarded by lock; written only under the monitor too
 
   AbstractPeerList(String name, Builder<?, ?> builder, PeerStrategy strategy) {
@@ -98,6 +93,13 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     this.failFast = builder.failFast;
     this.defaultChooseTimeout = builder.defaultChooseTimeout;
     this.strategy = strategy;
+    this.waiters =
+        new WaitQueue(
+            lock,
+            this::nudge,
+            w ->
+                NoPeerErrors.unavailable(
+                    name, peers.size(), false, System.nanoTime() - w.startNanos));
     for (String id : builder.peers) {
       if (peers.put(id, new Entry(id)) != null) {
         throw new IllegalArgumentException(quotedName() + " peer list: duplicate peer " + id);
@@ -140,10 +142,9 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
       for (Entry e : peers.values()) {
         deactivateLocked(e);
       }
-      orphans = new ArrayList<>(waiters);
-      waiters.clear();
+      orphans = waiters.drainLocked();
     }
-    nudger.stop();
+    waiters.stopNudging();
     for (Waiter w : orphans) {
       w.fail(
           YarpcException.of(
@@ -289,21 +290,13 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
         return CompletableFuture.failedFuture(
             NoPeerErrors.unavailable(name, peers.size(), false, 0));
       }
-      waiter = new Waiter(startNanos, meta);
-      waiters.add(waiter);
-      // The timeout task takes `lock`, so it cannot see the waiter before `timeout` is set.
-      waiter.timeout =
-          Timers.schedule(
-              () -> timeOut(waiter),
+      waiter =
+          waiters.addLocked(
+              meta,
+              startNanos,
               meta.deadline() != null ? remaining + PendingChoices.WAIT_GRACE_NANOS : remaining);
     }
-    nudger.start();
-    waiter.future.whenComplete(
-        (lease, error) -> {
-          if (error instanceof CancellationException) {
-            abandon(waiter);
-          }
-        });
+    waiters.watch(waiter);
     return waiter.future;
   }
 
@@ -438,7 +431,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
           + ", available="
           + inRotation
           + ", waiting="
-          + waiters.size()
+          + waiters.sizeLocked()
           + ", state="
           + state
           + "}";
@@ -490,7 +483,11 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
 
   /**
    * Whether a member whose peer reports {@code status} belongs in rotation: the one place that decides
-   * it. Called under {@code lock}, for an active member with a peer.
+   * it. Called under {@code lock}, for an active member with a peer. The seam for taking a peer out of
+   * rotation for another reason (outlier ejection): add the condition here, keep its state on the
+   * {@link Entry}, and call {@link #refresh} for the member when it changes; refresh moves the member in
+   * or out of the strategy and serves waiting calls. A call's outcome reaches the list as the error
+   * passed to its lease's {@link PeerLease#finish} ({@link CountedLease}).
    */
   private static boolean inRotation(Entry e, ConnectionStatus status) {
     return status == ConnectionStatus.AVAILABLE;
@@ -511,7 +508,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
         }
       }
       ConnectionStatus status = peer.status();
-      List<Grant> grants = null;
+      List<WaitQueue.Grant> grants = null;
       synchronized (lock) {
         if (!e.active || e.peer != peer) {
           return;
@@ -521,13 +518,13 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
           strategy.add(e);
           e.inRotation = true;
           inRotation++;
-          grants = serveWaitersLocked();
+          grants = waiters.serveAllLocked(this::leaseLocked);
         } else if (!wanted && e.inRotation) {
           leaveRotationLocked(e);
         }
       }
       if (grants != null) {
-        for (Grant grant : grants) {
+        for (WaitQueue.Grant grant : grants) {
           grant.deliver();
         }
       }
@@ -535,22 +532,6 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
         return;
       }
     }
-  }
-
-  /** Hands leases to waiting choices, oldest first; the caller completes them outside the lock. */
-  private List<Grant> serveWaitersLocked() {
-    List<Grant> grants = new ArrayList<>();
-    Iterator<Waiter> it = waiters.iterator();
-    while (it.hasNext() && inRotation > 0) {
-      Waiter w = it.next();
-      it.remove();
-      if (w.future.isDone()) {
-        continue; // cancelled by its caller
-      }
-      w.cancelTimeout();
-      grants.add(new Grant(w, leaseLocked(w.meta)));
-    }
-    return grants;
   }
 
   /** Takes {@code e} out of the list's working set: out of rotation, and no longer followed. */
@@ -567,30 +548,12 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     inRotation--;
   }
 
-  private void timeOut(Waiter w) {
-    YarpcException error;
-    synchronized (lock) {
-      if (!waiters.remove(w)) {
-        return; // served, cancelled or failed by stop in the meantime
-      }
-      error = NoPeerErrors.unavailable(name, peers.size(), false, System.nanoTime() - w.startNanos);
-    }
-    w.future.completeExceptionally(error);
-  }
-
-  private void abandon(Waiter w) {
-    synchronized (lock) {
-      waiters.remove(w);
-    }
-    w.cancelTimeout();
-  }
-
   /** While choices wait: asks every peer of the list that is not available to connect now. */
   private void nudge() {
     List<Peer> members = new ArrayList<>();
     synchronized (lock) {
-      if (waiters.isEmpty() || state != State.RUNNING) {
-        nudger.stop();
+      if (waiters.isEmptyLocked() || state != State.RUNNING) {
+        waiters.stopNudging();
         return;
       }
       for (Entry e : peers.values()) {
@@ -646,23 +609,6 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     @Override
     public String toString() {
       return name + " peer list member{" + identifier() + "}";
-    }
-  }
-
-  /** A lease chosen for a waiter under the lock, delivered after it. */
-  private static final class Grant {
-    final Waiter waiter;
-    final CountedLease lease;
-
-    Grant(Waiter waiter, CountedLease lease) {
-      this.waiter = waiter;
-      this.lease = lease;
-    }
-
-    void deliver() {
-      if (!waiter.future.complete(lease)) {
-        lease.finish(null); // cancelled meanwhile: give the pending count back
-      }
     }
   }
 

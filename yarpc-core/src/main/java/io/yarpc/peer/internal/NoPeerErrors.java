@@ -43,8 +43,8 @@ public final class NoPeerErrors {
 
   /**
    * {@code none of the 3 peers of the "round-robin" peer list is available}, followed by {@code ; peer
-   * 10.0.0.1:80 is unreachable: Connection refused} when {@code firstReason} is known ({@code
-   * unreachable} is the peer's identifier and its reason).
+   * 10.0.0.1:80 is unreachable: Connection refused} when a peer's {@code reason} is known ({@code
+   * unreachable} is that peer's identifier).
    */
   public static String waitReason(String listName, int peers, String unreachable, String reason) {
     String none =
