@@ -4,6 +4,7 @@ import static io.yarpc.peer.ConnectionStatus.AVAILABLE;
 import static io.yarpc.peer.ConnectionStatus.CONNECTING;
 import static io.yarpc.peer.ConnectionStatus.UNAVAILABLE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.yarpc.errors.Code;
@@ -13,6 +14,7 @@ import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -360,6 +362,46 @@ class PeerListMechanicsTest {
     assertThat(list.unavailablePeers()).isEmpty();
     list.stop();
     assertThat(transport.outstandingRetains()).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lists")
+  void buildersRefuseBadOptions(
+      String name, Function<PeerTransport, AbstractPeerList.Builder<?, ?>> builder) {
+    assertThatThrownBy(() -> builder.apply(transport).peers(List.of("a:1", "b:2", "a:1")).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("\"" + name + "\" peer list: duplicate peer a:1");
+    assertThatThrownBy(() -> builder.apply(transport).peers(Arrays.asList("a:1", null)))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("identifiers contains null");
+    assertThatThrownBy(() -> builder.apply(transport).defaultChooseTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("defaultChooseTimeout");
+    assertThatThrownBy(() -> builder.apply(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void hashRingBuilderRefusesBadRingOptions() {
+    HashRingPeerList.Builder b = HashRingPeerList.builder(transport);
+    assertThatThrownBy(() -> b.numReplicas(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("numReplicas must be from 1 to 10000: 0");
+    assertThatThrownBy(() -> b.numReplicas(10_001))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("numReplicas must be from 1 to 10000: 10001");
+    assertThatThrownBy(() -> b.offsetGeneratorValue(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("offsetGeneratorValue must not be negative: -1");
+    assertThatThrownBy(() -> b.offsetHeader(""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("offsetHeader must not be empty");
+    assertThatThrownBy(() -> b.peerOverrideHeader(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("peerOverrideHeader");
+    assertThatThrownBy(() -> b.alternateShardKeyHeader(""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("alternateShardKeyHeader must not be empty");
+    assertThatThrownBy(() -> b.replicaDelimiter(null)).isInstanceOf(NullPointerException.class);
   }
 
   // --- hashring32 through the list
