@@ -92,8 +92,9 @@ import java.util.function.Function;
  *
  * <p><b>Transports, peer lists and sections</b> come from {@link java.util.ServiceLoader}: every {@link
  * TransportSpec}, {@link PeerListSpec} and {@link SectionSpec} on the class path (the HTTP, gRPC and
- * TChannel transports, core's {@code round-robin} list and yarpc-observability register theirs). {@link
- * #loader()} adds more by hand, or replaces one of the same name.
+ * TChannel transports; core's peer lists {@code round-robin}, {@code fewest-pending-requests}, {@code
+ * random}, {@code two-random-choices} and {@code hashring32}; yarpc-observability's sections register
+ * theirs). {@link #loader()} adds more by hand, or replaces one of the same name.
  */
 public final class YarpcConfig {
   private YarpcConfig() {}

@@ -134,8 +134,9 @@ class BadConfigTest {
         Arguments.of(
             "outbounds:\n  users:\n    tchannel:\n      peer: 127.0.0.1:1\n      round-robin: {peers: [127.0.0.1:2]}\n",
             List.of(
-                "outbounds.users.tchannel: give one of peer, with or a peer list (round-robin), got"
-                    + " peer and round-robin")),
+                "outbounds.users.tchannel: give one of peer, with or a peer list"
+                    + " (fewest-pending-requests, hashring32, random, round-robin,"
+                    + " two-random-choices), got peer and round-robin")),
         // unknown transports and RPC types
         Arguments.of(
             "inbounds:\n  kafka: {queue: requests}\n",

@@ -177,7 +177,28 @@ class YarpcGoExamplesTest {
             List.of(
                 "outbounds.myservice.grpc.round-robin.capacity: not supported: yarpc-java's"
                     + " round-robin list has no initial capacity (it grows as peers are added);"
-                    + " remove the key")));
+                    + " remove the key")),
+        // the other peer lists: their names are known (only the Go doc's placeholder URL fails)
+        Arguments.of(
+            "pendingheap-spec.yaml",
+            "",
+            List.of("outbounds.otherservice.unary.http.url: not a URL: \"https://host:port/rpc\"")),
+        Arguments.of(
+            "pendingheap-options.yaml",
+            "outbounds.myservice.grpc",
+            List.of(
+                "outbounds.myservice.grpc.fewest-pending-requests.capacity: not supported:"
+                    + " yarpc-java's fewest-pending-requests list has no initial capacity (it grows"
+                    + " as peers are added); remove the key")),
+        Arguments.of(
+            "randpeer-spec.yaml",
+            "",
+            List.of("outbounds.otherservice.unary.http.url: not a URL: \"https://host:port/rpc\"")),
+        Arguments.of(
+            "tworandomchoices-spec.yaml",
+            "",
+            List.of(
+                "outbounds.otherservice.unary.http.url: not a URL: \"https://host:port/rpc\"")));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -7,6 +7,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Timers;
 import io.yarpc.peer.internal.CountedLease;
+import io.yarpc.peer.internal.NoPeerErrors;
 import io.yarpc.peer.internal.Nudger;
 import io.yarpc.peer.internal.PendingChoices;
 import io.yarpc.peer.internal.Waiter;
@@ -223,7 +224,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
         Code.UNAVAILABLE,
         "%s (waited %s for it)",
         describe(p),
-        RoundRobinPeerList.formatDuration(waitedNanos));
+        NoPeerErrors.formatDuration(waitedNanos));
   }
 
   /** Hands the peer to every waiting choice once it is available. */
@@ -304,7 +305,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
     private final PeerTransport transport;
     private final String identifier;
     private boolean failFast;
-    private Duration defaultChooseTimeout = RoundRobinPeerList.DEFAULT_CHOOSE_TIMEOUT;
+    private Duration defaultChooseTimeout = AbstractPeerList.DEFAULT_CHOOSE_TIMEOUT;
 
     private Builder(PeerTransport transport, String identifier) {
       this.transport = requireNonNull(transport, "transport");
@@ -325,7 +326,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
 
     /**
      * How long a choice waits for the peer when the call has no deadline (a stream without one); default
-     * {@link RoundRobinPeerList#DEFAULT_CHOOSE_TIMEOUT}.
+     * {@link AbstractPeerList#DEFAULT_CHOOSE_TIMEOUT}.
      */
     public Builder defaultChooseTimeout(Duration timeout) {
       this.defaultChooseTimeout = Checks.positive(timeout, "timeout");

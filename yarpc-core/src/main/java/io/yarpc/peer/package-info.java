@@ -7,7 +7,11 @@
  * {@link io.yarpc.peer.PeerList} is fed by an updater (static list, DNS, discovery); the outbound that
  * receives a {@link io.yarpc.peer.PeerLease} owns it and finishes it once when the call ends.
  *
- * <p>Provided: {@link io.yarpc.peer.SinglePeerChooser} (one fixed address) and
- * {@link io.yarpc.peer.RoundRobinPeerList} ({@code round-robin}).
+ * <p>Provided: {@link io.yarpc.peer.SinglePeerChooser} (one fixed address) and the peer lists, which
+ * share their mechanics ({@link io.yarpc.peer.AbstractPeerList}: membership, availability, waiting,
+ * leases) and differ in which available peer a call gets: {@link io.yarpc.peer.RoundRobinPeerList}
+ * ({@code round-robin}), {@link io.yarpc.peer.FewestPendingPeerList} ({@code fewest-pending-requests}),
+ * {@link io.yarpc.peer.RandomPeerList} ({@code random}), {@link io.yarpc.peer.TwoRandomChoicesPeerList}
+ * ({@code two-random-choices}) and {@link io.yarpc.peer.HashRingPeerList} ({@code hashring32}).
  */
 package io.yarpc.peer;

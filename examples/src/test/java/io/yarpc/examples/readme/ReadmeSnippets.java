@@ -4,6 +4,9 @@ import io.yarpc.peer.PeerChooser;
 import io.yarpc.retry.RetryMiddleware;
 import io.yarpc.retry.RetryBudget;
 import io.yarpc.Outbounds;
+import io.yarpc.CallOptions;
+import io.yarpc.peer.FewestPendingPeerList;
+import io.yarpc.peer.HashRingPeerList;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.opentelemetry.sdk.resources.Resource;
@@ -118,6 +121,25 @@ final class ReadmeSnippets {
         .permitKeepAliveWithoutCalls(true)                // and without calls (default false)
         .build();
     // [END keepalive]
+  }
+
+  /** Outbounds over peer lists, from the "Peer lists" section. */
+  static void peerLists(String userId) {
+    // [START peer-lists]
+    HttpTransport http = HttpTransport.create();
+    FewestPendingPeerList users = FewestPendingPeerList.builder(http)
+        .peers(List.of("10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:8080"))
+        .build();                                        // a slow server gets fewer calls
+    HttpOutbound toUsers = http.outbound(users);         // the outbound starts and stops its list
+
+    HashRingPeerList sessions = HashRingPeerList.builder(http)
+        .peers(List.of("10.0.1.1:8080", "10.0.1.2:8080"))
+        .build();                                        // one user's calls reach one server
+    HttpOutbound toSessions = http.outbound(sessions);
+    CallOptions options = CallOptions.builder().timeout(Duration.ofSeconds(1)).shardKey(userId).build();
+
+    sessions.update(List.of("10.0.1.3:8080"), List.of());   // takes ~1/3 of the keys; no other key moves
+    // [END peer-lists]
   }
 
   static void tls() {

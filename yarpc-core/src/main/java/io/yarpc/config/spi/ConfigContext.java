@@ -33,7 +33,7 @@ public interface ConfigContext {
    * <ul>
    *   <li>{@code peer: host:port}: a {@link io.yarpc.peer.SinglePeerChooser} of that peer;
    *   <li>{@code with: NAME}: the chooser of a preset registered with the loader;
-   *   <li>{@code <list>: {...}}, the name of a registered {@link PeerListSpec} ({@code round-robin}): that
+   *   <li>{@code <list>: {...}}, the name of a registered {@link PeerListSpec} ({@code round-robin}, {@code hashring32}...): that
    *       list, fed by the block's {@code peers}.
    * </ul>
    *
