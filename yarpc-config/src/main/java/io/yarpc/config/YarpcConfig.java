@@ -6,6 +6,7 @@ import io.yarpc.Dispatcher;
 import io.yarpc.config.internal.ConfigLoader;
 import io.yarpc.config.internal.Documents;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.config.spi.TransportSpec;
 import java.io.IOException;
 import java.io.Reader;
@@ -61,8 +62,9 @@ import java.util.function.Function;
  *       transport can (HTTP: unary and oneway; gRPC: unary and stream; TChannel: unary), or any of
  *       {@code unary}, {@code oneway}, {@code stream}, each with one {@code <transport>: {...}}; {@code
  *       service} overrides the service name called. A transport's outbound takes {@code peer: host:port},
- *       a peer-list block ({@code round-robin: {peers: [...]}}) or {@code with: PRESET}, besides its own
- *       keys.
+ *       a peer-list block ({@code round-robin: {peers: [...]}}, or an updater in place of {@code peers}:
+ *       {@code round-robin: {dns: {...}}} with {@code yarpc-discovery}) or {@code with: PRESET}, besides
+ *       its own keys.
  *   <li>{@code transports.<name>}: the transport shared by every inbound and outbound of that name.
  *   <li>{@code logging}: {@code lifecycle: false} logs the dispatcher's start and stop at DEBUG (see
  *       {@link Dispatcher.Builder#logLifecycle}); yarpc-go's per-call {@code levels} are refused until
@@ -78,10 +80,11 @@ import java.util.function.Function;
  * lists every problem with its key path. Nothing is started and no socket is opened by loading; the
  * transports and outbounds are built and start with the dispatcher.
  *
- * <p><b>Transports and peer lists</b> come from {@link java.util.ServiceLoader}: every {@link
- * TransportSpec} and {@link PeerListSpec} on the class path (the HTTP, gRPC and TChannel transports and
- * core's {@code round-robin} list register theirs). {@link #loader()} adds more by hand, or replaces one
- * of the same name.
+ * <p><b>Transports, peer lists and updaters</b> come from {@link java.util.ServiceLoader}: every {@link
+ * TransportSpec}, {@link PeerListSpec} and {@link PeerListUpdaterSpec} on the class path (the HTTP, gRPC
+ * and TChannel transports, core's {@code round-robin} list, and {@code yarpc-discovery}'s {@code dns} and
+ * {@code peers-file} updaters register theirs). {@link #loader()} adds more by hand, or replaces one of
+ * the same name.
  */
 public final class YarpcConfig {
   private YarpcConfig() {}
@@ -149,6 +152,7 @@ public final class YarpcConfig {
     private ClassLoader classLoader = YarpcConfig.class.getClassLoader();
     private final Map<String, TransportSpec> transports = new LinkedHashMap<>();
     private final Map<String, PeerListSpec> peerLists = new LinkedHashMap<>();
+    private final Map<String, PeerListUpdaterSpec> updaters = new LinkedHashMap<>();
     private final Map<String, PeerChooserPreset> presets = new LinkedHashMap<>();
 
     private Loader() {}
@@ -183,6 +187,12 @@ public final class YarpcConfig {
       return this;
     }
 
+    /** Adds a peer list updater spec, replacing one of the same name found on the class path. */
+    public Loader peerListUpdaterSpec(PeerListUpdaterSpec spec) {
+      updaters.put(requireNonNull(spec.name(), "spec.name()"), spec);
+      return this;
+    }
+
     /** Registers the chooser an outbound gets with {@code with: name}. */
     public Loader peerChooserPreset(String name, PeerChooserPreset preset) {
       requireNonNull(name, "name");
@@ -211,7 +221,7 @@ public final class YarpcConfig {
     }
 
     private ConfigLoader loader() {
-      return new ConfigLoader(environment, classLoader, transports, peerLists, presets);
+      return new ConfigLoader(environment, classLoader, transports, peerLists, updaters, presets);
     }
   }
 }

@@ -5,6 +5,7 @@ import io.yarpc.Outbounds;
 import io.yarpc.config.ConfigException;
 import io.yarpc.config.PeerChooserPreset;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.config.spi.TransportSpec;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.OnewayOutbound;
@@ -46,23 +47,33 @@ public final class ConfigLoader {
   private final Function<String, String> environment;
   private final Map<String, TransportSpec> transportSpecs = new TreeMap<>();
   private final Map<String, PeerListSpec> peerListSpecs = new TreeMap<>();
+  private final Map<String, PeerListUpdaterSpec> updaterSpecs = new TreeMap<>();
   private final Map<String, PeerChooserPreset> presets;
 
   /**
    * A loader with the specs {@link ServiceLoader} finds through {@code classLoader}, then {@code
-   * transports} and {@code peerLists} (which replace those of the same name).
+   * transports}, {@code peerLists} and {@code updaters} (which replace those of the same name).
    */
   public ConfigLoader(
       Function<String, String> environment,
       ClassLoader classLoader,
       Map<String, TransportSpec> transports,
       Map<String, PeerListSpec> peerLists,
+      Map<String, PeerListUpdaterSpec> updaters,
       Map<String, PeerChooserPreset> presets) {
     this.environment = environment;
     discover(TransportSpec.class, classLoader, transportSpecs, TransportSpec::name);
     discover(PeerListSpec.class, classLoader, peerListSpecs, PeerListSpec::name);
+    discover(PeerListUpdaterSpec.class, classLoader, updaterSpecs, PeerListUpdaterSpec::name);
     transportSpecs.putAll(transports);
     peerListSpecs.putAll(peerLists);
+    updaterSpecs.putAll(updaters);
+    if (updaterSpecs.containsKey("peers")) {
+      throw new IllegalStateException(
+          "a PeerListUpdaterSpec may not be named \"peers\" ("
+              + updaterSpecs.get("peers").getClass().getName()
+              + "): the name is the static peer list's key");
+    }
     for (String name : transportSpecs.keySet()) {
       if (RESERVED.contains(name)) {
         throw new IllegalStateException(
@@ -129,7 +140,7 @@ public final class ConfigLoader {
 
     Run(String serviceName) {
       this.serviceName = serviceName;
-      this.context = new Context(serviceName, peerListSpecs, presets);
+      this.context = new Context(serviceName, peerListSpecs, updaterSpecs, presets);
     }
 
     Dispatcher.Builder load(Map<String, ?> document, String source) {
