@@ -74,8 +74,9 @@ public final class BoundPeerChooser<L extends PeerChooser & PeerList> extends Ab
   }
 
   /**
-   * The list's reason, and, while the updater's reads fail, why: {@code "round-robin" peer list has no
-   * peers; the dns updater cannot read SRV users.svc.test: ...}.
+   * The list's reason and, while the updater's reads fail, why: {@code "round-robin" peer list has no
+   * peers; the dns updater of SRV users.svc.test failed: SRV lookup of users.svc.test failed:
+   * NXDOMAIN}.
    */
   @Override
   public String waitReason() {
@@ -87,7 +88,13 @@ public final class BoundPeerChooser<L extends PeerChooser & PeerList> extends Ab
     if (status.lastError() == null) {
       return reason;
     }
-    return reason + "; the " + status.kind() + " updater failed: " + status.lastError();
+    return reason
+        + "; the "
+        + status.kind()
+        + " updater of "
+        + status.source()
+        + " failed: "
+        + status.lastError();
   }
 
   /** The list's status ({@link ChooserStatus#kind()} is the list's) with the updater's. */

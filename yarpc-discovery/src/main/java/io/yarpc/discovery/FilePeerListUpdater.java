@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Failures</b> (a missing or unreadable file, bad syntax, an entry that is not {@code host:port},
  * an empty file) keep the last good membership: the list is not touched, {@link #status()} says why
- * ({@code /etc/peers.yaml: [2]: not host:port: "localhost" (no port)}) and the reason is logged once, not
- * at every read. A file that holds an empty list ({@code []}) empties the list.
+ * ({@code [2]: not host:port: "localhost" (no port)}, its source being the file's path) and the reason is
+ * logged once, not at every read. A file that holds an empty list ({@code []}) empties the list.
  *
  * <p><b>Lifecycle and threads.</b> {@link #start()} reads the file before it returns (a failed read does
  * not fail the start), then one daemon thread per updater ({@code yarpc-peers-file}) watches and reads it
@@ -112,10 +112,10 @@ public final class FilePeerListUpdater extends AbstractLifecycle implements Peer
     try {
       content = Files.readAllBytes(path);
     } catch (NoSuchFileException e) {
-      membership.failed("cannot read " + path + ": no such file");
+      membership.failed("no such file");
       return;
     } catch (IOException e) {
-      membership.failed("cannot read " + path + ": " + e);
+      membership.failed("cannot read it: " + e);
       return;
     }
     List<String> ids = new ArrayList<>();
@@ -124,7 +124,7 @@ public final class FilePeerListUpdater extends AbstractLifecycle implements Peer
         ids.add(identify.apply(hostPort));
       }
     } catch (RuntimeException e) {
-      membership.failed(path + ": " + e.getMessage());
+      membership.failed(e.getMessage());
       return;
     }
     membership.succeeded(ids);

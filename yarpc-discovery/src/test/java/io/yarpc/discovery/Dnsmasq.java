@@ -109,6 +109,7 @@ final class Dnsmasq implements AutoCloseable {
   private void launch(List<String> records) throws Exception {
     List<String> lines = new ArrayList<>(records);
     lines.add("local=/svc.test/"); // names it does not know under svc.test: NXDOMAIN
+    Files.createDirectories(dir);
     Path conf = dir.resolve("dnsmasq.conf");
     Files.write(conf, lines, StandardCharsets.UTF_8);
     process =

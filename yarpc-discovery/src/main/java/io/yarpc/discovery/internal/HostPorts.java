@@ -1,5 +1,6 @@
 package io.yarpc.discovery.internal;
 
+import io.netty.util.NetUtil;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 
@@ -46,7 +47,7 @@ public final class HostPorts {
 
   /** {@code address:port}, an IPv6 address in brackets. */
   public static String of(InetAddress address, int port) {
-    String host = address.getHostAddress();
+    String host = NetUtil.toAddressString(address); // IPv6 compressed: ::1, 2001:db8::1
     return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
   }
 

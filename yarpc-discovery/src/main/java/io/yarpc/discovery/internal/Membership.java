@@ -120,13 +120,15 @@ public final class Membership {
       }
       State was = state;
       if (!reason.equals(was.lastError)) {
+        int kept = was.applied.size();
         log.warn(
-            "{} updater for {}: {}; keeping the last {} peer{}",
+            "{} updater for {}: {}; {}",
             kind,
             source,
             reason,
-            was.applied.size(),
-            was.applied.size() == 1 ? "" : "s");
+            kept == 0
+                ? "no peers yet"
+                : "keeping the last " + kept + (kept == 1 ? " peer" : " peers"));
       }
       state = new State(was.applied, was.lastRefresh, reason, was.failures + 1);
     }

@@ -36,6 +36,8 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
  */
 public final class PeersFile {
   private static final Gson GSON = new Gson();
+  private static final String LENIENT_ADVICE =
+      "Use JsonReader.setStrictness(Strictness.LENIENT) to accept malformed JSON";
 
   private PeersFile() {}
 
@@ -140,7 +142,10 @@ public final class PeersFile {
     } catch (IOException | IllegalStateException e) {
       String m = String.valueOf(e.getMessage());
       int see = m.indexOf("\nSee ");
-      throw new IllegalArgumentException("not valid JSON: " + (see < 0 ? m : m.substring(0, see)));
+      m = see < 0 ? m : m.substring(0, see);
+      // gson's advice is for programmers: what the file's author needs is where
+      m = m.replace(LENIENT_ADVICE, "syntax error").trim();
+      throw new IllegalArgumentException("not valid JSON: " + m);
     }
   }
 
