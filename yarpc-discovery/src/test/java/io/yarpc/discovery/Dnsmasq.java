@@ -53,9 +53,9 @@ final class Dnsmasq implements AutoCloseable {
       }
     }
     if (System.getenv("YARPC_REQUIRE_PEERS") != null) { // .ci/run installs it: missing fails there
-      assertThat(found).as("dnsmasq (apt-get install dnsmasq)").isNotNull();
+      assertThat(found).as("dnsmasq (apt-get install dnsmasq-base)").isNotNull();
     }
-    assumeTrue(found != null, "dnsmasq is not installed (apt-get install dnsmasq)");
+    assumeTrue(found != null, "dnsmasq is not installed (apt-get install dnsmasq-base)");
     return found;
   }
 
