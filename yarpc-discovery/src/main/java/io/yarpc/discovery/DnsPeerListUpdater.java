@@ -174,32 +174,36 @@ public final class DnsPeerListUpdater extends AbstractLifecycle implements PeerL
 
   /** One lookup, its result applied and the next one scheduled; never completes exceptionally. */
   private CompletableFuture<Void> refresh() {
-    return lookup
-        .lookup(name, type, port, resolveTargets)
-        .handle(
-            (answer, error) -> {
-              Duration delay;
-              String reason = error == null ? null : reason(error);
-              List<String> ids = new ArrayList<>();
-              if (answer != null) {
-                try {
-                  for (String hostPort : answer.hostPorts()) {
-                    ids.add(identify.apply(hostPort));
-                  }
-                } catch (RuntimeException e) {
-                  reason = type + " lookup of " + name + ": " + e.getMessage();
-                }
+    CompletableFuture<DnsLookup.Answer> answered;
+    try {
+      answered = lookup.lookup(name, type, port, resolveTargets);
+    } catch (RuntimeException e) { // the event loop refused the query: stopping
+      answered = CompletableFuture.failedFuture(e);
+    }
+    return answered.handle(
+        (answer, error) -> {
+          Duration delay;
+          String reason = error == null ? null : reason(error);
+          List<String> ids = new ArrayList<>();
+          if (answer != null) {
+            try {
+              for (String hostPort : answer.hostPorts()) {
+                ids.add(identify.apply(hostPort));
               }
-              if (reason == null) {
-                membership.succeeded(ids);
-                delay = refreshAfter(answer.ttlSeconds(), minInterval, maxInterval);
-              } else {
-                membership.failed(reason);
-                delay = retryAfter(membership.consecutiveFailures(), minInterval, maxInterval);
-              }
-              schedule(delay);
-              return null;
-            });
+            } catch (RuntimeException e) {
+              reason = type + " lookup of " + name + ": " + e.getMessage();
+            }
+          }
+          if (reason == null) {
+            membership.succeeded(ids);
+            delay = refreshAfter(answer.ttlSeconds(), minInterval, maxInterval);
+          } else {
+            membership.failed(reason);
+            delay = retryAfter(membership.consecutiveFailures(), minInterval, maxInterval);
+          }
+          schedule(delay);
+          return null;
+        });
   }
 
   private void schedule(Duration delay) {
@@ -253,7 +257,7 @@ public final class DnsPeerListUpdater extends AbstractLifecycle implements PeerL
       if (name.isBlank()) {
         throw new IllegalArgumentException("the name to look up must not be empty");
       }
-      this.name = name.trim();
+      this.name = DnsLookup.checkName(name.trim());
     }
 
     /** The records to ask for; default {@link RecordType#A}. */

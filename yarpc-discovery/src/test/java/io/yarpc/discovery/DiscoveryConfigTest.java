@@ -134,6 +134,14 @@ class DiscoveryConfigTest {
         Arguments.of("dns: {}", List.of(OUTBOUND + "dns.name: missing required key")),
         Arguments.of("dns:", List.of(OUTBOUND + "dns.name: missing required key")),
         Arguments.of(
+            "dns: {name: users..svc.test, port: 80}",
+            List.of(
+                OUTBOUND
+                    + "dns.name: not a DNS name: \"users..svc.test\" (Empty label is not a legal"
+                    + " name)")),
+        Arguments.of(
+            "dns: {name: users.svc.test, port: 80, server: \"::1\", record: aaaa}", List.of()),
+        Arguments.of(
             "dns: {name: users.svc.test, record: MX, port: 80}",
             List.of(OUTBOUND + "dns.record: not one of a, aaaa, srv: \"MX\"")),
         Arguments.of(

@@ -128,6 +128,21 @@ public final class DnsLookup {
         .thenCompose(targets -> resolveTargets ? resolve(name, targets) : unresolved(targets));
   }
 
+  /**
+   * Checks that {@code name} can be asked for and returns it.
+   *
+   * @throws IllegalArgumentException {@code not a DNS name: "a..b" (Empty label is not a legal name)}
+   */
+  public static String checkName(String name) {
+    try {
+      new DefaultDnsQuestion(name, DnsRecordType.A);
+      return name;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "not a DNS name: " + HostPorts.quote(name) + " (" + e.getMessage() + ")", e);
+    }
+  }
+
   /** Closes the resolver's sockets; lookups in progress fail. */
   public void close() {
     resolver.close();

@@ -70,7 +70,8 @@ import java.util.function.Supplier;
  * call finds out whether the handshake works.
  *
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
- * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
+ * subscribers; it closes a peer when its last subscriber releases it, which lets its connections go once
+ * their calls have ended ({@link #close()}).
  */
 public final class HttpPeer extends AbstractPeer {
   private final String host;
