@@ -104,8 +104,8 @@ public final class DnsPeerListUpdater extends AbstractLifecycle implements PeerL
   private final Membership membership;
 
   private final Object lock = new Object();
-  private EventLoop loop; // set by doStart
-  private DnsLookup lookup; // set by doStart
+  private volatile EventLoop loop; // set by doStart
+  private volatile DnsLookup lookup; // set by doStart
   private ScheduledFuture<?> next; // guarded by lock
   private boolean stopped; // guarded by lock
 
