@@ -91,11 +91,10 @@ public final class FilePeerListUpdater extends AbstractLifecycle implements Peer
     return membership.status(isRunning());
   }
 
-  /** Reads the file, then starts watching it. */
+  /** Starts watching the file, and reads it. */
   @Override
   protected void doStart() {
     membership.start();
-    read();
     watch.start();
   }
 

@@ -29,9 +29,13 @@ public final class FileWatch {
   private final Duration pollInterval;
   private final Runnable task;
   private final Thread thread;
+  private volatile WatchService watch; // set by start, before the thread starts
   private volatile boolean stopped;
 
-  /** Runs {@code task} on a new daemon thread named {@code threadName} when {@code file} may have changed. */
+  /**
+   * Runs {@code task} when {@code file} may have changed, on a new daemon thread named {@code
+   * threadName}.
+   */
   public FileWatch(Path file, Duration pollInterval, Runnable task, String threadName) {
     this.file = file.toAbsolutePath();
     this.pollInterval = pollInterval;
@@ -40,8 +44,14 @@ public final class FileWatch {
     this.thread.setDaemon(true);
   }
 
-  /** Starts watching. */
+  /**
+   * Starts watching the directory, runs the task once on this thread, then starts the thread that runs
+   * it again whenever the file may have changed: a change made after this returns, or while the first run
+   * reads, is not missed.
+   */
   public void start() {
+    watch = open();
+    task.run();
     thread.start();
   }
 
@@ -54,10 +64,10 @@ public final class FileWatch {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    close(); // the thread closes it too; this covers a start that did not get to start the thread
   }
 
   private void run() {
-    WatchService watch = open();
     try {
       while (!stopped) {
         if (watch == null) {
@@ -75,12 +85,17 @@ public final class FileWatch {
     } catch (InterruptedException | ClosedWatchServiceException e) {
       // stopped
     } finally {
-      if (watch != null) {
-        try {
-          watch.close();
-        } catch (IOException e) {
-          log.debug("closing the watch service of {} failed", file, e);
-        }
+      close();
+    }
+  }
+
+  private void close() {
+    WatchService w = watch;
+    if (w != null) {
+      try {
+        w.close(); // idempotent
+      } catch (IOException e) {
+        log.debug("closing the watch service of {} failed", file, e);
       }
     }
   }
