@@ -6,6 +6,7 @@ import io.yarpc.Dispatcher;
 import io.yarpc.config.internal.ConfigLoader;
 import io.yarpc.config.internal.Documents;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.config.spi.SectionSpec;
 import io.yarpc.config.spi.TransportSpec;
 import java.io.IOException;
@@ -62,8 +63,9 @@ import java.util.function.Function;
  *       transport can (HTTP: unary and oneway; gRPC: unary and stream; TChannel: unary), or any of
  *       {@code unary}, {@code oneway}, {@code stream}, each with one {@code <transport>: {...}}; {@code
  *       service} overrides the service name called. A transport's outbound takes {@code peer: host:port},
- *       a peer-list block ({@code round-robin: {peers: [...]}}) or {@code with: PRESET}, besides its own
- *       keys.
+ *       a peer-list block ({@code round-robin: {peers: [...]}}, or an updater in place of {@code peers}:
+ *       {@code round-robin: {dns: {...}}} with {@code yarpc-discovery}) or {@code with: PRESET}, besides
+ *       its own keys.
  *   <li>{@code transports.<name>}: the transport shared by every inbound and outbound of that name.
  *   <li>{@code logging}: {@code lifecycle: false} logs the dispatcher's start and stop at DEBUG (see
  *       {@link Dispatcher.Builder#logLifecycle}); {@code logging.levels}, yarpc-go's call-log levels
@@ -90,11 +92,12 @@ import java.util.function.Function;
  * lists every problem with its key path. Nothing is started and no socket is opened by loading; the
  * transports and outbounds are built and start with the dispatcher.
  *
- * <p><b>Transports, peer lists and sections</b> come from {@link java.util.ServiceLoader}: every {@link
- * TransportSpec}, {@link PeerListSpec} and {@link SectionSpec} on the class path (the HTTP, gRPC and
- * TChannel transports; core's peer lists {@code round-robin}, {@code fewest-pending-requests}, {@code
- * random}, {@code two-random-choices} and {@code hashring32}; yarpc-observability's sections register
- * theirs). {@link #loader()} adds more by hand, or replaces one of the same name.
+ * <p><b>Transports, peer lists, updaters and sections</b> come from {@link java.util.ServiceLoader}:
+ * every {@link TransportSpec}, {@link PeerListSpec}, {@link PeerListUpdaterSpec} and {@link SectionSpec}
+ * on the class path (the HTTP, gRPC and TChannel transports; core's peer lists {@code round-robin},
+ * {@code fewest-pending-requests}, {@code random}, {@code two-random-choices} and {@code hashring32};
+ * {@code yarpc-discovery}'s {@code dns} and {@code peers-file} updaters; yarpc-observability's
+ * sections register theirs). {@link #loader()} adds more by hand, or replaces one of the same name.
  */
 public final class YarpcConfig {
   private YarpcConfig() {}
@@ -163,6 +166,7 @@ public final class YarpcConfig {
     private final Map<String, TransportSpec> transports = new LinkedHashMap<>();
     private final Map<String, PeerListSpec> peerLists = new LinkedHashMap<>();
     private final Map<String, SectionSpec> sections = new LinkedHashMap<>();
+    private final Map<String, PeerListUpdaterSpec> updaters = new LinkedHashMap<>();
     private final Map<String, PeerChooserPreset> presets = new LinkedHashMap<>();
     private final Map<Class<?>, Object> provided = new LinkedHashMap<>();
 
@@ -195,6 +199,12 @@ public final class YarpcConfig {
     /** Adds a peer-list spec, replacing one of the same name found on the class path. */
     public Loader peerListSpec(PeerListSpec spec) {
       peerLists.put(requireNonNull(spec.name(), "spec.name()"), spec);
+      return this;
+    }
+
+    /** Adds a peer list updater spec, replacing one of the same name found on the class path. */
+    public Loader peerListUpdaterSpec(PeerListUpdaterSpec spec) {
+      updaters.put(requireNonNull(spec.name(), "spec.name()"), spec);
       return this;
     }
 
@@ -250,7 +260,7 @@ public final class YarpcConfig {
 
     private ConfigLoader loader() {
       return new ConfigLoader(
-          environment, classLoader, transports, peerLists, sections, presets, provided);
+          environment, classLoader, transports, peerLists, sections, updaters, presets, provided);
     }
   }
 }

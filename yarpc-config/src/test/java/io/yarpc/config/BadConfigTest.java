@@ -130,7 +130,19 @@ class BadConfigTest {
             "outbounds:\n  users:\n    tchannel:\n      round-robin: {failFast: true}\n",
             List.of(
                 "outbounds.users.tchannel.round-robin: no peers: give them as \"peers: [host:port,"
-                    + " ...]\" (the only peer list updater yarpc-java has)")),
+                    + " ...]\" or name a peer list updater (none is registered: add"
+                    + " yarpc-discovery for dns and peers-file)")),
+        Arguments.of(
+            "outbounds:\n  users:\n    tchannel:\n      round-robin:\n        peers:\n",
+            List.of("outbounds.users.tchannel.round-robin.peers: must not be empty")),
+        Arguments.of(
+            "outbounds:\n  users:\n    tchannel:\n      round-robin:\n        dns: {name: users}\n",
+            List.of(
+                "outbounds.users.tchannel.round-robin: no peers: give them as \"peers: [host:port,"
+                    + " ...]\" or name a peer list updater (none is registered: add"
+                    + " yarpc-discovery for dns and peers-file)",
+                "outbounds.users.tchannel.round-robin.dns: unknown key (known keys here:"
+                    + " defaultChooseTimeout, failFast, peers)")),
         Arguments.of(
             "outbounds:\n  users:\n    tchannel:\n      peer: 127.0.0.1:1\n      round-robin: {peers: [127.0.0.1:2]}\n",
             List.of(

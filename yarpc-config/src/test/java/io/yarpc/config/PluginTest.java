@@ -7,6 +7,8 @@ import io.yarpc.CallOptions;
 import io.yarpc.Dispatcher;
 import io.yarpc.encoding.raw.Raw;
 import io.yarpc.encoding.raw.RawClient;
+import io.yarpc.peer.BoundPeerChooser;
+import io.yarpc.peer.ChooserStatus;
 import io.yarpc.peer.RoundRobinPeerList;
 import io.yarpc.testing.InMemoryOutbound;
 import io.yarpc.testing.InMemoryTransport;
@@ -195,5 +197,99 @@ class PluginTest {
     } finally {
       d.stop();
     }
+  }
+
+  @Test
+  void aPluggedInUpdaterFeedsAPeerList() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String yaml =
+        String.join(
+            "\n",
+            "inbounds:",
+            "  http: {address: \"127.0.0.1:" + port + "\"}",
+            "outbounds:",
+            "  echoes:",
+            "    http:",
+            "      url: http://ignored/yarpc",
+            "      round-robin:",
+            "        failFast: false",
+            "        fixed: {hostPorts: [\":" + port + "\"]}",
+            "");
+    Dispatcher d = loader().load("echoes", new StringReader(yaml)).build();
+    HttpOutbound out = (HttpOutbound) d.outbounds().get("echoes").unary();
+    BoundPeerChooser<?> chooser = (BoundPeerChooser<?>) out.chooser();
+    assertThat(chooser.updater()).isInstanceOf(FixedUpdaterSpec.Fixed.class);
+    assertThat(((RoundRobinPeerList) chooser.list()).peerIdentifiers()).isEmpty(); // until start
+    d.register(Raw.procedure("echo", body -> body));
+    d.start();
+    try {
+      assertThat(((RoundRobinPeerList) chooser.list()).peerIdentifiers())
+          .containsExactly("127.0.0.1:" + port); // identified as the HTTP outbound does
+      byte[] reply =
+          RawClient.of(d.clientConfig("echoes"))
+              .call("echo", "fed".getBytes(UTF_8), CallOptions.timeout(Duration.ofSeconds(5)))
+              .get(10, TimeUnit.SECONDS);
+      assertThat(new String(reply, UTF_8)).isEqualTo("fed");
+      ChooserStatus status = d.introspect().outbounds().get(0).chooser();
+      assertThat(status.kind()).isEqualTo("round-robin");
+      assertThat(status.updater().kind()).isEqualTo("fixed");
+    } finally {
+      d.stop();
+    }
+    assertThat(chooser.isRunning()).isFalse();
+    assertThat(chooser.updater().isRunning()).isFalse();
+  }
+
+  @Test
+  void anUpdaterBlockIsCheckedLikeAnyOther() {
+    String base =
+        "outbounds:\n  echoes:\n    http:\n      url: http://ignored/\n      round-robin:\n";
+    assertThat(
+            Fixtures.problems(
+                loader(),
+                YarpcConfig.parse(new StringReader(base + "        fixed: {colour: red}\n"))))
+        .containsExactly(
+            "outbounds.echoes.http.round-robin.fixed.hostPorts: missing required key",
+            "outbounds.echoes.http.round-robin.fixed.colour: unknown key (known keys here:"
+                + " hostPorts)");
+    assertThat(
+            Fixtures.problems(
+                loader(),
+                YarpcConfig.parse(
+                    new StringReader(base + "        fixed: {hostPorts: [localhost]}\n"))))
+        .containsExactly(
+            "outbounds.echoes.http.round-robin.fixed.hostPorts[0]: not host:port: \"localhost\"");
+    assertThat(
+            Fixtures.problems(
+                loader(),
+                YarpcConfig.parse(
+                    new StringReader(
+                        base + "        peers: [127.0.0.1:1]\n        fixed: {hostPorts: []}\n"))))
+        .containsExactly(
+            "outbounds.echoes.http.round-robin: give one peer list updater, got peers and fixed");
+    assertThat(
+            Fixtures.problems(
+                loader(), YarpcConfig.parse(new StringReader(base + "        failFast: true\n"))))
+        .containsExactly(
+            "outbounds.echoes.http.round-robin: no peers: give them as \"peers: [host:port, ...]\""
+                + " or name a peer list updater (fixed)");
+  }
+
+  @Test
+  void anUpdaterMayNotTakeTheStaticListsName() {
+    FixedUpdaterSpec peers =
+        new FixedUpdaterSpec() {
+          @Override
+          public String name() {
+            return "peers";
+          }
+        };
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> YarpcConfig.loader().peerListUpdaterSpec(peers).load("echoes", Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("a PeerListUpdaterSpec may not be named \"peers\"");
   }
 }

@@ -4,8 +4,10 @@
  * <p>Ownership, as in yarpc-go: a {@link io.yarpc.peer.PeerTransport} owns its {@link io.yarpc.peer.Peer}s
  * and reference-counts them by subscriber; a {@link io.yarpc.peer.PeerChooser} only chooses, retaining the
  * peers it may choose while it runs and releasing each retain exactly once when it stops; a
- * {@link io.yarpc.peer.PeerList} is fed by an updater (static list, DNS, discovery); the outbound that
- * receives a {@link io.yarpc.peer.PeerLease} owns it and finishes it once when the call ends.
+ * {@link io.yarpc.peer.PeerList} is fed by its builder's static identifiers or by a
+ * {@link io.yarpc.peer.PeerListUpdater} (DNS or a file, in {@code yarpc-discovery}), bound to it by a
+ * {@link io.yarpc.peer.BoundPeerChooser}; the outbound that receives a {@link io.yarpc.peer.PeerLease} owns
+ * it and finishes it once when the call ends.
  *
  * <p>Provided: {@link io.yarpc.peer.SinglePeerChooser} (one fixed address) and the peer lists, which
  * share their mechanics ({@link io.yarpc.peer.AbstractPeerList}: membership, availability, waiting,

@@ -26,6 +26,11 @@ import io.yarpc.middleware.Middleware;
 import io.yarpc.examples.keyvalue.KeyValueService;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
 import io.yarpc.config.YarpcConfig;
+import io.yarpc.discovery.DnsPeerListUpdater;
+import io.yarpc.discovery.FilePeerListUpdater;
+import io.yarpc.peer.BoundPeerChooser;
+import io.yarpc.peer.RoundRobinPeerList;
+import io.yarpc.peer.UpdaterStatus;
 import io.yarpc.Dispatcher;
 import io.yarpc.ClientConfig;
 import io.yarpc.testing.TransportConformanceSuite;
@@ -206,6 +211,25 @@ final class ReadmeSnippets {
         .build();
     // [END config-observability]
     return dispatcher;
+  }
+
+  /** Peers from DNS and from a file, from the "Discovery" section. */
+  static void discovery() {
+    // [START discovery]
+    HttpTransport http = HttpTransport.create();
+    RoundRobinPeerList users = RoundRobinPeerList.builder(http).build();
+    DnsPeerListUpdater dns = DnsPeerListUpdater.builder("_http._tcp.users.default.svc.cluster.local")
+        .record(DnsPeerListUpdater.RecordType.SRV)     // each record: a target and its port
+        .build(users);                                  // feeds this list
+    HttpOutbound toUsers = http.outbound(BoundPeerChooser.of(users, dns));   // starts and stops both
+
+    RoundRobinPeerList billing = RoundRobinPeerList.builder(http).build();
+    FilePeerListUpdater file = FilePeerListUpdater.builder(Path.of("/etc/yarpc/billing.yaml"))
+        .build(billing);                                // watched, and read every 5 s anyway
+    HttpOutbound toBilling = http.outbound(BoundPeerChooser.of(billing, file));
+
+    UpdaterStatus status = dns.status();   // peers(), lastRefresh(), lastError(), consecutiveFailures()
+    // [END discovery]
   }
 
   static void observability(

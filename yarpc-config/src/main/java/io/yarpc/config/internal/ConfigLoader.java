@@ -5,6 +5,7 @@ import io.yarpc.Outbounds;
 import io.yarpc.config.ConfigException;
 import io.yarpc.config.PeerChooserPreset;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.config.spi.SectionSpec;
 import io.yarpc.config.spi.TransportSpec;
 import io.yarpc.transport.Inbound;
@@ -59,13 +60,14 @@ public final class ConfigLoader {
   private final Map<String, TransportSpec> transportSpecs = new TreeMap<>();
   private final Map<String, PeerListSpec> peerListSpecs = new TreeMap<>();
   private final Map<String, SectionSpec> sectionSpecs = new TreeMap<>();
+  private final Map<String, PeerListUpdaterSpec> updaterSpecs = new TreeMap<>();
   private final Map<String, PeerChooserPreset> presets;
   private final Map<Class<?>, Object> provided;
 
   /**
    * A loader with the specs {@link ServiceLoader} finds through {@code classLoader}, then {@code
-   * transports}, {@code peerLists} and {@code sections} (which replace those of the same name or key);
-   * {@code provided} are the objects the program gave for specs, by type.
+   * transports}, {@code peerLists}, {@code sections} and {@code updaters} (which replace those of the
+   * same name or key); {@code provided} are the objects the program gave for specs, by type.
    */
   public ConfigLoader(
       Function<String, String> environment,
@@ -73,15 +75,24 @@ public final class ConfigLoader {
       Map<String, TransportSpec> transports,
       Map<String, PeerListSpec> peerLists,
       Map<String, SectionSpec> sections,
+      Map<String, PeerListUpdaterSpec> updaters,
       Map<String, PeerChooserPreset> presets,
       Map<Class<?>, Object> provided) {
     this.environment = environment;
     discover(TransportSpec.class, classLoader, transportSpecs, TransportSpec::name);
     discover(PeerListSpec.class, classLoader, peerListSpecs, PeerListSpec::name);
     discover(SectionSpec.class, classLoader, sectionSpecs, SectionSpec::key);
+    discover(PeerListUpdaterSpec.class, classLoader, updaterSpecs, PeerListUpdaterSpec::name);
     transportSpecs.putAll(transports);
     peerListSpecs.putAll(peerLists);
     sectionSpecs.putAll(sections);
+    updaterSpecs.putAll(updaters);
+    if (updaterSpecs.containsKey("peers")) {
+      throw new IllegalStateException(
+          "a PeerListUpdaterSpec may not be named \"peers\" ("
+              + updaterSpecs.get("peers").getClass().getName()
+              + "): the name is the static peer list's key");
+    }
     for (String name : transportSpecs.keySet()) {
       if (RESERVED.contains(name)) {
         throw new IllegalStateException(
@@ -176,7 +187,7 @@ public final class ConfigLoader {
 
     Run(String serviceName) {
       this.serviceName = serviceName;
-      this.context = new Context(serviceName, peerListSpecs, presets, provided);
+      this.context = new Context(serviceName, peerListSpecs, updaterSpecs, presets, provided);
     }
 
     Dispatcher.Builder load(Map<String, ?> document, String source) {

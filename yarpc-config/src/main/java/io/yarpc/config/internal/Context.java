@@ -4,8 +4,11 @@ import io.yarpc.config.PeerChooserPreset;
 import io.yarpc.config.spi.ConfigContext;
 import io.yarpc.config.spi.ConfigSection;
 import io.yarpc.config.spi.PeerListSpec;
+import io.yarpc.config.spi.PeerListUpdaterSpec;
+import io.yarpc.peer.BoundPeerChooser;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerList;
+import io.yarpc.peer.PeerListUpdater;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.SinglePeerChooser;
 import io.yarpc.tls.ClientAuth;
@@ -25,22 +28,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /** The {@link ConfigContext} of one load: the shared sections, parsed once for every transport. */
 final class Context implements ConfigContext {
   private final String serviceName;
   private final Map<String, PeerListSpec> peerLists;
+  private final Map<String, PeerListUpdaterSpec> updaters;
   private final Map<String, PeerChooserPreset> presets;
   private final Map<Class<?>, Object> provided;
 
   Context(
       String serviceName,
       Map<String, PeerListSpec> peerLists,
+      Map<String, PeerListUpdaterSpec> updaters,
       Map<String, PeerChooserPreset> presets,
       Map<Class<?>, Object> provided) {
     this.serviceName = serviceName;
     this.peerLists = peerLists;
+    this.updaters = updaters;
     this.presets = presets;
     this.provided = provided;
   }
@@ -160,28 +167,30 @@ final class Context implements ConfigContext {
     if (block == null) {
       return null;
     }
-    List<String> peers = block.strings("peers");
-    List<String> ids = new ArrayList<>();
-    if (peers == null) {
-      if (!block.keys().contains("peers")) {
-        block.problem(
-            null,
-            "no peers: give them as \"peers: [host:port, ...]\" (the only peer list updater"
-                + " yarpc-java has)");
+    List<String> updaterKeys = new ArrayList<>();
+    for (String key : updaterNames()) {
+      block.markRead(key);
+      if (block.keys().contains(key)) {
+        updaterKeys.add(key);
       }
-    } else if (peers.isEmpty()) {
-      block.problem("peers", "must not be empty");
+    }
+    List<String> ids = List.of();
+    Function<PeerList, PeerListUpdater> binder = null;
+    String updaterKey = updaterKeys.size() == 1 ? updaterKeys.get(0) : null;
+    if (updaterKeys.isEmpty()) {
+      block.problem(
+          null,
+          "no peers: give them as \"peers: [host:port, ...]\" or name a peer list updater ("
+              + (updaters.isEmpty()
+                  ? "none is registered: add yarpc-discovery for dns and peers-file"
+                  : String.join(", ", updaters.keySet()))
+              + ")");
+    } else if (updaterKey == null) {
+      block.problem(null, "give one peer list updater, got " + String.join(" and ", updaterKeys));
+    } else if (updaterKey.equals("peers")) {
+      ids = staticPeers(block, identify);
     } else {
-      Set<String> seen = new HashSet<>();
-      for (int i = 0; i < peers.size(); i++) {
-        String key = "peers[" + i + "]";
-        String id = identify(block, key, peers.get(i).trim(), identify);
-        if (id != null && !seen.add(id)) {
-          block.problem(key, "duplicate peer " + Sections.quote(peers.get(i)));
-        } else if (id != null) {
-          ids.add(id);
-        }
-      }
+      binder = updater(block, updaterKey, identify);
     }
     PeerListSpec spec = peerLists.get(name);
     PeerChooser chooser = block.build(b -> spec.buildPeerList(b, transport, this));
@@ -197,9 +206,72 @@ final class Context implements ConfigContext {
       return null;
     }
     if (!ids.isEmpty()) {
-      block.apply("peers", () -> ((PeerList) chooser).update(ids, List.of()));
+      List<String> initial = ids;
+      block.apply("peers", () -> ((PeerList) chooser).update(initial, List.of()));
     }
-    return chooser;
+    if (binder == null) {
+      return chooser;
+    }
+    Function<PeerList, PeerListUpdater> bind = binder;
+    PeerListUpdater[] updater = new PeerListUpdater[1];
+    block.apply(updaterKey, () -> updater[0] = bind.apply((PeerList) chooser));
+    if (updater[0] == null) {
+      if (!block.hasProblems()) {
+        block.problem(updaterKey, "the " + updaterKey + " updater spec built no updater");
+      }
+      return null;
+    }
+    return BoundPeerChooser.of((PeerChooser & PeerList) chooser, updater[0]);
+  }
+
+  /** {@code peers}, then every registered updater's name: the keys of a peer-list block that feed it. */
+  private List<String> updaterNames() {
+    List<String> names = new ArrayList<>(List.of("peers"));
+    names.addAll(updaters.keySet());
+    return names;
+  }
+
+  /** The block's static {@code peers}, identified, or an empty list and problems. */
+  private static List<String> staticPeers(Sections block, UnaryOperator<String> identify) {
+    List<String> peers = block.strings("peers");
+    List<String> ids = new ArrayList<>();
+    if (peers == null) {
+      if (!block.has("peers")) { // "peers:" with nothing after it; else a problem was recorded
+        block.problem("peers", "must not be empty");
+      }
+      return ids;
+    }
+    if (peers.isEmpty()) {
+      block.problem("peers", "must not be empty");
+      return ids;
+    }
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < peers.size(); i++) {
+      String key = "peers[" + i + "]";
+      String id = identify(block, key, peers.get(i).trim(), identify);
+      if (id != null && !seen.add(id)) {
+        block.problem(key, "duplicate peer " + Sections.quote(peers.get(i)));
+      } else if (id != null) {
+        ids.add(id);
+      }
+    }
+    return ids;
+  }
+
+  /** The binder of the updater block {@code key}, or null and problems. */
+  private Function<PeerList, PeerListUpdater> updater(
+      Sections block, String key, UnaryOperator<String> identify) {
+    Sections section = block.child(key);
+    if (section == null) {
+      return null; // not a mapping: reported
+    }
+    PeerListUpdaterSpec spec = updaters.get(key);
+    Function<PeerList, PeerListUpdater> binder =
+        section.build(s -> spec.buildUpdater(s, identify, this));
+    if (binder == null && !section.hasProblems()) {
+      section.problem(null, "the " + key + " updater spec built no updater");
+    }
+    return section.hasProblems() ? null : binder;
   }
 
   @Override

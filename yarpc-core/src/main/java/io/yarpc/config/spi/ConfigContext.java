@@ -33,13 +33,15 @@ public interface ConfigContext {
    * <ul>
    *   <li>{@code peer: host:port}: a {@link io.yarpc.peer.SinglePeerChooser} of that peer;
    *   <li>{@code with: NAME}: the chooser of a preset registered with the loader;
-   *   <li>{@code <list>: {...}}, the name of a registered {@link PeerListSpec} ({@code round-robin}, {@code hashring32}...): that
-   *       list, fed by the block's {@code peers}.
+   *   <li>{@code <list>: {...}}, the name of a registered {@link PeerListSpec} ({@code round-robin},
+   *       {@code hashring32}...): that list, fed by the block's {@code peers}, or by the updater of a
+   *       registered {@link PeerListUpdaterSpec} whose name is a key of the block ({@code dns: {...}}),
+   *       with which it is returned as a {@link io.yarpc.peer.BoundPeerChooser}.
    * </ul>
    *
    * More than one of them is a problem. {@code identify} turns each configured peer into the identifier
-   * the transport retains (e.g. {@code 10.0.0.1:443} into {@code https://10.0.0.1:443}); what it throws is
-   * reported at the peer's path.
+   * the transport retains (e.g. {@code 10.0.0.1:443} into {@code https://10.0.0.1:443}), and each an
+   * updater finds; what it throws for a configured peer is reported at the peer's path.
    */
   PeerChooser peerChooser(
       ConfigSection outbound, PeerTransport transport, UnaryOperator<String> identify);

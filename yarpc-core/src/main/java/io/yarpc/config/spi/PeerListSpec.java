@@ -16,8 +16,10 @@ import io.yarpc.peer.PeerTransport;
  *         failFast: true
  * </pre>
  *
- * <p>The block holds the list's own keys and one updater, the static {@code peers} list, which the loader
- * reads itself and feeds to the list through {@link io.yarpc.peer.PeerList#update} before the list starts.
+ * <p>The block holds the list's own keys and one updater: the static {@code peers} list, which the loader
+ * reads itself and feeds to the list through {@link io.yarpc.peer.PeerList#update} before the list starts,
+ * or the block of a registered {@link PeerListUpdaterSpec} ({@code dns: {...}}), which the loader binds to
+ * the list.
  * Implementations are found with {@link java.util.ServiceLoader} ({@code
  * META-INF/services/io.yarpc.config.spi.PeerListSpec}) or registered with the loader; the contract of
  * {@link TransportSpec} about problems and state applies.
@@ -28,7 +30,7 @@ public interface PeerListSpec {
 
   /**
    * Builds the list, not started, over {@code transport}'s peers; {@code config} is the block without its
-   * updater keys. The result MUST also implement {@link io.yarpc.peer.PeerList}.
+   * updater's key. The result MUST also implement {@link io.yarpc.peer.PeerList}.
    */
   PeerChooser buildPeerList(ConfigSection config, PeerTransport transport, ConfigContext context);
 }

@@ -5,7 +5,9 @@
  *
  * <p>A transport module implements {@link io.yarpc.config.spi.TransportSpec} and lists the class in
  * {@code META-INF/services/io.yarpc.config.spi.TransportSpec}; a peer list implements {@link
- * io.yarpc.config.spi.PeerListSpec} and lists it in {@code META-INF/services/io.yarpc.config.spi.PeerListSpec}.
+ * io.yarpc.config.spi.PeerListSpec} and lists it in {@code META-INF/services/io.yarpc.config.spi.PeerListSpec};
+ * a peer list updater (DNS, a file) implements {@link io.yarpc.config.spi.PeerListUpdaterSpec}, listed the
+ * same way.
  * The configuration module finds them with {@link java.util.ServiceLoader}, so it depends on core only and a
  * third-party transport adds its own section without changing it. A module that configures the dispatcher
  * itself (yarpc-observability: {@code metrics}, {@code logging.levels}) implements {@link

@@ -43,8 +43,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>What it owns.</b> The event loops every inbound and outbound of this transport runs on, and the
  * peers: as a {@link PeerTransport} it creates one peer per {@code host:port} on the first
  * {@link #retainPeer retain}, counts retains per subscriber, and closes the peer (its keep-alive HTTP/1.1
- * connections and its h2c connection) on the last {@link #releasePeer release}. Peer choosers only
- * choose among them.
+ * connections and its h2c connection) on the last {@link #releasePeer release}, letting the calls in
+ * flight on it finish (and an HTTP/1.1 call that chose the peer just before sends all the same). Peer
+ * choosers only choose among them.
  *
  * <p><b>TLS.</b> A peer named {@code https://host:port} (a URL given to {@link #singleOutbound}, or an
  * identifier a peer list retains) is called over TLS; {@code host:port} and {@code http://host:port} stay

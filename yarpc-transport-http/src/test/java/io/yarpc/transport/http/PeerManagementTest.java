@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -182,6 +183,85 @@ class PeerManagementTest {
       assertThat(new String(r.body().toByteArray(), UTF_8)).isEqualTo("h2");
       r.body().release();
     }
+    out.stop();
+  }
+
+  @Test
+  void removingAPeerFailsNoCallThatChoseIt() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    HttpTransport t = HttpTransport.builder().eventLoopThreads(1).build();
+    HttpInbound in = t.inbound();
+    Dispatcher d = Dispatcher.builder("peers").inbound(in).build();
+    d.register(
+        Procedure.builder("who")
+            .unary(
+                r ->
+                    CompletableFuture.supplyAsync(
+                        () -> {
+                          entered.countDown();
+                          try {
+                            answer.await(10, TimeUnit.SECONDS);
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
+                          return Response.of(Body.of("slow".getBytes(UTF_8)));
+                        }))
+            .build());
+    d.start();
+    servers.add(d);
+    RoundRobinPeerList list =
+        RoundRobinPeerList.builder(client).peers(List.of(in.hostPort())).build();
+
+    // a call in flight when its peer is removed (and released: the transport closes the peer) ends
+    // well
+    HttpOutbound out = client.outbound(list);
+    out.start();
+    CompletableFuture<Response> inFlight = out.call(Request.of(meta(), Body.empty()));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    list.update(List.of(), List.of(in.hostPort()));
+    assertThat(client.peers()).isEmpty();
+    answer.countDown();
+    Response r = inFlight.get(10, TimeUnit.SECONDS);
+    assertThat(new String(r.body().toByteArray(), UTF_8)).isEqualTo("slow");
+    r.body().release();
+
+    // a call whose peer was chosen before the removal and sent after it is sent all the same
+    RoundRobinPeerList second =
+        RoundRobinPeerList.builder(client).peers(List.of(in.hostPort())).build();
+    io.yarpc.peer.PeerChooser removesAfterChoosing =
+        new io.yarpc.peer.PeerChooser() {
+          @Override
+          public CompletableFuture<io.yarpc.peer.PeerLease> choose(RequestMeta meta) {
+            return second
+                .choose(meta)
+                .thenApply(
+                    lease -> {
+                      second.update(List.of(), List.of(in.hostPort()));
+                      return lease;
+                    });
+          }
+
+          @Override
+          public void start() {
+            second.start();
+          }
+
+          @Override
+          public void stop() {
+            second.stop();
+          }
+
+          @Override
+          public boolean isRunning() {
+            return second.isRunning();
+          }
+        };
+    HttpOutbound late = client.outbound(removesAfterChoosing);
+    late.start();
+    assertThat(call(late)).isEqualTo("slow");
+    assertThat(client.peers()).isEmpty();
+    late.stop();
     out.stop();
   }
 }

@@ -6,6 +6,7 @@ import io.yarpc.DispatcherStatus.OutboundStatus;
 import io.yarpc.DispatcherStatus.ProcedureStatus;
 import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.peer.PeerStatus;
+import io.yarpc.peer.UpdaterStatus;
 import io.yarpc.transport.RpcType;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -165,8 +166,21 @@ final class StatusHtml {
             o.chooser().peers().stream()
                 .filter(p -> p.status() == ConnectionStatus.AVAILABLE)
                 .count();
-        h.append(esc(o.chooser().kind()))
-            .append("</td><td class=\"num\">")
+        h.append(esc(o.chooser().kind()));
+        UpdaterStatus u = o.chooser().updater();
+        if (u != null) {
+          h.append("<br><span class=\"updater muted\">")
+              .append(esc(u.kind()))
+              .append(": ")
+              .append(esc(u.source()))
+              .append("</span>");
+          if (u.lastError() != null) {
+            h.append("<br><span class=\"updater-error badge bad\">")
+                .append(esc(u.lastError()))
+                .append("</span>");
+          }
+        }
+        h.append("</td><td class=\"num\">")
             .append(available)
             .append(" of ")
             .append(o.chooser().peers().size())

@@ -4,6 +4,7 @@ import com.google.gson.stream.JsonWriter;
 import io.yarpc.DispatcherStatus;
 import io.yarpc.peer.ChooserStatus;
 import io.yarpc.peer.PeerStatus;
+import io.yarpc.peer.UpdaterStatus;
 import io.yarpc.transport.RpcType;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -87,6 +88,29 @@ final class StatusJson {
       w.endObject();
     }
     w.endArray();
+    w.name("updater");
+    writeUpdater(w, chooser.updater());
+    w.endObject();
+  }
+
+  private static void writeUpdater(JsonWriter w, UpdaterStatus updater) throws IOException {
+    if (updater == null) {
+      w.nullValue();
+      return;
+    }
+    w.beginObject();
+    w.name("kind").value(updater.kind());
+    w.name("source").value(updater.source());
+    w.name("running").value(updater.running());
+    w.name("peers").beginArray();
+    for (String p : updater.peers()) {
+      w.value(p);
+    }
+    w.endArray();
+    w.name("lastRefresh")
+        .value(updater.lastRefresh() == null ? null : updater.lastRefresh().toString());
+    w.name("lastError").value(updater.lastError());
+    w.name("consecutiveFailures").value(updater.consecutiveFailures());
     w.endObject();
   }
 }

@@ -68,7 +68,8 @@ import java.util.function.Supplier;
  * works.
  *
  * <p>Ownership: the {@link io.yarpc.transport.http.HttpTransport} creates peers and reference-counts their
- * subscribers; it closes a peer when its last subscriber releases it, which closes its connections.
+ * subscribers; it closes a peer when its last subscriber releases it, which lets its connections go once
+ * their calls have ended ({@link #close()}).
  */
 public final class HttpPeer extends AbstractPeer {
   private final String host;
@@ -375,11 +376,7 @@ public final class HttpPeer extends AbstractPeer {
   private void sendH1(ClientCall call) {
     Channel reuse = null;
     synchronized (lock) {
-      if (closed) {
-        call.failUnprocessed(
-            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
-        return;
-      }
+      // A released peer has no idle connection: a call chosen before the release gets its own.
       while (!idle.isEmpty()) {
         Channel ch = idle.pollLast();
         if (ch.isActive()) {
@@ -434,18 +431,8 @@ public final class HttpPeer extends AbstractPeer {
               disconnected();
               return;
             }
-            boolean keep;
             synchronized (lock) {
-              keep = !closed;
-              if (keep) {
-                open.add(ch);
-              }
-            }
-            if (!keep) {
-              ch.close();
-              call.failUnprocessed(
-                  YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
-              return;
+              open.add(ch); // after a release: closed by releaseH1 when the call ends
             }
             ch.closeFuture()
                 .addListener(
@@ -667,7 +654,13 @@ public final class HttpPeer extends AbstractPeer {
 
   // ---------------------------------------------------------------------------------------------------
 
-  /** Stops probing and closes every connection; calls in flight fail with {@code unavailable}. */
+  /**
+   * Stops probing and lets the connections go without failing a call: idle HTTP/1.1 connections close
+   * now, busy ones when their call ends ({@link #releaseH1}), and the h2c connection sends GOAWAY and
+   * closes once its streams have ended (Netty's graceful close). A call chosen before the release and sent
+   * after it goes over an HTTP/1.1 connection of its own, closed when it ends; over h2c it fails with
+   * {@code unavailable}. The transport's stop closes whatever is left.
+   */
   public void close() {
     List<Channel> toClose;
     H2Connection conn;
@@ -679,7 +672,7 @@ public final class HttpPeer extends AbstractPeer {
       if (probeTimer != null) {
         probeTimer.cancel(false);
       }
-      toClose = new ArrayList<>(open);
+      toClose = new ArrayList<>(idle);
       idle.clear();
       conn = h2;
       h2 = null;
