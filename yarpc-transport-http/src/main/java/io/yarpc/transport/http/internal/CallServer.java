@@ -70,7 +70,7 @@ final class CallServer {
 
     /**
      * HTTP/2: ends {@code ex} by resetting its stream with {@code REFUSED_STREAM}, the protocol's word for
-     * "not processed, safe to send again" (RFC 9113 §8.7).
+     * "not processed, safe to send again" (RFC 9113, section 8.7).
      */
     void refuse(Exchange ex);
   }
