@@ -7,9 +7,13 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.peer.internal.CountedLease;
 import io.yarpc.peer.internal.Member;
+import io.yarpc.peer.internal.LeaseOutcome;
 import io.yarpc.peer.internal.NoPeerErrors;
+import io.yarpc.peer.internal.OutlierDetector;
+import io.yarpc.peer.internal.PeerHealth;
 import io.yarpc.peer.internal.PeerStrategy;
 import io.yarpc.peer.internal.PendingChoices;
+import io.yarpc.peer.internal.Scheduler;
 import io.yarpc.peer.internal.WaitQueue;
 import io.yarpc.peer.internal.Waiter;
 import io.yarpc.transport.AbstractLifecycle;
@@ -39,10 +43,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * recorded; a stopped list cannot start again (updates after stop are recorded but retain nothing).
  *
  * <p><b>Rotation.</b> The strategy chooses only among the peers <em>in rotation</em>: while the list
- * runs, those whose transport reports {@link ConnectionStatus#AVAILABLE}. A peer enters rotation when it
- * becomes available and leaves it when it stops being available or is removed. One private method
- * decides it ({@code inRotation}): a later condition — a peer held out by outlier detection, say — joins
- * the status check there (its comment describes the seam).
+ * runs, those whose transport reports {@link ConnectionStatus#AVAILABLE} and that outlier detection does
+ * not hold out. A peer enters rotation when it becomes available and leaves it when it stops being
+ * available, is ejected or is removed. One private method decides it ({@code inRotation}; its comment
+ * describes the seam).
+ *
+ * <p><b>Outlier ejection.</b> Off unless {@link Builder#outlierDetection} is set: then a peer whose calls
+ * keep failing is ejected from rotation for a while and returns through a probe call ({@link
+ * OutlierDetection} says what counts, for how long, and how many peers may be out at once). Introspection
+ * shows an ejected peer as {@link ConnectionStatus#UNAVAILABLE} with the reason.
  *
  * <p><b>Waiting.</b> When no peer is in rotation, {@link #choose(RequestMeta)} waits, without blocking a
  * thread, until one is or until the call's deadline (or {@link Builder#defaultChooseTimeout} when the
@@ -59,8 +68,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code retainPeer}, {@code releasePeer}) while {@code start}, {@code stop} or {@code update} runs but
  * never while the list's internal lock is held, so a transport may notify status changes synchronously
  * from any thread. A choice that had to wait completes on the thread that made a peer available (usually
- * the transport's) or, on timeout, on the shared timer thread ({@code yarpc-timer}): chain blocking work
- * with the {@code ...Async} methods of {@link CompletableFuture}.
+ * the transport's, or the one that finished a successful probe call, or the timer thread that ended an
+ * ejection) or, on timeout, on the shared timer thread ({@code yarpc-timer}): chain blocking work with
+ * the {@code ...Async} methods of {@link CompletableFuture}.
  */
 public abstract class AbstractPeerList extends AbstractLifecycle implements PeerChooser, PeerList {
   /** How long a choice waits for a peer when the call has no deadline, unless the builder says otherwise. */
@@ -76,6 +86,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final PeerTransport transport;
   private final boolean failFast;
   private final Duration defaultChooseTimeout;
+  private final OutlierDetector detector; // null when outlier detection is off
 
   // Two locks, always taken in this order: the object's monitor (start, stop, update: membership
   // and calls to the transport) and then `lock` (strategy, waiters, state; never held while calling
@@ -83,6 +94,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final Object lock = new Object();
   private final Map<String, Entry> peers = new LinkedHashMap<>();
   private final PeerStrategy strategy; // guarded by lock
+  // the detector's ...Locked methods are guarded by lock too
   private int inRotation; // guarded by lock: how many members the strategy holds
   private final WaitQueue waiters; // guarded by lock
   private State state = State.NEW; // guarded by lock; written only under the monitor too
@@ -92,6 +104,10 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     this.transport = builder.transport;
     this.failFast = builder.failFast;
     this.defaultChooseTimeout = builder.defaultChooseTimeout;
+    this.detector =
+        builder.outlierDetection == null
+            ? null
+            : new OutlierDetector(builder.outlierDetection, builder.scheduler);
     this.strategy = strategy;
     this.waiters =
         new WaitQueue(
@@ -300,10 +316,24 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     return waiter.future;
   }
 
-  /** A lease on the strategy's pick; at least one member is in rotation. */
+  /**
+   * A lease on the strategy's pick, or null when no member is in rotation (a probe may take the last one
+   * out while waiting choices are served). A member on probation gets its probe call and leaves rotation
+   * until the probe ends.
+   */
   private CountedLease leaseLocked(RequestMeta meta) {
+    if (inRotation == 0) {
+      return null;
+    }
     Entry e = (Entry) strategy.choose(meta);
-    return CountedLease.start(e.peer, e.pendingCounter());
+    if (e.health == null) {
+      return CountedLease.start(e.peer, e.pendingCounter());
+    }
+    boolean probe = detector.startProbeLocked(e.health);
+    if (probe) {
+      syncLocked(e); // leaves rotation: no grants, nothing entered
+    }
+    return CountedLease.start(e.peer, e.pendingCounter(), e, meta.deadline(), probe);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -326,17 +356,21 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
    * Kind {@link #name()}; every identifier in the list, in the order it was added, with its peer's
    * status and unavailable reason (read outside the list's lock) and its {@linkplain
    * #pendingRequests(String) pending requests}. A peer the list does not hold (before {@link #start()},
-   * after {@link #stop()}) is {@code UNAVAILABLE} with the reason that the list is not running.
+   * after {@link #stop()}) is {@code UNAVAILABLE} with the reason that the list is not running; a peer
+   * outlier detection holds out is {@code UNAVAILABLE} with the reason it is out ({@code ejected for 30s
+   * after 5 consecutive failures (last: ...); on probation in 12s}).
    */
   @Override
   public final ChooserStatus introspect() {
     List<Entry> entries;
     List<Peer> held = new ArrayList<>();
+    List<String> heldOut = new ArrayList<>();
     State current;
     synchronized (lock) {
       entries = new ArrayList<>(peers.values());
       for (Entry e : entries) {
         held.add(e.active ? e.peer : null);
+        heldOut.add(e.active && e.health != null ? detector.describeLocked(e.health) : null);
       }
       current = state;
     }
@@ -344,10 +378,14 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     for (int i = 0; i < entries.size(); i++) {
       Entry e = entries.get(i);
       Peer p = held.get(i);
+      String ejected = heldOut.get(i);
       statuses.add(
-          p != null
-              ? PeerStatus.of(p, e.pendingRequests())
-              : new PeerStatus(
+          p != null && ejected != null
+              ? new PeerStatus(
+                  e.identifier(), ConnectionStatus.UNAVAILABLE, ejected, e.pendingRequests())
+              : p != null
+                  ? PeerStatus.of(p, e.pendingRequests())
+                  : new PeerStatus(
                   e.identifier(),
                   ConnectionStatus.UNAVAILABLE,
                   current == State.STOPPED
@@ -373,7 +411,10 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     }
   }
 
-  /** The identifiers in the list that are not in rotation (not available, or the list is not running). */
+  /**
+   * The identifiers in the list that are not in rotation (not available, held out by outlier detection,
+   * or the list is not running).
+   */
   public final List<String> unavailablePeers() {
     synchronized (lock) {
       List<String> ids = new ArrayList<>();
@@ -482,15 +523,14 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   }
 
   /**
-   * Whether a member whose peer reports {@code status} belongs in rotation: the one place that decides
-   * it. Called under {@code lock}, for an active member with a peer. The seam for taking a peer out of
-   * rotation for another reason (outlier ejection): add the condition here, keep its state on the
-   * {@link Entry}, and call {@link #refresh} for the member when it changes; refresh moves the member in
-   * or out of the strategy and serves waiting calls. A call's outcome reaches the list as the error
-   * passed to its lease's {@link PeerLease#finish} ({@link CountedLease}).
+   * Whether an active member with a peer belongs in rotation: the one place that decides it, under
+   * {@code lock}, from the peer's last status the list saw and the member's standing under outlier
+   * detection. The seam for taking a peer out of rotation for another reason: add the condition here,
+   * keep its state on the {@link Entry}, and when it changes call {@link #syncLocked} under the lock
+   * (then deliver its grants outside it), as {@link #decide} and {@link #endEjection} do.
    */
-  private static boolean inRotation(Entry e, ConnectionStatus status) {
-    return status == ConnectionStatus.AVAILABLE;
+  private static boolean inRotation(Entry e) {
+    return e.status == ConnectionStatus.AVAILABLE && (e.health == null || e.health.allowsCalls());
   }
 
   /**
@@ -508,30 +548,79 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
         }
       }
       ConnectionStatus status = peer.status();
-      List<WaitQueue.Grant> grants = null;
+      List<WaitQueue.Grant> grants;
       synchronized (lock) {
         if (!e.active || e.peer != peer) {
           return;
         }
-        boolean wanted = inRotation(e, status);
-        if (wanted && !e.inRotation) {
-          strategy.add(e);
-          e.inRotation = true;
-          inRotation++;
-          grants = waiters.serveAllLocked(this::leaseLocked);
-        } else if (!wanted && e.inRotation) {
-          leaveRotationLocked(e);
-        }
+        e.status = status;
+        grants = syncLocked(e);
       }
-      if (grants != null) {
-        for (WaitQueue.Grant grant : grants) {
-          grant.deliver();
-        }
-      }
+      deliver(grants);
       if (peer.status() == status) {
         return;
       }
     }
+  }
+
+  /**
+   * Moves {@code e} into or out of the strategy as {@link #inRotation} says; when it enters, serves the
+   * waiting choices, whose grants the caller delivers after releasing the lock (null: none).
+   */
+  private List<WaitQueue.Grant> syncLocked(Entry e) {
+    boolean wanted = e.active && e.peer != null && inRotation(e);
+    if (wanted && !e.inRotation) {
+      strategy.add(e);
+      e.inRotation = true;
+      inRotation++;
+      return waiters.serveAllLocked(this::leaseLocked);
+    }
+    if (!wanted && e.inRotation) {
+      leaveRotationLocked(e);
+    }
+    return null;
+  }
+
+  private static void deliver(List<WaitQueue.Grant> grants) {
+    if (grants != null) {
+      for (WaitQueue.Grant grant : grants) {
+        grant.deliver();
+      }
+    }
+  }
+
+  /**
+   * A lease on {@code e} ended and its health asks for a decision ({@link PeerHealth#record}): eject,
+   * restore or put back on probation, then move it in or out of rotation.
+   */
+  private void decide(Entry e, LeaseOutcome outcome, Throwable error, boolean probe) {
+    List<WaitQueue.Grant> grants;
+    synchronized (lock) {
+      if (!e.active
+          || !detector.decideLocked(
+              e.health,
+              outcome,
+              probe,
+              error,
+              peers.size(),
+              inRotation - (e.inRotation ? 1 : 0) > 0)) {
+        return;
+      }
+      grants = syncLocked(e);
+    }
+    deliver(grants);
+  }
+
+  /** On the timer thread: {@code e}'s ejection time is up; it returns on probation. */
+  private void endEjection(Entry e) {
+    List<WaitQueue.Grant> grants;
+    synchronized (lock) {
+      if (!e.active || !detector.endEjectionLocked(e.health)) {
+        return;
+      }
+      grants = syncLocked(e);
+    }
+    deliver(grants);
   }
 
   /** Takes {@code e} out of the list's working set: out of rotation, and no longer followed. */
@@ -539,6 +628,9 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     e.active = false;
     if (e.inRotation) {
       leaveRotationLocked(e);
+    }
+    if (e.health != null) {
+      detector.forgetLocked(e.health);
     }
   }
 
@@ -577,16 +669,27 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
 
   /**
    * One identifier's membership in the list, and the subscriber the list registers for it with the
-   * transport (one per membership, so late notifications of a removed peer are recognised and ignored).
+   * transport (one per membership, so late notifications of a removed peer are recognised and ignored);
+   * under outlier detection also the owner of its leases, which tell it how their calls ended.
    */
-  private final class Entry extends Member implements PeerSubscriber {
+  private final class Entry extends Member implements PeerSubscriber, CountedLease.Owner {
     boolean retained; // guarded by the monitor: holds a retain the list must release
     boolean active; // guarded by lock: retained or being retained, and still in the list
     boolean inRotation; // guarded by lock
     Peer peer; // guarded by lock; set while retained
+    ConnectionStatus status; // guarded by lock: the peer's status when the list last looked
+    final PeerHealth health; // null when outlier detection is off
 
     Entry(String id) {
       super(id);
+      this.health = detector == null ? null : detector.track(() -> endEjection(this));
+    }
+
+    @Override
+    public void leaseEnded(LeaseOutcome outcome, Throwable error, boolean probe) {
+      if (health.record(outcome, probe)) {
+        decide(this, outcome, error, probe);
+      }
     }
 
     AtomicInteger pendingCounter() {
@@ -613,8 +716,8 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   }
 
   /**
-   * What every list's builder sets: the initial peers, fail-fast and the default choose timeout. Not
-   * thread-safe.
+   * What every list's builder sets: the initial peers, fail-fast, the default choose timeout and outlier
+   * detection. Not thread-safe.
    *
    * @param <B> the builder's own type
    * @param <L> the list it builds
@@ -624,6 +727,8 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     private List<String> peers = List.of();
     private boolean failFast;
     private Duration defaultChooseTimeout = DEFAULT_CHOOSE_TIMEOUT;
+    private OutlierDetection outlierDetection;
+    private Scheduler scheduler = Scheduler.SYSTEM;
 
     Builder(PeerTransport transport) {
       this.transport = requireNonNull(transport, "transport");
@@ -651,6 +756,22 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     /** How long a choice waits for a peer when the call has no deadline; positive, default 500 ms. */
     public final B defaultChooseTimeout(Duration timeout) {
       this.defaultChooseTimeout = Checks.positive(timeout, "defaultChooseTimeout");
+      return self();
+    }
+
+    /**
+     * Takes peers whose calls keep failing out of rotation for a while, as {@code settings} says (e.g.
+     * {@link OutlierDetection#defaults()}: after 5 consecutive failures); null, the default, turns it
+     * off.
+     */
+    public final B outlierDetection(OutlierDetection settings) {
+      this.outlierDetection = settings;
+      return self();
+    }
+
+    /** The time and timers of outlier detection (tests drive a clock of their own); default the system's. */
+    final B scheduler(Scheduler scheduler) {
+      this.scheduler = requireNonNull(scheduler, "scheduler");
       return self();
     }
 

@@ -28,8 +28,8 @@ public final class PeerCalls {
    *   <li>while the choice waits, a deadline that passes says why in its error ({@link
    *       PeerChooser#waitReason()});
    *   <li>when {@code result} completes first (the caller cancelled, or the deadline passed), the choice
-   *       is cancelled, and a lease that arrives anyway is finished at once, after {@code
-   *       releaseRequest};
+   *       is cancelled, and a lease that arrives anyway is {@linkplain PeerLease#abandon() abandoned} at
+   *       once, after {@code releaseRequest};
    *   <li>otherwise {@code onChosen} gets the lease, on the thread that completed the choice, and owns
    *       it and the request from then on. {@code result} may still complete while it runs (the deadline,
    *       the caller): it registers its own abort first, then checks {@code result} again.
@@ -71,7 +71,7 @@ public final class PeerCalls {
             result.completeExceptionally(
                 YarpcException.from(Futures.unwrap(error)).withUnprocessed());
           } else if (result.isDone()) {
-            lease.finish(null);
+            lease.abandon(); // nothing was sent: the peer did nothing wrong (or right)
             releaseRequest.run();
           } else {
             try {

@@ -7,9 +7,12 @@ import static java.util.Objects.requireNonNull;
  * immutable snapshot: it does not follow the peer.
  *
  * @param identifier the peer's identifier, usually {@code host:port}
- * @param status whether the peer could take calls when the snapshot was taken
+ * @param status whether the peer could take calls when the snapshot was taken: {@code UNAVAILABLE} also
+ *     for a connected peer the chooser holds out of rotation ({@linkplain OutlierDetection ejected})
  * @param unavailableReason why it could not (usually its last connection failure, {@code Connection
- *     refused: /127.0.0.1:8080}), or null when it is available or the reason is unknown
+ *     refused: /127.0.0.1:8080}, or why the chooser holds it out, {@code ejected for 30s after 5
+ *     consecutive failures (last: ...); on probation in 12s}), or null when it is available or the
+ *     reason is unknown
  * @param pendingRequests the chooser's leases on this peer that were not finished yet: calls sent to it
  *     and not answered; 0 when the chooser does not count them
  */

@@ -237,7 +237,7 @@ public final class SinglePeerChooser extends AbstractLifecycle implements PeerCh
       CountedLease lease = CountedLease.start(current, pending);
       w.cancelTimeout();
       if (!w.future.complete(lease)) {
-        lease.finish(null); // the wait was abandoned in the meantime
+        lease.abandon(); // the wait was abandoned in the meantime
       }
     }
   }

@@ -6,6 +6,7 @@ import io.yarpc.config.spi.PeerListSpec;
 import io.yarpc.peer.AbstractPeerList;
 import io.yarpc.peer.FewestPendingPeerList;
 import io.yarpc.peer.HashRingPeerList;
+import io.yarpc.peer.OutlierDetection;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.peer.RandomPeerList;
@@ -17,7 +18,8 @@ import java.util.function.Consumer;
  * The peer-list blocks of an outbound section, one spec per provided list, under yarpc-go's names, each
  * registered through {@code META-INF/services/io.yarpc.config.spi.PeerListSpec}. Every list reads {@code
  * failFast} and {@code defaultChooseTimeout} (yarpc-go has both only on some lists; they mean the same on
- * all of them here) and refuses yarpc-go's {@code capacity}, an allocation hint with no counterpart.
+ * all of them here) and an {@code outlierDetection} block (yarpc-java's; {@link OutlierDetection}), and
+ * refuses yarpc-go's {@code capacity}, an allocation hint with no counterpart.
  * {@code hashring32} reads its ring options too.
  */
 public final class PeerListSpecs {
@@ -136,11 +138,40 @@ public final class PeerListSpecs {
       ConfigSection config, B b, String name) {
     config.bool("failFast", b::failFast);
     config.duration("defaultChooseTimeout", b::defaultChooseTimeout);
+    ConfigSection outliers = config.section("outlierDetection");
+    if (outliers != null) {
+      OutlierDetection settings = outlierDetection(outliers);
+      if (settings != null) {
+        b.outlierDetection(settings);
+      }
+    }
     config.unsupported(
         "capacity",
         "yarpc-java's "
             + name
             + " list has no initial capacity (it grows as peers are added); remove the key");
     return b;
+  }
+
+  /**
+   * An {@code outlierDetection} block: {@link OutlierDetection}'s builder names, durations in Go's
+   * syntax; {@code outlierDetection: {}} turns it on with the defaults. Null when a value was refused
+   * (the problem is recorded at its key, or at the block for a combination).
+   */
+  private static OutlierDetection outlierDetection(ConfigSection block) {
+    OutlierDetection.Builder b = OutlierDetection.builder();
+    block.integer("consecutiveFailures", b::consecutiveFailures);
+    block.integer("failurePercent", b::failurePercent);
+    block.integer("minRequests", b::minRequests);
+    block.duration("interval", b::interval);
+    block.duration("baseEjectionTime", b::baseEjectionTime);
+    block.duration("maxEjectionTime", b::maxEjectionTime);
+    block.integer("maxEjectionPercent", b::maxEjectionPercent);
+    if (block.hasProblems()) {
+      return null;
+    }
+    OutlierDetection[] built = new OutlierDetection[1];
+    block.apply(null, () -> built[0] = b.build());
+    return built[0];
   }
 }

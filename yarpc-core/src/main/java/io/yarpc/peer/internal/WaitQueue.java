@@ -4,6 +4,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Timers;
 import io.yarpc.transport.RequestMeta;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -55,19 +56,24 @@ public final class WaitQueue {
   }
 
   /**
-   * Takes every waiting choice off the queue, oldest first, with a lease from {@code lease} (which runs
-   * under the lock, as this method does); the caller {@linkplain Grant#deliver delivers} them after
-   * releasing the lock.
+   * Takes the waiting choices off the queue, oldest first, each with a lease from {@code lease} (which
+   * runs under the lock, as this method does), until {@code lease} has none to give (null): the rest
+   * keep waiting. The caller {@linkplain Grant#deliver delivers} the grants after releasing the lock.
    */
   public List<Grant> serveAllLocked(Function<RequestMeta, CountedLease> lease) {
     List<Grant> grants = new ArrayList<>(waiters.size());
-    for (Waiter w : waiters) {
+    for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+      Waiter w = it.next();
       if (!w.future.isDone()) { // else cancelled by its caller
+        CountedLease l = lease.apply(w.meta);
+        if (l == null) {
+          break;
+        }
         w.cancelTimeout();
-        grants.add(new Grant(w, lease.apply(w.meta)));
+        grants.add(new Grant(w, l));
       }
+      it.remove();
     }
-    waiters.clear();
     return grants;
   }
 
@@ -124,7 +130,7 @@ public final class WaitQueue {
     /** Completes the choice with the lease, or finishes the lease when the caller gave up meanwhile. */
     public void deliver() {
       if (!waiter.future.complete(lease)) {
-        lease.finish(null); // cancelled meanwhile: give the pending count back
+        lease.abandon(); // cancelled meanwhile: give the pending count back
       }
     }
   }

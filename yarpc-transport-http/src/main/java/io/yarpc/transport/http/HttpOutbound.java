@@ -196,8 +196,8 @@ public final class HttpOutbound extends AbstractLifecycle
           call.result()
               .whenComplete(
                   (response, callError) -> {
-                    lease.finish(callError);
                     if (callError != null) {
+                      lease.finish(callError);
                       result.completeExceptionally(YarpcException.from(Futures.unwrap(callError)));
                       return;
                     }
@@ -206,11 +206,13 @@ public final class HttpOutbound extends AbstractLifecycle
                       value = reader.read(response);
                     } catch (RuntimeException e) {
                       YarpcException ye = YarpcException.from(e);
+                      lease.finish(ye); // an error response: the peer's outcome is the error
                       if (!result.completeExceptionally(ye)) {
                         YarpcException.releaseResponse(ye);
                       }
                       return;
                     }
+                    lease.finish(null);
                     if (!result.complete(value) && value instanceof Response) {
                       ((Response) value).body().release();
                     }

@@ -141,7 +141,7 @@ public final class TChannelOutbound extends AbstractLifecycle
                   return;
                 }
                 if (result.isDone()) {
-                  lease.finish(null);
+                  lease.abandon(); // nothing was sent
                   body.release();
                   return;
                 }

@@ -88,7 +88,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
   private void start(PeerLease chosen, String fullMethodName, Metadata md) {
     synchronized (this) {
       if (established.isDone() || flow.cancelledLocked()) {
-        chosen.finish(null);
+        chosen.abandon();
         return;
       }
       lease = chosen;

@@ -89,7 +89,7 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
     try {
       synchronized (this) {
         if (result.isDone()) {
-          chosen.finish(null);
+          chosen.abandon();
           return;
         }
         lease = chosen;
