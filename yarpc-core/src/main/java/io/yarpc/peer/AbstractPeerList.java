@@ -6,8 +6,8 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.peer.internal.CountedLease;
-import io.yarpc.peer.internal.Member;
 import io.yarpc.peer.internal.LeaseOutcome;
+import io.yarpc.peer.internal.Member;
 import io.yarpc.peer.internal.NoPeerErrors;
 import io.yarpc.peer.internal.OutlierDetector;
 import io.yarpc.peer.internal.PeerHealth;
@@ -378,20 +378,22 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     for (int i = 0; i < entries.size(); i++) {
       Entry e = entries.get(i);
       Peer p = held.get(i);
-      String ejected = heldOut.get(i);
-      statuses.add(
-          p != null && ejected != null
-              ? new PeerStatus(
-                  e.identifier(), ConnectionStatus.UNAVAILABLE, ejected, e.pendingRequests())
-              : p != null
-                  ? PeerStatus.of(p, e.pendingRequests())
-                  : new PeerStatus(
-                  e.identifier(),
-                  ConnectionStatus.UNAVAILABLE,
-                  current == State.STOPPED
-                      ? "the peer list has been stopped"
-                      : "the peer list has not been started",
-                  e.pendingRequests()));
+      if (p == null) {
+        statuses.add(
+            new PeerStatus(
+                e.identifier(),
+                ConnectionStatus.UNAVAILABLE,
+                current == State.STOPPED
+                    ? "the peer list has been stopped"
+                    : "the peer list has not been started",
+                e.pendingRequests()));
+      } else if (heldOut.get(i) != null) {
+        statuses.add(
+            new PeerStatus(
+                e.identifier(), ConnectionStatus.UNAVAILABLE, heldOut.get(i), e.pendingRequests()));
+      } else {
+        statuses.add(PeerStatus.of(p, e.pendingRequests()));
+      }
     }
     return new ChooserStatus(name, statuses);
   }

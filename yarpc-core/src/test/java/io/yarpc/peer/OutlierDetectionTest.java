@@ -220,7 +220,8 @@ class OutlierDetectionTest {
     probe.finish(null);
     assertInRotation(list, "b:2");
 
-    // restored with fresh counts: one failure does not eject, two do, for longer than the first time
+    // restored with fresh counts: one failure does not eject, two do, for longer than the first
+    // time
     calls(list, "b:2", 1, BOOM);
     assertInRotation(list, "b:2");
     calls(list, "b:2", 1, BOOM);
@@ -320,7 +321,8 @@ class OutlierDetectionTest {
     calls(four, "y:3", 2, BOOM);
     assertThat(four.availablePeers()).containsExactlyInAnyOrder("y:3", "z:4");
 
-    // a peer on probation still counts; once it is restored, the failing peer is ejected at its next
+    // a peer on probation still counts; once it is restored, the failing peer is ejected at its
+    // next
     // failure
     clock.advance(Duration.ofSeconds(20));
     PeerLease probe = leaseOn(four, "w:1");

@@ -3,6 +3,8 @@ package io.yarpc.peer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
 import io.yarpc.transport.Headers;
 import io.yarpc.transport.RequestMeta;
 import java.lang.management.ManagementFactory;
@@ -15,11 +17,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The hot path: a choice allocates the same with every strategy as with round-robin (the lease and its
- * future; the strategy itself nothing), measured with the JVM's per-thread allocation counter.
+ * future; the strategy itself nothing), and outlier detection (counting each call's outcome) adds
+ * nothing, measured with the JVM's per-thread allocation counter.
  */
 class PeerListAllocationTest {
   private static final int WARM_UP = 60_000;
   private static final int MEASURED = 20_000;
+  private static final YarpcException FAILURE = YarpcException.of(Code.INTERNAL, "failed");
 
   @Test
   void noStrategyAllocatesMorePerChoiceThanRoundRobin() {
@@ -46,6 +50,11 @@ class PeerListAllocationTest {
     lists.put(
         HashRingPeerList.NAME + " with headers",
         t -> HashRingPeerList.builder(t).offsetHeader("X-Offset").peerOverrideHeader("X-Peer"));
+    lists.put(
+        RoundRobinPeerList.NAME + " with outlier detection",
+        t ->
+            RoundRobinPeerList.builder(t)
+                .outlierDetection(OutlierDetection.builder().failurePercent(50).build()));
 
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
@@ -79,7 +88,8 @@ class PeerListAllocationTest {
     for (int i = 0; i < n; i++) {
       int slot = i & (held.length - 1);
       if (held[slot] != null) {
-        held[slot].finish(null);
+        // every peer fails a third of its calls: counted, but too few to eject
+        held[slot].finish(i % 3 == 0 ? FAILURE : null);
       }
       held[slot] = list.choose(metas[i & (metas.length - 1)]).join();
     }

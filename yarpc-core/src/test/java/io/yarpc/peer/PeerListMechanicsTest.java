@@ -366,6 +366,176 @@ class PeerListMechanicsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("lists")
+  void everyStrategyEjectsAFailingPeerAndTakesItBackThroughAProbe(
+      String name, Function<PeerTransport, AbstractPeerList.Builder<?, ?>> builder)
+      throws Exception {
+    ManualScheduler clock = new ManualScheduler();
+    AbstractPeerList list =
+        builder
+            .apply(transport)
+            .peers(List.of("a:1", "b:2", "c:3"))
+            .outlierDetection(OutlierDetection.builder().consecutiveFailures(3).build())
+            .scheduler(clock)
+            .build();
+    lists.add(list);
+    list.start();
+    YarpcException down = YarpcException.of(Code.UNAVAILABLE, "down");
+    Map<String, Integer> chosen = new HashMap<>();
+    for (int i = 0; i < 300; i++) {
+      PeerLease lease = await(list.choose(meta()));
+      String id = lease.peer().identifier();
+      chosen.merge(id, 1, Integer::sum);
+      lease.finish(id.equals("b:2") ? down : null);
+    }
+    assertThat(chosen.get("b:2")).as("b's calls: %s", chosen).isEqualTo(3);
+    assertThat(list.availablePeers()).containsExactlyInAnyOrder("a:1", "c:3");
+    assertThat(list.introspect().peers().get(1).unavailableReason())
+        .startsWith("ejected for 30s after 3 consecutive failures (last: unavailable: down)");
+
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(list.availablePeers()).containsExactlyInAnyOrder("a:1", "b:2", "c:3");
+    PeerLease probe = null;
+    for (int i = 0; i < 1_000 && probe == null; i++) {
+      PeerLease lease = await(list.choose(meta()));
+      if (lease.peer().identifier().equals("b:2")) {
+        probe = lease;
+      } else {
+        lease.finish(null);
+      }
+    }
+    assertThat(probe).as("a probe call for b").isNotNull();
+    assertThat(list.availablePeers()).containsExactlyInAnyOrder("a:1", "c:3");
+    probe.finish(null);
+    assertThat(list.availablePeers()).containsExactlyInAnyOrder("a:1", "b:2", "c:3");
+    assertNoPendingLeases(list, "a:1", "b:2", "c:3");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lists")
+  void concurrentOutcomesEjectionsAndStatusChangesStayConsistent(
+      String name, Function<PeerTransport, AbstractPeerList.Builder<?, ?>> builder)
+      throws Exception {
+    List<String> ids = List.of("a:1", "b:2", "c:3", "d:4");
+    ManualScheduler clock = new ManualScheduler();
+    AbstractPeerList list =
+        builder
+            .apply(transport)
+            .peers(ids)
+            .outlierDetection(
+                OutlierDetection.builder()
+                    .consecutiveFailures(2)
+                    .failurePercent(40)
+                    .minRequests(5)
+                    .maxEjectionPercent(50)
+                    .build())
+            .scheduler(clock)
+            .build();
+    lists.add(list);
+    list.start();
+    int threads = 4;
+    int perThread = 2_000;
+    AtomicInteger tooManyOut = new AtomicInteger();
+    AtomicBoolean done = new AtomicBoolean();
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
+    List<Throwable> outcomes =
+        Arrays.asList(
+            null,
+            null,
+            YarpcException.of(Code.INTERNAL, "x"),
+            YarpcException.of(Code.NOT_FOUND, "x"),
+            new java.util.concurrent.CancellationException());
+    try {
+      List<Future<?>> callers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        callers.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  ThreadLocalRandom random = ThreadLocalRandom.current();
+                  for (int i = 0; i < perThread; i++) {
+                    PeerLease lease;
+                    try {
+                      lease = list.choose(meta(Duration.ofMillis(20))).get(10, TimeUnit.SECONDS);
+                    } catch (ExecutionException e) {
+                      continue; // nothing in rotation for a moment: unavailable
+                    }
+                    // d fails most of its calls, the others now and then
+                    boolean bad = lease.peer().identifier().equals("d:4") || random.nextInt(8) == 0;
+                    if (random.nextInt(10) == 0) {
+                      lease.abandon();
+                    } else {
+                      lease.finish(bad ? outcomes.get(2) : outcomes.get(random.nextInt(5)));
+                    }
+                    long out =
+                        list.introspect().peers().stream()
+                            .filter(p -> p.status() == UNAVAILABLE && p.unavailableReason() != null)
+                            .filter(
+                                p ->
+                                    p.unavailableReason().startsWith("ejected")
+                                        || p.unavailableReason().startsWith("on probation"))
+                            .count();
+                    if (out > 2) {
+                      tooManyOut.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
+      }
+      Future<?> ticker =
+          pool.submit(
+              () -> {
+                go.await();
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!done.get()) {
+                  clock.advance(Duration.ofSeconds(random.nextInt(1, 40)));
+                  Thread.sleep(1);
+                }
+                return null;
+              });
+      Future<?> flapper =
+          pool.submit(
+              () -> {
+                go.await();
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!done.get()) {
+                  String id = ids.get(random.nextInt(ids.size()));
+                  transport.setStatus(id, UNAVAILABLE);
+                  transport.setStatus(id, AVAILABLE);
+                  Thread.sleep(1);
+                }
+                return null;
+              });
+      go.countDown();
+      try {
+        for (Future<?> f : callers) {
+          f.get(50, TimeUnit.SECONDS);
+        }
+      } finally {
+        done.set(true);
+      }
+      ticker.get(10, TimeUnit.SECONDS);
+      flapper.get(10, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(tooManyOut.get()).as("snapshots with more than 50 %% held out").isZero();
+    assertNoPendingLeases(list, ids.toArray(new String[0]));
+    // nobody is stuck out: every ejection ends, and each probe that succeeds restores its peer
+    for (int round = 0; round < 20 && list.availablePeers().size() < ids.size(); round++) {
+      clock.advance(Duration.ofMinutes(10));
+      for (int i = 0; i < 50; i++) {
+        await(list.choose(meta())).finish(null);
+      }
+    }
+    assertThat(list.availablePeers()).containsExactlyInAnyOrderElementsOf(ids);
+    list.stop();
+    assertThat(clock.pending()).as("ejection timers left").isZero();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lists")
   void buildersRefuseBadOptions(
       String name, Function<PeerTransport, AbstractPeerList.Builder<?, ?>> builder) {
     assertThatThrownBy(() -> builder.apply(transport).peers(List.of("a:1", "b:2", "a:1")).build())

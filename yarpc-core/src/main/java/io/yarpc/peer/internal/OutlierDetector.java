@@ -201,7 +201,8 @@ public final class OutlierDetector {
       return Code.DEADLINE_EXCEEDED.wireName() + ": the call's deadline passed before an answer";
     }
     Throwable root = Futures.unwrap(error);
-    String message = root instanceof YarpcException ? root.getMessage() : YarpcException.describe(root);
+    String message =
+        root instanceof YarpcException ? root.getMessage() : YarpcException.describe(root);
     String text = message.isEmpty() ? code.wireName() : code.wireName() + ": " + message;
     return text.length() <= MAX_REASON_TEXT ? text : text.substring(0, MAX_REASON_TEXT) + "...";
   }
