@@ -13,6 +13,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.peer.AbstractPeerList;
 import io.yarpc.peer.FewestPendingPeerList;
 import io.yarpc.peer.HashRingPeerList;
+import io.yarpc.peer.OutlierDetection;
 import io.yarpc.peer.RandomPeerList;
 import io.yarpc.peer.RoundRobinPeerList;
 import io.yarpc.peer.TwoRandomChoicesPeerList;
@@ -193,6 +194,99 @@ class PeerListConfigTest {
     assertThat(e.getMessage()).contains("header x-offset must be a ring offset");
   }
 
+  @Test
+  void anOutlierDetectionBlockEjectsAServerThatFailsEveryCall() throws Exception {
+    String one = server("one");
+    String two = server("two");
+    String broken = failingServer();
+    Dispatcher d =
+        client(
+            outbound(
+                String.join(
+                    "\n",
+                    "round-robin:",
+                    "  peers: [" + one + ", " + two + ", " + broken + "]",
+                    "  outlierDetection:",
+                    "    consecutiveFailures: 2",
+                    "    baseEjectionTime: 1m",
+                    "")));
+    AbstractPeerList list = startAndAwaitPeers(d);
+    assertThat(list.outlierDetection().toString())
+        .isEqualTo(
+            "OutlierDetection{consecutiveFailures=2, failurePercent=0, minRequests=50,"
+                + " interval=10s, baseEjectionTime=1m0s, maxEjectionTime=5m0s,"
+                + " maxEjectionPercent=10}");
+    int failures = 0;
+    for (int i = 0; i < 30; i++) {
+      try {
+        assertThat(call(d, CallOptions.builder())).isIn("one", "two");
+      } catch (ExecutionException e) {
+        assertThat(((YarpcException) e.getCause()).code()).isEqualTo(Code.UNAVAILABLE);
+        failures++;
+      }
+    }
+    assertThat(failures).isEqualTo(2);
+    assertThat(list.availablePeers()).containsExactlyInAnyOrder(one, two);
+    assertThat(list.introspect().peers().get(2).unavailableReason())
+        .startsWith(
+            "ejected for 1m0s after 2 consecutive failures (last: unavailable: under"
+                + " maintenance)");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lists")
+  void everyListReadsEveryOutlierDetectionKey(String name, Class<?> type) {
+    Dispatcher d =
+        client(
+            outbound(
+                String.join(
+                    "\n",
+                    name + ":",
+                    "  peers: [127.0.0.1:1]",
+                    "  outlierDetection: {consecutiveFailures: 7, failurePercent: 60, minRequests: 20,"
+                        + " interval: 30s, baseEjectionTime: 10s, maxEjectionTime: 2m,"
+                        + " maxEjectionPercent: 34}",
+                    "")));
+    AbstractPeerList list =
+        (AbstractPeerList) ((HttpOutbound) d.outbounds().get("counting").unary()).chooser();
+    assertThat(list.outlierDetection().toString())
+        .isEqualTo(
+            "OutlierDetection{consecutiveFailures=7, failurePercent=60, minRequests=20,"
+                + " interval=30s, baseEjectionTime=10s, maxEjectionTime=2m0s,"
+                + " maxEjectionPercent=34}");
+  }
+
+  @Test
+  void anEmptyOutlierDetectionBlockMeansTheDefaultsAndNoBlockMeansOff() {
+    Dispatcher on = client(outbound("random:\n  peers: [127.0.0.1:1]\n  outlierDetection: {}\n"));
+    Dispatcher alsoOn = client(outbound("random:\n  peers: [127.0.0.1:1]\n  outlierDetection:\n"));
+    Dispatcher off = client(outbound("random:\n  peers: [127.0.0.1:1]\n"));
+    for (Dispatcher d : List.of(on, alsoOn)) {
+      assertThat(chooser(d).outlierDetection().toString())
+          .isEqualTo(OutlierDetection.defaults().toString());
+    }
+    assertThat(chooser(off).outlierDetection()).isNull();
+  }
+
+  private static AbstractPeerList chooser(Dispatcher d) {
+    return (AbstractPeerList) ((HttpOutbound) d.outbounds().get("counting").unary()).chooser();
+  }
+
+  /** A server whose procedure {@code who} fails every call with {@code unavailable}; its host:port. */
+  private String failingServer() {
+    HttpInbound in = HttpTransport.builder().eventLoopThreads(1).build().inboundBuilder().build();
+    Dispatcher d = Dispatcher.builder("counting").inbound(in).build();
+    d.register(
+        Raw.procedure(
+            "who",
+            body -> {
+              throw YarpcException.of(Code.UNAVAILABLE, "under maintenance");
+            }));
+    d.start();
+    dispatchers.add(d);
+    return in.hostPort();
+  }
+
   static Stream<Arguments> badBlocks() {
     String p = "outbounds.counting.http.";
     return Stream.of(
@@ -234,8 +328,49 @@ class PeerListConfigTest {
                 p
                     + "hashring32.offsetheader: unknown key (known keys here:"
                     + " alternateShardKeyHeader, defaultChooseTimeout, failFast, numReplicas,"
-                    + " offsetGeneratorValue, offsetHeader, peerOverrideHeader, peers,"
-                    + " replicaDelimiter)")),
+                    + " offsetGeneratorValue, offsetHeader, outlierDetection, peerOverrideHeader,"
+                    + " peers, replicaDelimiter)")),
+        Arguments.of(
+            "round-robin:\n  peers: [127.0.0.1:1]\n  outlierDetection:\n"
+                + "    consecutiveFailures: -1\n    failurePercent: 120\n    minRequests: 0\n"
+                + "    interval: 0\n    baseEjectionTime: soon\n    maxEjectionTime: 1m\n"
+                + "    maxEjectionPercent: 0\n    enforcingConsecutive5xx: 100\n",
+            List.of(
+                p
+                    + "round-robin.outlierDetection.consecutiveFailures: consecutiveFailures must"
+                    + " not be negative: -1",
+                p
+                    + "round-robin.outlierDetection.failurePercent: failurePercent must be from 0"
+                    + " to 100: 120",
+                p + "round-robin.outlierDetection.minRequests: minRequests must be at least 1: 0",
+                p + "round-robin.outlierDetection.interval: interval must be positive: PT0S",
+                p
+                    + "round-robin.outlierDetection.baseEjectionTime: not a duration: \"soon\""
+                    + " (not a number followed by a unit; e.g. 500ms, 1m30s)",
+                p
+                    + "round-robin.outlierDetection.maxEjectionPercent: maxEjectionPercent must be"
+                    + " from 1 to 100: 0",
+                p
+                    + "round-robin.outlierDetection.enforcingConsecutive5xx: unknown key (known"
+                    + " keys here: baseEjectionTime, consecutiveFailures, failurePercent, interval,"
+                    + " maxEjectionPercent, maxEjectionTime, minRequests)")),
+        Arguments.of(
+            "hashring32:\n  peers: [127.0.0.1:1]\n  outlierDetection: {consecutiveFailures: 0}\n",
+            List.of(
+                p
+                    + "hashring32.outlierDetection: outlier detection needs consecutiveFailures or"
+                    + " failurePercent: both are 0")),
+        Arguments.of(
+            "random:\n  peers: [127.0.0.1:1]\n  outlierDetection:\n    baseEjectionTime: 1m\n"
+                + "    maxEjectionTime: 30s\n",
+            List.of(
+                p
+                    + "random.outlierDetection: maxEjectionTime (30s) must not be shorter than"
+                    + " baseEjectionTime (1m0s)")),
+        Arguments.of(
+            "fewest-pending-requests:\n  peers: [127.0.0.1:1]\n  outlierDetection: true\n",
+            List.of(
+                p + "fewest-pending-requests.outlierDetection: expected a mapping, got a boolean")),
         Arguments.of(
             "random:\n  peers: [127.0.0.1:1]\nround-robin:\n  peers: [127.0.0.1:2]\n",
             List.of(

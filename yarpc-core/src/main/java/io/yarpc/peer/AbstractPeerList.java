@@ -86,6 +86,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final PeerTransport transport;
   private final boolean failFast;
   private final Duration defaultChooseTimeout;
+  private final OutlierDetection outlierDetection; // null when off
   private final OutlierDetector detector; // null when outlier detection is off
 
   // Two locks, always taken in this order: the object's monitor (start, stop, update: membership
@@ -104,6 +105,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
     this.transport = builder.transport;
     this.failFast = builder.failFast;
     this.defaultChooseTimeout = builder.defaultChooseTimeout;
+    this.outlierDetection = builder.outlierDetection;
     this.detector =
         builder.outlierDetection == null
             ? null
@@ -126,6 +128,11 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   /** The list's name in configuration, introspection and errors, as in yarpc-go ({@code round-robin}). */
   public final String name() {
     return name;
+  }
+
+  /** The list's outlier detection settings, or null when it is off. */
+  public final OutlierDetection outlierDetection() {
+    return outlierDetection;
   }
 
   // ---------------------------------------------------------------------------------------------------

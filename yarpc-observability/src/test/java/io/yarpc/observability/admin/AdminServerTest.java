@@ -14,6 +14,9 @@ import io.yarpc.Dispatcher;
 import io.yarpc.Outbounds;
 import io.yarpc.encoding.raw.Raw;
 import io.yarpc.encoding.raw.RawClient;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.OutlierDetection;
 import io.yarpc.peer.RoundRobinPeerList;
 import io.yarpc.transport.grpc.GrpcInbound;
 import io.yarpc.transport.grpc.GrpcTransport;
@@ -252,6 +255,71 @@ class AdminServerTest {
         .containsPattern("<tr class=\"peer (unavailable|connecting)\">")
         .containsIgnoringCase("refused")
         .contains("round-robin");
+  }
+
+  @Test
+  void showsAnEjectedPeerAndWhyItIsOut() throws Exception {
+    server.start();
+    HttpInbound brokenInbound = HttpTransport.create().inbound();
+    Dispatcher broken =
+        Dispatcher.builder(SERVICE).inbound(brokenInbound).logLifecycle(false).build();
+    broken.register(
+        Raw.procedure(
+            "echo",
+            body -> {
+              throw YarpcException.of(Code.INTERNAL, "broken replica");
+            }));
+    broken.start();
+    cleanup.add(broken::stop);
+
+    HttpTransport ht = HttpTransport.create();
+    RoundRobinPeerList replicas =
+        RoundRobinPeerList.builder(ht)
+            .peers(List.of(httpInbound.hostPort(), brokenInbound.hostPort()))
+            .outlierDetection(
+                OutlierDetection.builder()
+                    .consecutiveFailures(2)
+                    .baseEjectionTime(Duration.ofMinutes(5))
+                    .build())
+            .build();
+    Dispatcher client =
+        Dispatcher.builder("admin-client")
+            .logLifecycle(false)
+            .outbound(
+                "replicas",
+                Outbounds.builder().serviceName(SERVICE).unary(ht.outbound(replicas)).build())
+            .build();
+    client.start();
+    cleanup.add(
+        () -> {
+          client.stop();
+          ht.stop();
+        });
+    AdminServer clientAdmin = AdminServer.builder(client).build().start();
+    cleanup.add(clientAdmin);
+    eventually(() -> replicas.availablePeers().size() == 2);
+    RawClient raw = RawClient.of(client.clientConfig("replicas"));
+    for (int i = 0; i < 20 && replicas.availablePeers().size() == 2; i++) {
+      raw.call("echo", new byte[] {1}, TIMEOUT).handle((r, e) -> null).get(20, TimeUnit.SECONDS);
+    }
+    assertThat(replicas.availablePeers()).containsExactly(httpInbound.hostPort());
+
+    String reason =
+        "ejected for 5m0s after 2 consecutive failures (last: internal: broken replica);"
+            + " on probation in ";
+    JsonArray peers = peers(outbound(fetchJson(clientAdmin), "replicas"));
+    JsonObject healthy = peers.get(0).getAsJsonObject();
+    assertThat(healthy.get("status").getAsString()).isEqualTo("AVAILABLE");
+    JsonObject ejected = peers.get(1).getAsJsonObject();
+    assertThat(ejected.get("identifier").getAsString()).isEqualTo(brokenInbound.hostPort());
+    assertThat(ejected.get("status").getAsString()).isEqualTo("UNAVAILABLE");
+    assertThat(ejected.get("unavailableReason").getAsString()).startsWith(reason);
+
+    String page = get(clientAdmin, "/debug/yarpc").body();
+    assertThat(page)
+        .contains("<td class=\"mono\">" + brokenInbound.hostPort() + "</td>")
+        .contains("<tr class=\"peer unavailable\">")
+        .contains(reason);
   }
 
   @Test
