@@ -7,6 +7,8 @@ import io.yarpc.Outbounds;
 import io.yarpc.CallOptions;
 import io.yarpc.peer.FewestPendingPeerList;
 import io.yarpc.peer.HashRingPeerList;
+import io.yarpc.peer.OutlierDetection;
+import io.yarpc.peer.RoundRobinPeerList;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.opentelemetry.sdk.resources.Resource;
@@ -145,6 +147,25 @@ final class ReadmeSnippets {
 
     sessions.update(List.of("10.0.1.3:8080"), List.of());   // takes ~1/3 of the keys; no other key moves
     // [END peer-lists]
+  }
+
+  /** Outlier ejection, from the "Peer lists" section. */
+  static void outlierEjection(HttpTransport http) {
+    // [START outlier-ejection]
+    RoundRobinPeerList replicas = RoundRobinPeerList.builder(http)
+        .peers(List.of("10.0.2.1:8080", "10.0.2.2:8080", "10.0.2.3:8080"))
+        .outlierDetection(OutlierDetection.defaults())       // 5 failures in a row: out for 30s, then 1m...
+        .build();
+
+    FewestPendingPeerList strict = FewestPendingPeerList.builder(http)
+        .peers(List.of("10.0.3.1:8080", "10.0.3.2:8080", "10.0.3.3:8080", "10.0.3.4:8080"))
+        .outlierDetection(OutlierDetection.builder()
+            .consecutiveFailures(3)
+            .failurePercent(50).minRequests(20)              // or half of 20 calls within an interval (10s)
+            .maxEjectionPercent(50)                          // up to 2 of the 4 may be out at once
+            .build())
+        .build();
+    // [END outlier-ejection]
   }
 
   static void tls() {
