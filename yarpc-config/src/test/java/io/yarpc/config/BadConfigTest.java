@@ -142,7 +142,7 @@ class BadConfigTest {
                     + " ...]\" or name a peer list updater (none is registered: add"
                     + " yarpc-discovery for dns and peers-file)",
                 "outbounds.users.tchannel.round-robin.dns: unknown key (known keys here:"
-                    + " defaultChooseTimeout, failFast, peers)")),
+                    + " defaultChooseTimeout, failFast, outlierDetection, peers)")),
         Arguments.of(
             "outbounds:\n  users:\n    tchannel:\n      peer: 127.0.0.1:1\n      round-robin: {peers: [127.0.0.1:2]}\n",
             List.of(
