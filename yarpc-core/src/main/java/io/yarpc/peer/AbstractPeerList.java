@@ -30,8 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every provided peer list does, whatever its strategy: membership, retaining peers from the
- * transport, availability, waiting for a peer, fail-fast, pending-request counts and introspection (as
- * yarpc-go's {@code abstractlist}). Each subclass adds only which available peer a call gets: {@link
+ * transport, availability, waiting for a peer, fail-fast, pending-request counts, outlier ejection and
+ * introspection (as yarpc-go's {@code abstractlist}, plus outlier ejection). Each subclass adds only which available peer a call gets: {@link
  * RoundRobinPeerList}, {@link FewestPendingPeerList}, {@link RandomPeerList}, {@link
  * TwoRandomChoicesPeerList}, {@link HashRingPeerList}. Not extensible outside this package; a list of
  * one's own implements {@link PeerChooser} and {@link PeerList}.
@@ -60,11 +60,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * list's unavailable peers are asked to {@linkplain Peer#connectNow() connect now} every 100 ms.
  *
  * <p><b>Leases.</b> The caller owns each returned {@link PeerLease} and must {@linkplain
- * PeerLease#finish(Throwable) finish} it once; the list counts the unfinished leases of each peer
- * ({@link #pendingRequests(String)}), and strategies that balance load read those counts.
+ * PeerLease#finish(Throwable) finish} (or {@linkplain PeerLease#abandon() abandon}) it once; the list
+ * counts the unfinished leases of each peer ({@link #pendingRequests(String)}), strategies that balance
+ * load read those counts, and outlier detection learns each call's outcome from them.
  *
  * <p><b>Thread-safety.</b> {@code choose}, {@code update}, {@code start}, {@code stop}, transport status
- * notifications and {@code finish} may come from any thread at any time. The transport is called
+ * notifications and {@code finish} may come from any thread at any time; finishing a lease takes the
+ * list's lock only when outlier detection must decide (a probe ended, or a peer tripped a limit). The transport is called
  * ({@code retainPeer}, {@code releasePeer}) while {@code start}, {@code stop} or {@code update} runs but
  * never while the list's internal lock is held, so a transport may notify status changes synchronously
  * from any thread. A choice that had to wait completes on the thread that made a peer available (usually

@@ -11,7 +11,8 @@
  *
  * <p>Provided: {@link io.yarpc.peer.SinglePeerChooser} (one fixed address) and the peer lists, which
  * share their mechanics ({@link io.yarpc.peer.AbstractPeerList}: membership, availability, waiting,
- * leases) and differ in which available peer a call gets: {@link io.yarpc.peer.RoundRobinPeerList}
+ * leases, {@linkplain io.yarpc.peer.OutlierDetection outlier ejection}) and differ in which available
+ * peer a call gets: {@link io.yarpc.peer.RoundRobinPeerList}
  * ({@code round-robin}), {@link io.yarpc.peer.FewestPendingPeerList} ({@code fewest-pending-requests}),
  * {@link io.yarpc.peer.RandomPeerList} ({@code random}), {@link io.yarpc.peer.TwoRandomChoicesPeerList}
  * ({@code two-random-choices}) and {@link io.yarpc.peer.HashRingPeerList} ({@code hashring32}).
