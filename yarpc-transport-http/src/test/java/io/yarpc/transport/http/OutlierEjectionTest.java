@@ -43,7 +43,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(120)
 class OutlierEjectionTest {
   private final List<Runnable> cleanup = new ArrayList<>();
-  private final Map<String, String> names = new HashMap<>(); // host:port -> server name
   private final Map<String, AtomicInteger> served = new HashMap<>(); // server name -> calls
   private RoundRobinPeerList list;
 
@@ -73,7 +72,6 @@ class OutlierEjectionTest {
     d.start();
     cleanup.add(d::stop);
     served.put(name, count);
-    names.put(in.hostPort(), name);
     return in.hostPort();
   }
 
@@ -203,7 +201,6 @@ class OutlierEjectionTest {
     TcpProxy proxy =
         TcpProxy.start(new InetSocketAddress("127.0.0.1", Integer.parseInt(target.split(":")[1])));
     cleanup.add(proxy::close);
-    names.put(proxy.hostPort(), "hidden");
     String hidden = proxy.hostPort();
     RawClient client =
         client(
