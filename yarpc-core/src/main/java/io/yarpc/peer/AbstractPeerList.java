@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every provided peer list does, whatever its strategy: membership, retaining peers from the
- * transport, availability, waiting for a peer, fail-fast, pending-request counts, outlier ejection and
- * introspection (as yarpc-go's {@code abstractlist}, plus outlier ejection). Each subclass adds only which available peer a call gets: {@link
- * RoundRobinPeerList}, {@link FewestPendingPeerList}, {@link RandomPeerList}, {@link
+ * transport, availability, waiting for a peer, fail-fast, pending-request counts and introspection (as
+ * yarpc-go's {@code abstractlist}), and outlier ejection. Each subclass adds only which available peer a
+ * call gets: {@link RoundRobinPeerList}, {@link FewestPendingPeerList}, {@link RandomPeerList}, {@link
  * TwoRandomChoicesPeerList}, {@link HashRingPeerList}. Not extensible outside this package; a list of
  * one's own implements {@link PeerChooser} and {@link PeerList}.
  *
@@ -66,13 +66,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Thread-safety.</b> {@code choose}, {@code update}, {@code start}, {@code stop}, transport status
  * notifications and {@code finish} may come from any thread at any time; finishing a lease takes the
- * list's lock only when outlier detection must decide (a probe ended, or a peer tripped a limit). The transport is called
- * ({@code retainPeer}, {@code releasePeer}) while {@code start}, {@code stop} or {@code update} runs but
- * never while the list's internal lock is held, so a transport may notify status changes synchronously
- * from any thread. A choice that had to wait completes on the thread that made a peer available (usually
- * the transport's, or the one that finished a successful probe call, or the timer thread that ended an
- * ejection) or, on timeout, on the shared timer thread ({@code yarpc-timer}): chain blocking work with
- * the {@code ...Async} methods of {@link CompletableFuture}.
+ * list's lock only when outlier detection must decide (a probe ended, or a peer tripped a limit). The
+ * transport is called ({@code retainPeer}, {@code releasePeer}) while {@code start}, {@code stop} or
+ * {@code update} runs but never while the list's internal lock is held, so a transport may notify status
+ * changes synchronously from any thread. A choice that had to wait completes on the thread that made a
+ * peer available (usually the transport's; or the one that finished a successful probe call, or the
+ * timer thread that ended an ejection) or, on timeout, on the shared timer thread ({@code yarpc-timer}):
+ * chain blocking work with the {@code ...Async} methods of {@link CompletableFuture}.
  */
 public abstract class AbstractPeerList extends AbstractLifecycle implements PeerChooser, PeerList {
   /** How long a choice waits for a peer when the call has no deadline, unless the builder says otherwise. */
@@ -89,7 +89,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final boolean failFast;
   private final Duration defaultChooseTimeout;
   private final OutlierDetection outlierDetection; // null when off
-  private final OutlierDetector detector; // null when outlier detection is off
+  private final OutlierDetector detector; // null when off; its ...Locked methods run under `lock`
 
   // Two locks, always taken in this order: the object's monitor (start, stop, update: membership
   // and calls to the transport) and then `lock` (strategy, waiters, state; never held while calling
@@ -97,7 +97,6 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
   private final Object lock = new Object();
   private final Map<String, Entry> peers = new LinkedHashMap<>();
   private final PeerStrategy strategy; // guarded by lock
-  // the detector's ...Locked methods are guarded by lock too
   private int inRotation; // guarded by lock: how many members the strategy holds
   private final WaitQueue waiters; // guarded by lock
   private State state = State.NEW; // guarded by lock; written only under the monitor too
@@ -780,7 +779,7 @@ public abstract class AbstractPeerList extends AbstractLifecycle implements Peer
       return self();
     }
 
-    /** The time and timers of outlier detection (tests drive a clock of their own); default the system's. */
+    /** The time and timers of outlier detection (tests drive a clock of their own); default the system. */
     final B scheduler(Scheduler scheduler) {
       this.scheduler = requireNonNull(scheduler, "scheduler");
       return self();
