@@ -216,7 +216,7 @@ class DiscoveryConfigTest {
                     + " updater (dns, peers-file)",
                 OUTBOUND
                     + "consul: unknown key (known keys here: defaultChooseTimeout, dns, failFast,"
-                    + " peers, peers-file)")));
+                    + " outlierDetection, peers, peers-file)")));
   }
 
   @ParameterizedTest
