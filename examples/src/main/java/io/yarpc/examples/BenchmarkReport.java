@@ -2,7 +2,9 @@ package io.yarpc.examples;
 
 import io.yarpc.peer.ChooserStatus;
 import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerStatus;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -27,8 +29,9 @@ import org.HdrHistogram.Histogram;
  *   127.0.0.1:40003  100
  * </pre>
  *
- * Calls per peer are the leases the outbound's peer list gave ({@link PeerCounts}): a call that got no
- * peer is in no row. An outbound with a single peer has only that one.
+ * Calls per peer are the leases the outbound's peer list gave ({@link PeerCounts}), in the list's order
+ * (a peer it got no call from shows 0): a call that got no peer is in no row. An outbound whose chooser
+ * is not a list (one {@code peer}) is not counted: the report names its peer.
  */
 final class BenchmarkReport {
   private static final double[] PERCENTILES = {50, 90, 99, 99.9};
@@ -36,23 +39,23 @@ final class BenchmarkReport {
   private final Benchmark.Plan plan;
   private final Benchmark.Result result;
   private final Map<String, Long> perPeer;
+  private final boolean counted; // whether perPeer was counted: the outbound's chooser is a list
   private final ChooserStatus chooser; // null: the outbound has no peer chooser
 
   /**
-   * The report of {@code result}, run as {@code plan}; {@code perPeer} the leases counted, {@code chooser}
-   * the outbound's (null when it has none).
+   * The report of {@code result}, run as {@code plan}, through {@code chooser} (null when the outbound
+   * has none) whose leases {@code counts} counted.
    */
   BenchmarkReport(
-      Benchmark.Plan plan,
-      Benchmark.Result result,
-      Map<String, Long> perPeer,
-      PeerChooser chooser) {
+      Benchmark.Plan plan, Benchmark.Result result, PeerCounts counts, PeerChooser chooser) {
     this.plan = plan;
     this.result = result;
-    this.perPeer = perPeer;
+    this.perPeer = counts.snapshot();
+    this.counted = counts.counting();
     this.chooser = chooser == null ? null : chooser.introspect();
   }
 
+  /** Prints the report to {@code out}. */
   void print(PrintStream out) {
     out.printf(
         Locale.ROOT,
@@ -92,17 +95,27 @@ final class BenchmarkReport {
     if (chooser == null) {
       return;
     }
-    if (perPeer.isEmpty() && chooser.peers().size() == 1) {
+    if (!counted) {
       out.printf(
-          "calls per peer (%s): all to %s%n", chooser.kind(), chooser.peers().get(0).identifier());
+          "calls per peer (%s): %s%n",
+          chooser.kind(),
+          chooser.peers().size() == 1
+              ? "all to " + chooser.peers().get(0).identifier()
+              : "not counted (only peer lists are)");
       return;
     }
+    // the list's order first (the order its peers were added), then any peer it no longer holds
+    Map<String, Long> rows = new LinkedHashMap<>();
+    for (PeerStatus p : chooser.peers()) {
+      rows.put(p.identifier(), perPeer.getOrDefault(p.identifier(), 0L));
+    }
+    perPeer.forEach(rows::putIfAbsent);
     out.printf("calls per peer (%s):%n", chooser.kind());
     int width = 0;
-    for (String peer : perPeer.keySet()) {
+    for (String peer : rows.keySet()) {
       width = Math.max(width, peer.length());
     }
-    for (Map.Entry<String, Long> e : perPeer.entrySet()) {
+    for (Map.Entry<String, Long> e : rows.entrySet()) {
       out.printf("  %-" + width + "s  %d%n", e.getKey(), e.getValue());
     }
   }

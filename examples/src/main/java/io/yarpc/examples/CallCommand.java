@@ -44,8 +44,8 @@ final class CallCommand implements Command {
                   "benchmark mode). BODY is raw text, JSON, or for --encoding proto the request in proto3",
                   "JSON (the keyvalue and echo services' messages are known)."))
           .group("the call", CallRequest.FLAGS)
-          .group("where it goes (or --config)", CallClient.FLAGS)
-          .group(CallClient.PEERS_GROUP, CallClient.PEER_FLAGS)
+          .group("where it goes (or --config)", ClientDocument.FLAGS)
+          .group(ClientDocument.PEERS_GROUP, ClientDocument.PEER_FLAGS)
           .group(TlsFlags.GROUP + " (any of them turns it on)", TlsFlags.CALL)
           .group(CallClient.CONFIG_GROUP, CallClient.CONFIG_FLAGS)
           .group("benchmark", Benchmark.FLAGS);
@@ -109,7 +109,7 @@ final class CallCommand implements Command {
       }
       Benchmark.Result result =
           Benchmark.run(client.clientConfig(), request, plan, client.counts()::reset);
-      new BenchmarkReport(plan, result, client.counts().snapshot(), client.chooser()).print(out);
+      new BenchmarkReport(plan, result, client.counts(), client.chooser()).print(out);
       return result.errorCount() == 0 ? 0 : 1;
     } catch (RuntimeException e) {
       err.println("Error: " + YarpcException.describe(e));

@@ -10,10 +10,10 @@ import io.yarpc.peer.PeerLease;
 import io.yarpc.peer.PeerList;
 import io.yarpc.peer.PeerTransport;
 import io.yarpc.transport.RequestMeta;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class PeerCounts {
   private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  private volatile boolean counting; // a counted list was built
 
   /** Has {@code loader} wrap every peer list it builds so that its leases are counted here. */
   void install(YarpcConfig.Loader loader) {
@@ -43,11 +44,16 @@ final class PeerCounts {
         .toList();
   }
 
-  /** The leases given so far, by peer identifier, in identifier order. */
+  /** The leases given so far, by peer identifier. */
   Map<String, Long> snapshot() {
-    Map<String, Long> snapshot = new TreeMap<>();
+    Map<String, Long> snapshot = new HashMap<>();
     counts.forEach((peer, n) -> snapshot.put(peer, n.sum()));
     return snapshot;
+  }
+
+  /** Whether a peer list was built to count into this (the outbound's chooser is not a list else). */
+  boolean counting() {
+    return counting;
   }
 
   /** Forgets the counts (after a warm-up). */
@@ -78,7 +84,11 @@ final class PeerCounts {
     public PeerChooser buildPeerList(
         ConfigSection config, PeerTransport transport, ConfigContext context) {
       PeerChooser built = delegate.buildPeerList(config, transport, context);
-      return built instanceof PeerList ? new CountingList(built, counts) : built;
+      if (!(built instanceof PeerList)) {
+        return built; // the loader reports it
+      }
+      counts.counting = true;
+      return new CountingList(built, counts);
     }
   }
 
