@@ -91,6 +91,33 @@ final class Demo {
    */
   record Result(List<Row> rows, int exitCode) {}
 
+  /** The {@code demo} command's flags: none. */
+  static final FlagSet FLAGS =
+      new FlagSet(
+          "demo",
+          "",
+          String.join(
+              "\n",
+              "Serves the keyvalue service over HTTP, gRPC and TChannel on free loopback ports, drives a",
+              "grpc-java stub over each transport and prints a table of what happened; exits with 0 when",
+              "every step behaved as expected. The command when none is given."));
+
+  /** The {@code demo} command. */
+  static Command command() {
+    return new Command() {
+      @Override
+      public FlagSet flags() {
+        return FLAGS;
+      }
+
+      @Override
+      public int run(Flags flags, PrintStream out, PrintStream err) throws Flags.UsageException {
+        flags.noPositional();
+        return Demo.run(out).exitCode();
+      }
+    };
+  }
+
   /** Runs the demo, printing the addresses and the table to {@code out}. */
   static Result run(PrintStream out) {
     HttpTransport serverHttp = HttpTransport.builder().eventLoopThreads(2).build();

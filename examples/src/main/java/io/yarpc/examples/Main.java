@@ -2,6 +2,8 @@ package io.yarpc.examples;
 
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Entry point of {@code yarpc-examples.jar}:
@@ -9,15 +11,14 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code demo}: the keyvalue service over HTTP, gRPC and TChannel, driven by a client over each, with
  *       a table of what happened (see {@link Demo});
- *   <li>{@code serve --http-port P --grpc-port P --tchannel-port P [--admin-port P]} (or {@code serve
- *       --config FILE [--admin-port P]}): the {@code yarpc-test} interop service until interrupted, with
- *       an admin listener when asked (see {@link Serve});
- *   <li>{@code call --peer H:P --transport T --service S --procedure P --encoding E [--header k=v]...
- *       [--timeout 1s] BODY} (or {@code call --config FILE --outbound NAME ...}): one call, yab style
- *       (see {@link CallCommand}).
+ *   <li>{@code serve}: the {@code yarpc-test} interop service until interrupted, with an admin listener
+ *       when asked (see {@link Serve});
+ *   <li>{@code call}: one call, yab style, or a benchmark of many (see {@link CallCommand}).
  * </ul>
  *
- * The example programs of {@code io.yarpc.examples.rawjson}, {@code .protobuf}, {@code .middleware} and
+ * Every command answers {@code --help} with its flags and their defaults (see {@link Command}).
+ *
+ * <p>The example programs of {@code io.yarpc.examples.rawjson}, {@code .protobuf}, {@code .middleware} and
  * {@code .gateway} have their own {@code main}: {@code java -cp yarpc-examples.jar
  * io.yarpc.examples.rawjson.RawJsonExample}.
  */
@@ -28,24 +29,11 @@ public final class Main {
           "usage: java -jar yarpc-examples.jar <command> [flags]",
           "",
           "commands:",
-          "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each",
-          "  serve   --http-port 8080 --grpc-port 8081 --tchannel-port 8082 [--host 127.0.0.1]",
-          "          [--admin-port 8083]",
-          "          [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--tls-mode enforced]",
-          "          [--tls-client-auth none|optional|require]]",
-          "          serves the yarpc-test service until interrupted (port 0: any free port);",
-          "          TLS applies to all three inbounds (--tls-mode disabled|permissive|enforced);",
-          "          --admin-port adds an admin listener (plain HTTP): /debug/yarpc, /metrics, /health",
-          "  serve   --config FILE [--admin-port P]",
-          "          the same service with the inbounds of a yarpc configuration file",
-          "          (examples/config/yarpc.yaml is one)",
-          "  call    --peer 127.0.0.1:8080 --transport http|grpc|tchannel --service S --procedure P",
-          "          --encoding raw|json|proto [--header k=v]... [--timeout 1s]",
-          "          [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-server-name NAME] BODY",
-          "          one call; prints the response body and headers, or the error (exit status 1)",
-          "  call    --config FILE --outbound NAME --procedure P --encoding raw|json|proto",
-          "          [--header k=v]... [--timeout 1s] BODY",
-          "          the same call through the outbound NAME of a yarpc configuration file",
+          "  demo    the keyvalue service over HTTP, gRPC and TChannel, with a client over each (the default)",
+          "  serve   serves the yarpc-test service until interrupted",
+          "  call    one call over any transport in any encoding, or a benchmark of many (yab style)",
+          "",
+          "java -jar yarpc-examples.jar <command> --help shows a command's flags and their defaults.",
           "",
           "example programs (java -cp yarpc-examples.jar <class>):",
           "  io.yarpc.examples.rawjson.RawJsonExample        a raw and a JSON procedure and their clients",
@@ -63,27 +51,34 @@ public final class Main {
     }
   }
 
+  /** The commands by name. */
+  static Map<String, Command> commands() {
+    Map<String, Command> commands = new LinkedHashMap<>();
+    commands.put("demo", Demo.command());
+    commands.put("serve", Serve.command());
+    commands.put("call", CallCommand.command());
+    return commands;
+  }
+
   /**
    * Runs one command; returns its exit status, or -1 for {@code serve}, which keeps running (its shutdown
    * hook stops it).
    */
   static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-    String command = args.length == 0 ? "demo" : args[0];
+    String name = args.length == 0 ? "demo" : args[0];
     String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
-    switch (command) {
-      case "demo":
-        return Demo.run(out).exitCode();
-      case "serve":
-        return Serve.runUntilStopped(rest, out, err);
-      case "call":
-        return CallCommand.run(rest, out, err);
+    Command command = commands().get(name);
+    if (command != null) {
+      return Command.execute(command, rest, out, err);
+    }
+    switch (name) {
       case "help":
       case "-h":
       case "--help":
         out.println(USAGE);
         return 0;
       default:
-        err.println("unknown command \"" + command + "\"");
+        err.println("unknown command \"" + name + "\"");
         err.println(USAGE);
         return 2;
     }

@@ -11,6 +11,7 @@ import io.yarpc.Dispatcher;
 import io.yarpc.config.ConfigException;
 import io.yarpc.config.YarpcConfig;
 import io.yarpc.encoding.protobuf.ProtobufProcedures;
+import io.yarpc.examples.FlagSet.Flag;
 import io.yarpc.examples.echo.EchoService;
 import io.yarpc.examples.keyvalue.KeyValueService;
 import io.yarpc.observability.admin.AdminServer;
@@ -28,8 +29,8 @@ import io.yarpc.transport.tchannel.TChannelTransport;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -58,7 +59,7 @@ import java.util.function.Function;
  * --config FILE}, from a yarpc configuration file ({@link YarpcConfig}; {@code examples/config/yarpc.yaml}
  * is one), which may declare any inbounds, outbounds and transport settings.
  *
- * <p>{@link #runUntilStopped} prints the addresses and a curl line and runs until the JVM is asked to stop
+ * <p>{@link #command()} is the {@code serve} command: it prints the addresses and a curl line and runs until the JVM is asked to stop
  * (SIGINT, SIGTERM): a shutdown hook stops the dispatcher, which drains calls in flight. {@link #start}
  * and {@link #startFromConfig} start one in-process (tests); {@link #close()} stops it.
  */
@@ -260,32 +261,76 @@ final class Serve implements AutoCloseable {
     return serve;
   }
 
+  /** The {@code serve} command's flags. */
+  static final FlagSet FLAGS =
+      new FlagSet(
+              "serve",
+              "[flags]",
+              String.join(
+                  "\n",
+                  "Serves the "
+                      + SERVICE
+                      + " service (keyvalue, echo and the crossdock-style procedures)",
+                  "over HTTP, gRPC and TChannel until interrupted (Ctrl-C, SIGTERM), and prints how to",
+                  "call it. Calls in flight are drained when it stops."))
+          .group(
+              "inbounds",
+              List.of(
+                  new Flag("host", "ADDRESS", "127.0.0.1", "the address the inbounds listen on"),
+                  new Flag(
+                      "http-port", "PORT", "8080", "the HTTP inbound's port; 0: any free port"),
+                  new Flag(
+                      "grpc-port", "PORT", "8081", "the gRPC inbound's port; 0: any free port"),
+                  new Flag(
+                      "tchannel-port",
+                      "PORT",
+                      "8082",
+                      "the TChannel inbound's port; 0: any free port"),
+                  new Flag(
+                      "config",
+                      "FILE",
+                      null,
+                      "take the inbounds from a yarpc configuration file instead"
+                          + " (examples/config/yarpc.yaml)")))
+          .group(
+              "admin",
+              List.of(
+                  new Flag(
+                      "admin-port",
+                      "PORT",
+                      "none",
+                      "an admin listener (plain HTTP): /debug/yarpc, /metrics, /health")))
+          .group(TlsFlags.GROUP + " (all three inbounds; not with --config)", TlsFlags.SERVE);
+
   /** The {@code serve} command: parses the flags, starts, prints how to call it, and runs until stopped. */
-  static int runUntilStopped(String[] args, PrintStream out, PrintStream err)
-      throws InterruptedException {
+  static Command command() {
+    return new Command() {
+      @Override
+      public FlagSet flags() {
+        return FLAGS;
+      }
+
+      @Override
+      public int run(Flags flags, PrintStream out, PrintStream err) throws Exception {
+        return runUntilStopped(flags, out, err);
+      }
+    };
+  }
+
+  private static int runUntilStopped(Flags flags, PrintStream out, PrintStream err)
+      throws Flags.UsageException, InterruptedException {
+    flags.noPositional();
+    int adminPort = flags.has("admin-port") ? flags.port("admin-port", 0) : NO_ADMIN;
     Serve serve;
     try {
-      Set<String> known =
-          new HashSet<>(
-              Set.of("http-port", "grpc-port", "tchannel-port", "host", "admin-port", "config"));
-      known.addAll(TlsFlags.SERVE);
-      Flags flags = Flags.parse(args, known);
-      if (!flags.positional().isEmpty()) {
-        throw new Flags.UsageException("unexpected argument \"" + flags.positional().get(0) + "\"");
-      }
-      int adminPort =
-          flags.get("admin-port", null) == null ? NO_ADMIN : flags.port("admin-port", 0);
-      String config = flags.get("config", null);
-      if (config != null) {
-        for (String flag : known) {
-          if (!flag.equals("config")
-              && !flag.equals("admin-port")
-              && flags.get(flag, null) != null) {
-            throw new Flags.UsageException(
-                "--" + flag + " cannot be used with --config (the file declares the inbounds)");
-          }
+      if (flags.has("config")) {
+        for (String flag : List.of("host", "http-port", "grpc-port", "tchannel-port")) {
+          refuseWithConfig(flags, flag);
         }
-        serve = startFromConfig(Path.of(config), System::getenv, adminPort);
+        for (Flag flag : TlsFlags.SERVE) {
+          refuseWithConfig(flags, flag.name());
+        }
+        serve = startFromConfig(Path.of(flags.get("config", null)), System::getenv, adminPort);
       } else {
         TlsMode mode = TlsFlags.mode(flags);
         TlsConfig tls = TlsFlags.server(flags);
@@ -299,10 +344,6 @@ final class Serve implements AutoCloseable {
                 mode,
                 adminPort);
       }
-    } catch (Flags.UsageException e) {
-      err.println("serve: " + e.getMessage());
-      err.println(Main.USAGE);
-      return 2;
     } catch (ConfigException e) {
       err.println("serve: " + e.getMessage());
       return 2;
@@ -326,6 +367,13 @@ final class Serve implements AutoCloseable {
     out.flush();
     stopped.await();
     return -1; // the JVM is exiting: Main must not call System.exit from here
+  }
+
+  private static void refuseWithConfig(Flags flags, String flag) throws Flags.UsageException {
+    if (flags.has(flag)) {
+      throw new Flags.UsageException(
+          "--" + flag + " cannot be used with --config (the file declares the inbounds)");
+    }
   }
 
   /** The HTTP inbound's address. */

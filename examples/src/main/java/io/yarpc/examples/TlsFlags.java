@@ -1,11 +1,14 @@
 package io.yarpc.examples;
 
+import io.yarpc.examples.FlagSet.Flag;
 import io.yarpc.tls.ClientAuth;
 import io.yarpc.tls.TlsConfig;
 import io.yarpc.tls.TlsMode;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * The TLS flags of {@code serve} and {@code call}, turned into a {@link TlsConfig}.
@@ -17,13 +20,36 @@ import java.util.Set;
  *       --tls-client-auth none|optional|require} (default optional with {@code --tls-ca}, else none).
  *   <li>{@code call}: {@code --tls-ca FILE} (roots for the server; without it the JDK's), {@code
  *       --tls-cert FILE --tls-key FILE} (a client certificate for mutual TLS), {@code --tls-server-name
- *       NAME} (the name to verify instead of the peer's host). Any of them turns TLS on.
+ *       NAME} (the name to verify instead of the peer's host). Any of them turns TLS on; {@link
+ *       #clientSection} gives them to a configuration document as {@code transports.<name>.tls}.
  * </ul>
  */
 final class TlsFlags {
-  static final Set<String> SERVE =
-      Set.of("tls-cert", "tls-key", "tls-ca", "tls-mode", "tls-client-auth");
-  static final Set<String> CALL = Set.of("tls-cert", "tls-key", "tls-ca", "tls-server-name");
+  /** The group title of the TLS flags in a command's usage. */
+  static final String GROUP = "TLS";
+
+  static final List<Flag> SERVE =
+      List.of(
+          new Flag("tls-cert", "FILE", null, "the server's certificate chain (PEM); turns TLS on"),
+          new Flag("tls-key", "FILE", null, "its private key (PKCS#8 PEM)"),
+          new Flag("tls-ca", "FILE", null, "roots for client certificates (PEM)"),
+          new Flag(
+              "tls-mode",
+              "MODE",
+              "enforced with --tls-cert, else disabled",
+              "disabled, permissive (TLS and plaintext on one port) or enforced"),
+          new Flag(
+              "tls-client-auth",
+              "AUTH",
+              "optional with --tls-ca, else none",
+              "none, optional or require: whether clients must show a certificate"));
+
+  static final List<Flag> CALL =
+      List.of(
+          new Flag("tls-ca", "FILE", "the JDK's roots", "roots for the server's certificate (PEM)"),
+          new Flag("tls-cert", "FILE", null, "a client certificate chain for mutual TLS (PEM)"),
+          new Flag("tls-key", "FILE", null, "its private key (PKCS#8 PEM)"),
+          new Flag("tls-server-name", "NAME", "the peer's host", "the name to verify"));
 
   private TlsFlags() {}
 
@@ -84,6 +110,30 @@ final class TlsFlags {
     }
     b.serverName(serverName);
     return build(b);
+  }
+
+  /**
+   * The client's flags as the {@code tls} block of a configuration document's transport section
+   * ({@code caFile}, {@code certFile}, {@code keyFile}, {@code serverName}), or null when none is
+   * given. The flags are checked first as {@link #client} checks them, so that a bad one is reported
+   * by its flag's name.
+   */
+  static Map<String, Object> clientSection(Flags flags) throws Flags.UsageException {
+    if (client(flags) == null) {
+      return null;
+    }
+    Map<String, Object> tls = new LinkedHashMap<>();
+    putIfGiven(tls, "caFile", flags.get("tls-ca", null));
+    putIfGiven(tls, "certFile", flags.get("tls-cert", null));
+    putIfGiven(tls, "keyFile", flags.get("tls-key", null));
+    putIfGiven(tls, "serverName", flags.get("tls-server-name", null));
+    return tls;
+  }
+
+  private static void putIfGiven(Map<String, Object> section, String key, String value) {
+    if (value != null) {
+      section.put(key, value);
+    }
   }
 
   private static void keyPair(TlsConfig.Builder b, String cert, String key)

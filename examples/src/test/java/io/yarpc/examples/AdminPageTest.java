@@ -121,8 +121,8 @@ class AdminPageTest {
   void aBadAdminPortIsAUsageError() throws Exception {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int status =
-        Serve.runUntilStopped(
-            new String[] {"--admin-port", "99999"},
+        Main.run(
+            new String[] {"serve", "--admin-port", "99999"},
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(status).isEqualTo(2);

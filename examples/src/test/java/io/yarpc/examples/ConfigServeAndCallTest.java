@@ -229,8 +229,8 @@ class ConfigServeAndCallTest {
             + "outbounds:\n  x:\n    grpc: {peer: nowhere}\n");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int status =
-        Serve.runUntilStopped(
-            new String[] {"--config", bad.toString()},
+        Main.run(
+            new String[] {"serve", "--config", bad.toString()},
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(status).isEqualTo(2);
@@ -242,10 +242,11 @@ class ConfigServeAndCallTest {
                 + "  inbounds.http.shutdownTimeout: not a duration: 5 (missing unit: write e.g. 5s"
                 + " or 5ms)\n"
                 + "  outbounds.x.grpc.peer: not host:port: \"nowhere\"\n");
-    List<String> mixed = new ArrayList<>(List.of("--config", bad.toString(), "--http-port", "1"));
+    List<String> mixed =
+        new ArrayList<>(List.of("serve", "--config", bad.toString(), "--http-port", "1"));
     ByteArrayOutputStream err2 = new ByteArrayOutputStream();
     assertThat(
-            Serve.runUntilStopped(
+            Main.run(
                 mixed.toArray(String[]::new),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err2, true, StandardCharsets.UTF_8)))

@@ -237,7 +237,8 @@ class ServeAndCallTest {
     Run missingPeer =
         runCall("--transport", "http", "--service", "s", "--procedure", "p", "--encoding", "raw");
     assertThat(missingPeer.status()).isEqualTo(2);
-    assertThat(missingPeer.err()).contains("missing --peer", "usage: call");
+    assertThat(missingPeer.err())
+        .contains("missing --peer", "usage: java -jar yarpc-examples.jar call");
 
     Run badTransport =
         call("http", "--transport", "smoke-signals", "--procedure", "p", "--encoding", "raw");

@@ -80,7 +80,7 @@ class TlsServeAndCallTest {
                 "--tls-key",
                 certs.resolve("server.key").toString()));
     args.addAll(List.of(extra));
-    Flags flags = Flags.parse(args.toArray(String[]::new), TlsFlags.SERVE);
+    Flags flags = Serve.FLAGS.parse(args.toArray(String[]::new));
     return Serve.start("127.0.0.1", 0, 0, 0, TlsFlags.server(flags), TlsFlags.mode(flags));
   }
 

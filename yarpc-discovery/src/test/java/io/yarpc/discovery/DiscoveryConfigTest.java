@@ -12,6 +12,7 @@ import io.yarpc.discovery.Fixtures.Server;
 import io.yarpc.encoding.raw.RawClient;
 import io.yarpc.peer.BoundPeerChooser;
 import io.yarpc.peer.RoundRobinPeerList;
+import io.yarpc.testing.Dnsmasq;
 import io.yarpc.transport.http.HttpOutbound;
 import java.io.StringReader;
 import java.nio.file.Files;

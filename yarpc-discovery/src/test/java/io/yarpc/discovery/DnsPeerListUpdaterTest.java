@@ -1,8 +1,8 @@
 package io.yarpc.discovery;
 
-import static io.yarpc.discovery.Dnsmasq.host;
-import static io.yarpc.discovery.Dnsmasq.srv;
 import static io.yarpc.discovery.Fixtures.await;
+import static io.yarpc.testing.Dnsmasq.host;
+import static io.yarpc.testing.Dnsmasq.srv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.yarpc.Dispatcher;
@@ -14,6 +14,7 @@ import io.yarpc.discovery.Fixtures.Server;
 import io.yarpc.peer.BoundPeerChooser;
 import io.yarpc.peer.ChooserStatus;
 import io.yarpc.peer.UpdaterStatus;
+import io.yarpc.testing.Dnsmasq;
 import io.yarpc.transport.http.HttpTransport;
 import java.nio.file.Path;
 import java.time.Duration;

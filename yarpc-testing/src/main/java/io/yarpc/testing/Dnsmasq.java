@@ -1,4 +1,4 @@
-package io.yarpc.discovery;
+package io.yarpc.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -26,7 +26,7 @@ import javax.naming.directory.InitialDirContext;
  * unanswered. Without dnsmasq a test is skipped, or fails when {@code YARPC_REQUIRE_PEERS} is set (as in
  * {@code .ci/run}, which installs it).
  */
-final class Dnsmasq implements AutoCloseable {
+public final class Dnsmasq implements AutoCloseable {
   private static final List<Path> CANDIDATES =
       List.of(Path.of("/usr/sbin/dnsmasq"), Path.of("/usr/bin/dnsmasq"), Path.of("/sbin/dnsmasq"));
 
@@ -44,7 +44,7 @@ final class Dnsmasq implements AutoCloseable {
   }
 
   /** The executable, or the test is skipped (fails when YARPC_REQUIRE_PEERS is set). */
-  static Path executable() {
+  public static Path executable() {
     Path found = null;
     for (Path p : CANDIDATES) {
       if (Files.isExecutable(p)) {
@@ -63,25 +63,25 @@ final class Dnsmasq implements AutoCloseable {
    * Starts dnsmasq with {@code records} (lines of its configuration file) in {@code dir}, its records'
    * TTL {@code ttlSeconds}; returns once it answers.
    */
-  static Dnsmasq start(Path dir, int ttlSeconds, List<String> records) throws Exception {
+  public static Dnsmasq start(Path dir, int ttlSeconds, List<String> records) throws Exception {
     Dnsmasq d = new Dnsmasq(executable(), dir, freePort(), ttlSeconds);
     d.launch(records);
     return d;
   }
 
   /** Where it listens (UDP and TCP). */
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
   }
 
   /** Stops it, rewrites its records and starts it again on the same port; returns once it answers. */
-  void restart(List<String> records) throws Exception {
+  public void restart(List<String> records) throws Exception {
     stop();
     launch(records);
   }
 
   /** Stops it: queries go unanswered until it starts again. */
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     if (process != null) {
       process.destroy();
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -97,12 +97,12 @@ final class Dnsmasq implements AutoCloseable {
   }
 
   /** The SRV line for {@code target:port} under {@code service} ({@code _http._tcp.users.svc.test}). */
-  static String srv(String service, String target, int port) {
+  public static String srv(String service, String target, int port) {
     return "srv-host=" + service + "," + target + "," + port;
   }
 
   /** The line giving {@code name} the address {@code address} (A or AAAA). */
-  static String host(String name, String address) {
+  public static String host(String name, String address) {
     return "host-record=" + name + "," + address;
   }
 
@@ -133,7 +133,7 @@ final class Dnsmasq implements AutoCloseable {
   }
 
   /** The log (stderr and stdout), with a line per query ({@code query[SRV] name from 127.0.0.1}). */
-  String log() throws IOException {
+  public String log() throws IOException {
     return Files.readString(dir.resolve("dnsmasq.log"));
   }
 
