@@ -31,9 +31,9 @@ final class PeerCounts {
 
   /** Has {@code loader} wrap every peer list it builds so that its leases are counted here. */
   void install(YarpcConfig.Loader loader) {
-    for (PeerListSpec spec :
+    for (PeerListSpec list :
         ServiceLoader.load(PeerListSpec.class, PeerCounts.class.getClassLoader())) {
-      loader.peerListSpec(new CountingSpec(spec, this));
+      loader.peerListSpec(new CountingSpec(list, this));
     }
   }
 
