@@ -25,6 +25,7 @@ import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.discovery.DnsPeerListUpdater.RecordType;
 import io.yarpc.internal.GoDurations;
+import io.yarpc.internal.GoStrings;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -139,7 +140,7 @@ public final class DnsLookup {
       return name;
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "not a DNS name: " + HostPorts.quote(name) + " (" + e.getMessage() + ")", e);
+          "not a DNS name: " + GoStrings.quote(name) + " (" + e.getMessage() + ")", e);
     }
   }
 

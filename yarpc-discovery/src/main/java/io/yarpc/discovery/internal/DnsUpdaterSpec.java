@@ -7,6 +7,7 @@ import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.discovery.DnsPeerListUpdater;
 import io.yarpc.discovery.DnsPeerListUpdater.RecordType;
 import io.yarpc.internal.GoDurations;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.peer.PeerList;
 import io.yarpc.peer.PeerListUpdater;
 import java.net.InetAddress;
@@ -144,7 +145,7 @@ public final class DnsUpdaterSpec implements PeerListUpdaterSpec {
         || !digits.chars().allMatch(ch -> ch >= '0' && ch <= '9')
         || Integer.parseInt(digits) < 1
         || Integer.parseInt(digits) > 65535) {
-      throw new IllegalArgumentException("not a port from 1 to 65535 in " + HostPorts.quote(text));
+      throw new IllegalArgumentException("not a port from 1 to 65535 in " + GoStrings.quote(text));
     }
     return Integer.parseInt(digits);
   }
@@ -152,7 +153,7 @@ public final class DnsUpdaterSpec implements PeerListUpdaterSpec {
   private static IllegalArgumentException badServer(String text) {
     return new IllegalArgumentException(
         "not an IP address with an optional port: "
-            + HostPorts.quote(text)
+            + GoStrings.quote(text)
             + " (e.g. 10.96.0.10, 127.0.0.1:5353, [::1]:53)");
   }
 }

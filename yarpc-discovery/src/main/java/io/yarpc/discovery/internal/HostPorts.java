@@ -1,6 +1,7 @@
 package io.yarpc.discovery.internal;
 
 import io.netty.util.NetUtil;
+import io.yarpc.internal.GoStrings;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 
@@ -57,22 +58,7 @@ public final class HostPorts {
   }
 
   private static IllegalArgumentException bad(String text, String why) {
-    return new IllegalArgumentException("not host:port: " + quote(text) + " (" + why + ")");
-  }
-
-  /** {@code s} in double quotes, with quotes, backslashes and control characters escaped. */
-  public static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
+    return new IllegalArgumentException(
+        "not host:port: " + GoStrings.quote(text) + " (" + why + ")");
   }
 }

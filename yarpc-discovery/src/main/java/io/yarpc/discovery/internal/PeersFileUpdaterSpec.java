@@ -4,6 +4,7 @@ import io.yarpc.config.spi.ConfigContext;
 import io.yarpc.config.spi.ConfigSection;
 import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.discovery.FilePeerListUpdater;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.peer.PeerList;
 import io.yarpc.peer.PeerListUpdater;
 import java.nio.file.InvalidPathException;
@@ -39,7 +40,7 @@ public final class PeersFileUpdaterSpec implements PeerListUpdaterSpec {
     try {
       file = Path.of(path);
     } catch (InvalidPathException e) {
-      c.problem("path", "not a file name: " + HostPorts.quote(path));
+      c.problem("path", "not a file name: " + GoStrings.quote(path));
       return null;
     }
     FilePeerListUpdater.Builder b = FilePeerListUpdater.builder(file).identify(identify);
