@@ -5,8 +5,6 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.testing.RetrySuite;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.UnaryOutbound;
-import org.junit.jupiter.api.Disabled;
-import org.junit.jupiter.api.Test;
 
 /**
  * Retries over h2c: a call the server's dispatcher refuses before its handler is answered with {@code
@@ -17,13 +15,6 @@ class Http2RetryTest extends RetrySuite {
   protected Inbound newInbound() {
     return HttpTransport.create().inbound();
   }
-
-  @Override
-  @Test
-  @Disabled(
-      "h2c: after the client resets a stream whose handler is still running, later calls on that"
-          + " connection do not reach the handler (found by this test; the same without retries)")
-  protected void aSlowAttemptIsAbandonedAndAnIdempotentCallRetried() {}
 
   @Override
   protected PeerTransport newClientTransport() {
