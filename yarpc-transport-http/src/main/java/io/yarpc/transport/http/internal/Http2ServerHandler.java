@@ -110,7 +110,8 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
       InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
     InboundLimits limits = settings.limits();
     int maxStreams = limits.maxConcurrentCallsPerConnection();
-    int streamWindow = H2Tuning.serverStreamWindow(limits.maxPendingBytesPerConnection(), maxStreams);
+    int streamWindow =
+        H2Tuning.serverStreamWindow(limits.maxPendingBytesPerConnection(), maxStreams);
     Http2Settings initial =
         H2Tuning.initialSettings()
             .initialWindowSize(streamWindow)
@@ -155,12 +156,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
   CallServer newCallServer(CallServer.Answers answers) {
     CallServer calls =
         new CallServer(
-            state,
-            settings.healthPath(),
-            settings.deadlinePolicy(),
-            writeAllocator,
-            true,
-            answers);
+            state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, true, answers);
     calls.attach(ctx);
     return calls;
   }
@@ -442,14 +438,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     protected Http2ServerHandler build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings initial) {
       return new Http2ServerHandler(
-          decoder,
-          encoder,
-          initial,
-          progress,
-          state,
-          settings,
-          writeAllocator,
-          connectionWindow);
+          decoder, encoder, initial, progress, state, settings, writeAllocator, connectionWindow);
     }
   }
 }

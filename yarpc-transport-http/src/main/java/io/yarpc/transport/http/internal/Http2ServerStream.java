@@ -78,7 +78,8 @@ final class Http2ServerStream
     }
     if (receiver.isReceiving()) {
       if (end) {
-        receiver.data(io.netty.buffer.Unpooled.EMPTY_BUFFER, true); // trailers: nothing of them is used
+        receiver.data(
+            io.netty.buffer.Unpooled.EMPTY_BUFFER, true); // trailers: nothing of them is used
       }
       return;
     }

@@ -158,11 +158,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
                       finish(ex);
                     });
     WriteWatch.watch(
-        ctx,
-        written,
-        this::http1WriteMark,
-        settings.writeTimeoutNanos(),
-        this::writeTimedOut);
+        ctx, written, this::http1WriteMark, settings.writeTimeoutNanos(), this::writeTimedOut);
   }
 
   /** The bytes still queued on the socket, which change as the client reads. */
