@@ -64,6 +64,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
   private final Http2Connection.PropertyKey key;
   private final int connectionWindow;
   private final List<Http2ServerStream> unflushed = new ArrayList<>();
+  private final List<Http2ServerStream> headsRead = new ArrayList<>();
   private final Runnable flushTask = this::flushNow;
   private ChannelHandlerContext ctx;
   private ConnectionBudget budget;
@@ -234,6 +235,11 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     unflushed.add(s);
   }
 
+  /** {@code s} read its request's head in this read: {@link Http2ServerStream#readComplete} at its end. */
+  void afterRead(Http2ServerStream s) {
+    headsRead.add(s);
+  }
+
   private void flushSoon() {
     if (reading || flushScheduled) {
       return;
@@ -268,7 +274,21 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
     reading = false;
+    if (!headsRead.isEmpty()) {
+      Http2ServerStream[] streams = headsRead.toArray(new Http2ServerStream[0]);
+      headsRead.clear();
+      for (Http2ServerStream s : streams) {
+        s.readComplete();
+      }
+    }
     super.channelReadComplete(ctx); // flushes
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    reading = false;
+    headsRead.clear();
+    super.channelInactive(ctx); // closes the streams: each releases what it holds
   }
 
   @Override

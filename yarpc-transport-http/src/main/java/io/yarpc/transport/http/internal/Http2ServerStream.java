@@ -104,6 +104,16 @@ final class Http2ServerStream
         new DefaultHttpRequest(
             HttpVersion.HTTP_1_1, m, path.toString(), new Http2HeadersView(headers)),
         end);
+    if (!end) {
+      conn.afterRead(this);
+    }
+  }
+
+  /** The end of the read that brought the request's head: its receive timer starts if it is incomplete. */
+  void readComplete() {
+    if (receiver.isReceiving() && !receiver.isStopped()) {
+      receiver.requestBytesArrived();
+    }
   }
 
   /** A DATA frame: returns the bytes given back to the client at once (the rest are owed). */

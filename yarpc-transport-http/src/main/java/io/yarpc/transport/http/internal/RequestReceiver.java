@@ -93,7 +93,11 @@ final class RequestReceiver {
     stopped = true;
   }
 
-  /** Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler}). */
+  /**
+   * Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler};
+   * HTTP/2: by the stream at the end of the read that brought its head, when the request is still
+   * incomplete, so most requests, whole in one read, need no timer).
+   */
   void requestBytesArrived() {
     if (readTimer == null && !stopped) {
       readTimer =
@@ -160,7 +164,9 @@ final class RequestReceiver {
   }
 
   private void onHead(HttpRequest req) {
-    requestBytesArrived();
+    if (!http2) {
+      requestBytesArrived(); // HTTP/2: at the end of the read, if the request is still incomplete
+    }
     releaseReceived();
     head = req;
     discarding = false;
