@@ -64,21 +64,32 @@ final class ReceivedContent {
       return;
     }
     try {
-      while (data.isReadable()) {
-        if (piece == null || !piece.isWritable()) {
-          addPiece();
-          long expected =
-              remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
-          piece = alloc.buffer((int) Math.min(PIECE, expected));
-        }
-        int n = Math.min(piece.writableBytes(), data.readableBytes());
-        piece.writeBytes(data, n);
-        if (remaining >= n) {
-          remaining -= n;
-        }
-      }
+      copy(data);
     } finally {
       chunk.release();
+    }
+  }
+
+  /**
+   * HTTP/2: copies {@code data}'s readable bytes into this content's pieces; {@code data} stays the
+   * caller's (a DATA frame, which the frame decoder releases).
+   */
+  void copy(ByteBuf data) {
+    int from = data.readerIndex();
+    int left = data.readableBytes();
+    while (left > 0) {
+      if (piece == null || !piece.isWritable()) {
+        addPiece();
+        long expected = remaining >= 0 ? Math.max(remaining, left) : left;
+        piece = alloc.buffer((int) Math.min(PIECE, expected));
+      }
+      int n = Math.min(piece.writableBytes(), left);
+      piece.writeBytes(data, from, n);
+      from += n;
+      left -= n;
+      if (remaining >= n) {
+        remaining -= n;
+      }
     }
   }
 
