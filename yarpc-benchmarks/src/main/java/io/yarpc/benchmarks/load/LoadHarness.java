@@ -3,6 +3,7 @@ package io.yarpc.benchmarks.load;
 import io.grpc.stub.StreamObserver;
 import io.yarpc.benchmarks.proto.EchoMessage;
 import io.yarpc.netty.internal.NettyIo;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -127,7 +129,7 @@ public final class LoadHarness {
   }
 
   private LoadReport runAll() throws Exception {
-    Map<String, Object> env = environment();
+    Map<String, Object> env = RunEnvironment.of(options);
     List<CellResult> cells = new ArrayList<>();
     if (!options.prewarm.isZero()) {
       prewarm();
@@ -328,7 +330,7 @@ public final class LoadHarness {
 
     final Histogram histogram;
 
-    Edge(Running running, Histogram histogram) throws java.io.IOException {
+    Edge(Running running, Histogram histogram) throws IOException {
       this.threads = ThreadAccounting.snapshot();
       this.local = ProcessCounters.now();
       this.server = running.server == null ? null : running.server.counters();
@@ -337,7 +339,7 @@ public final class LoadHarness {
   }
 
   /** Collects garbage in both processes and returns the load average, before a cell starts. */
-  private static double settle(Running running) throws java.io.IOException {
+  private static double settle(Running running) throws IOException {
     System.gc();
     if (running.server != null) {
       running.server.gc();
@@ -427,8 +429,7 @@ public final class LoadHarness {
    * end of the window allocate partly inside it and partly outside; with this many calls that blurs a
    * per-call figure by a few percent at most.
    */
-  private void measure(java.util.function.LongSupplier calls, int inflight)
-      throws InterruptedException {
+  private void measure(LongSupplier calls, int inflight) throws InterruptedException {
     long start = System.nanoTime();
     Thread.sleep(options.duration.toMillis());
     long max = start + options.duration.toNanos() * 3;
@@ -556,91 +557,6 @@ public final class LoadHarness {
     } catch (Exception e) {
       return "first call failed: " + (e.getCause() != null ? e.getCause() : e);
     }
-  }
-
-  private Map<String, Object> environment() {
-    Map<String, Object> env = new LinkedHashMap<>();
-    env.put("started", Instant.now().toString());
-    env.put(
-        "command",
-        "java -jar yarpc-benchmarks/target/yarpc-benchmarks.jar load " + describe(options));
-    env.put(
-        "java",
-        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    env.put("jvmArguments", ManagementFactory.getRuntimeMXBean().getInputArguments());
-    env.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-    env.put("processors", Runtime.getRuntime().availableProcessors());
-    env.put(
-        "memoryBytes",
-        ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-            .getTotalMemorySize());
-    env.put(
-        "os",
-        System.getProperty("os.name")
-            + " "
-            + System.getProperty("os.version")
-            + " "
-            + System.getProperty("os.arch"));
-    env.put(
-        "loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    env.put("durationSeconds", options.duration.toMillis() / 1e3);
-    env.put("processes", options.processes);
-    env.put("warmupMinSeconds", options.warmup.toMillis() / 1e3);
-    env.put("warmupMaxSeconds", options.warmupMax.toMillis() / 1e3);
-    env.put("prewarmSeconds", options.prewarm.toMillis() / 1e3);
-    env.put("sizes", options.sizes);
-    env.put("inflight", options.inflight);
-    env.put("systems", options.systems);
-    env.put("tls", options.tls);
-    env.put("io", NettyIo.get().name());
-    env.put("observability", options.observability);
-    env.put("streamSizes", options.streamSizes);
-    env.put("streamWindow", options.streamWindow);
-    env.put(
-        "attribution",
-        (options.separate()
-                ? "server = the whole server process (every thread, GC and JIT included); "
-                : "server = threads named bench-server-* and yarpc-bench-server-handler-*, plus event "
-                    + "loops whose sampled stacks show server-side frames; ")
-            + "client = bench-client-*, yarpc-bench-client-*, "
-            + "and event loops whose stacks show client-side frames; unattributed = everything else");
-    return env;
-  }
-
-  private static String describe(LoadOptions o) {
-    return "--duration "
-        + o.duration.toMillis()
-        + "ms --warmup "
-        + o.warmup.toMillis()
-        + "ms --warmup-max "
-        + o.warmupMax.toMillis()
-        + "ms --processes "
-        + o.processes
-        + (o.serverJvmOpts == null
-            ? ""
-            : " --server-jvm-opts '" + String.join(" ", o.serverJvmOpts) + "'")
-        + " --prewarm "
-        + o.prewarm.toMillis()
-        + "ms --sizes "
-        + join(o.sizes)
-        + " --inflight "
-        + join(o.inflight)
-        + " --systems "
-        + String.join(",", o.systems)
-        + " --stream-sizes "
-        + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes))
-        + " --stream-window "
-        + o.streamWindow
-        + " --io "
-        + o.io;
-  }
-
-  private static String join(List<Integer> l) {
-    StringBuilder sb = new StringBuilder();
-    for (int i : l) {
-      sb.append(sb.length() == 0 ? "" : ",").append(i);
-    }
-    return sb.toString();
   }
 
   private void report(CellResult c) {
