@@ -150,16 +150,28 @@ final class ServerChild implements AutoCloseable {
     replies.add(EOF);
   }
 
-  /** Closes the child's stdin (it stops its server and exits) and waits for it, killing it after 20 s. */
+  /** {@link #stop()}, for try-with-resources. */
   @Override
   public void close() {
+    stop();
+  }
+
+  /**
+   * Closes the child's stdin, on which it stops its server and exits, and waits for it; kills it if it has
+   * not exited after 20 s.
+   *
+   * @return whether the child exited by itself
+   */
+  boolean stop() {
+    boolean exited = false;
     try {
       stdin.close();
     } catch (IOException e) {
       // already gone
     }
     try {
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+      exited = process.waitFor(20, TimeUnit.SECONDS);
+      if (!exited) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
@@ -171,5 +183,6 @@ final class ServerChild implements AutoCloseable {
     } catch (IllegalStateException e) {
       // the JVM is shutting down: the hook runs anyway
     }
+    return exited;
   }
 }

@@ -156,6 +156,7 @@ class LoadHarnessTest {
   void theServerProcessStopsWhenItsStdinEnds() throws Exception {
     ServerChild child = ServerChild.start(EchoSystem.NETTY_HTTP, null, "none", "nio", List.of());
     ProcessHandle process = ProcessHandle.of(child.pid()).orElseThrow();
+    boolean exitedByItself;
     try {
       assertThat(child.port()).isPositive();
       ProcessCounters before = child.counters();
@@ -164,8 +165,9 @@ class LoadHarnessTest {
       assertThat(after.gcCount()).isGreaterThan(before.gcCount());
       assertThat(after.cpuNanos()).isGreaterThanOrEqualTo(before.cpuNanos());
     } finally {
-      child.close(); // closes its stdin, as the harness's death would
+      exitedByItself = child.stop(); // closes its stdin, as the harness's death would
     }
+    assertThat(exitedByItself).as("the child exited when its stdin closed, unkilled").isTrue();
     assertThat(process.isAlive()).isFalse();
   }
 
