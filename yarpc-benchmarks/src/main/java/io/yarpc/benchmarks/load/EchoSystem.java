@@ -26,6 +26,12 @@ public interface EchoSystem extends AutoCloseable {
    */
   String YARPC_GRPC_DIRECT = "yarpc-grpc-direct";
 
+  /**
+   * As {@link #YARPC_GRPC}, with metrics, call logs (successes off) and tracing (sampled out) on the
+   * server whatever {@code --observability} says: the row beside {@link #YARPC_GRPC} that prices them.
+   */
+  String YARPC_GRPC_OBSERVED = "yarpc-grpc-observed";
+
   /** YARPC over HTTP/1.1. */
   String YARPC_HTTP = "yarpc-http";
 
@@ -104,6 +110,8 @@ public interface EchoSystem extends AutoCloseable {
         return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false, tls, observed);
       case YARPC_GRPC_DIRECT:
         return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true, tls, observed);
+      case YARPC_GRPC_OBSERVED:
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls, "on");
       case YARPC_HTTP:
         return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls, observed);
       case YARPC_H2C:

@@ -19,6 +19,7 @@ public final class LoadOptions {
           EchoSystem.YARPC_GRPC,
           EchoSystem.YARPC_GRPC_ALIASING,
           EchoSystem.YARPC_GRPC_DIRECT,
+          EchoSystem.YARPC_GRPC_OBSERVED,
           EchoSystem.YARPC_HTTP,
           EchoSystem.YARPC_H2C,
           EchoSystem.YARPC_TCHANNEL,
