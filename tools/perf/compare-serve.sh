@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# compare-serve.sh [--out DIR] [perf-compare options...] — the external check of the README's Performance
-# section: this checkout's `serve` (examples jar) against plain grpc-java, measured from outside both
+# compare-serve.sh [--out DIR] [--floor] [perf-compare options...] — the external check of the README's
+# Performance section: this checkout's `serve` (examples jar) against plain grpc-java, measured from outside both
 # processes. Builds nothing; needs
 #   examples/target/yarpc-examples.jar                 mvn -B -ntp -q package -DskipTests -pl examples -am
 #   tools/perf/baseline-server/target/baseline-server.jar   mvn -q -f tools/perf/baseline-server/pom.xml package
@@ -8,20 +8,25 @@
 # flags (env PERF_JAVA_OPTS, default none), then runs
 #   perf-compare.sh        gRPC:           A = grpc-java baseline, B = serve's gRPC inbound
 #   perf-compare-http.sh   HTTP/1.1, h2c:  serve's HTTP inbound, against the baseline's gRPC in the same run
-# and stops both servers (also on Ctrl-C). Every other option (--sizes, --seconds, --warmup, --rounds,
-# --clients, --streams, --header, --no-heap...) goes to both scripts. Their tables go to stdout and to
-# DIR/grpc/table.md and DIR/http/table.md (DIR: --out, default a new mktemp folder).
-# Exit 0 only if both scripts passed.
+# and stops both servers (also on Ctrl-C). --floor also starts the bare Netty echo
+# (tools/perf/netty-echo-server, mvn -q -f tools/perf/netty-echo-server/pom.xml package; FLOOR_JAR
+# overrides) and runs perf-compare-http.sh --h2c against it the same way: the floor under the HTTP
+# paths. Every other option (--sizes, --seconds, --warmup, --rounds, --clients, --streams, --header,
+# --no-heap...) goes to every script. Their tables go to stdout and to DIR/grpc/table.md,
+# DIR/http/table.md and DIR/floor/table.md (DIR: --out, default a new mktemp folder).
+# Exit 0 only if every comparison passed.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 SERVE_JAR=${SERVE_JAR:-$ROOT/examples/target/yarpc-examples.jar}
 BASELINE_JAR=${BASELINE_JAR:-$HERE/baseline-server/target/baseline-server.jar}
+FLOOR_JAR=${FLOOR_JAR:-$HERE/netty-echo-server/target/netty-echo-server.jar}
 PROG=compare-serve
-OUT="" ARGS=()
+OUT="" ARGS=() FLOOR=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$2"; shift 2 ;;
+    --floor) FLOOR=1; shift ;;
     -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) ARGS+=("$1"); shift ;;
   esac
@@ -29,6 +34,7 @@ done
 fail() { echo "$PROG: FAIL: $*" >&2; exit 1; }
 [ -f "$SERVE_JAR" ] || fail "$SERVE_JAR is missing (mvn -B -ntp -q package -DskipTests -pl examples -am)"
 [ -f "$BASELINE_JAR" ] || fail "$BASELINE_JAR is missing (mvn -q -f tools/perf/baseline-server/pom.xml package)"
+[ "$FLOOR" = 0 ] || [ -f "$FLOOR_JAR" ] || fail "$FLOOR_JAR is missing (mvn -q -f tools/perf/netty-echo-server/pom.xml package)"
 command -v ss >/dev/null || fail "ss not found (apt-get install -y iproute2)"
 if [ -z "$OUT" ]; then OUT=$(mktemp -d -t compare-serve.XXXXXX) || fail "mktemp failed"; fi
 mkdir -p "$OUT" || fail "cannot create $OUT"
@@ -71,6 +77,14 @@ PIDS+=("$SERVE_PID")
 wait_listening "$BASE_PORT" "$BASE_PID" baseline "$OUT/baseline.log"
 wait_listening "$GRPC_PORT" "$SERVE_PID" serve "$OUT/serve.log"
 wait_listening "$HTTP_PORT" "$SERVE_PID" serve "$OUT/serve.log"
+if [ "$FLOOR" = 1 ]; then
+  FLOOR_PORT=$(free_port)
+  # shellcheck disable=SC2086
+  java ${PERF_JAVA_OPTS:-} -jar "$FLOOR_JAR" "$FLOOR_PORT" >"$OUT/floor.log" 2>&1 &
+  FLOOR_PID=$!
+  PIDS+=("$FLOOR_PID")
+  wait_listening "$FLOOR_PORT" "$FLOOR_PID" netty-echo "$OUT/floor.log"
+fi
 echo "$PROG: baseline pid $BASE_PID on 127.0.0.1:$BASE_PORT; serve pid $SERVE_PID on HTTP $HTTP_PORT," \
   "gRPC $GRPC_PORT; JVM flags '${PERF_JAVA_OPTS:-}'; out $OUT" >&2
 
@@ -79,8 +93,12 @@ status=0
   --pid-a "$BASE_PID" --pid-b "$SERVE_PID" --out "$OUT/grpc" ${ARGS[@]+"${ARGS[@]}"} || status=1
 "$HERE/perf-compare-http.sh" "$HTTP_PORT" --pid "$SERVE_PID" --label yarpc --grpc-port "$BASE_PORT" \
   --grpc-pid "$BASE_PID" --h2c --out "$OUT/http" ${ARGS[@]+"${ARGS[@]}"} || status=1
+if [ "$FLOOR" = 1 ]; then
+  "$HERE/perf-compare-http.sh" "$FLOOR_PORT" --pid "$FLOOR_PID" --label netty-floor --grpc-port "$BASE_PORT" \
+    --grpc-pid "$BASE_PID" --h2c --out "$OUT/floor" ${ARGS[@]+"${ARGS[@]}"} || status=1
+fi
 if [ "$status" = 0 ]; then
-  echo "$PROG: OK (tables in $OUT/grpc/table.md and $OUT/http/table.md)" >&2
+  echo "$PROG: OK (tables in $OUT/grpc/table.md, $OUT/http/table.md and, with --floor, $OUT/floor/table.md)" >&2
 else
   echo "$PROG: FAIL: a comparison failed (see above; logs in $OUT)" >&2
 fi
