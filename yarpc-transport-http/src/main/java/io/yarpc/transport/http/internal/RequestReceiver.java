@@ -59,7 +59,8 @@ final class RequestReceiver {
   private ReceivedContent content;
   private boolean discarding; // drop everything until the end of the current request
   private ScheduledFuture<?> readTimer;
-  private long receivingSince = -1; // System.nanoTime() at the request's first byte; -1: none timed
+  private boolean timing; // a request is being received and timed
+  private long receivingSince; // when timing: the loop's ticker at the request's first byte
   private boolean stopped; // no more requests on this connection or stream
 
   /** A receiver for an HTTP/1.1 connection ({@code http2} false) or an HTTP/2 stream, feeding {@code sink}. */
@@ -100,7 +101,7 @@ final class RequestReceiver {
    * incomplete, so most requests, whole in one read, need no timer).
    *
    * <p>HTTP/1.1 keeps one timer per connection rather than one per request: a request's end only clears
-   * {@code receivingSince}, and the timer, when it fires, looks at the request being received then (if
+   * the request's start, and the timer, when it fires, looks at the request being received then (if
    * any) and sleeps again for what is left of its time. So a keep-alive connection schedules about one
    * task per read timeout, not one per request.
    */
@@ -108,8 +109,9 @@ final class RequestReceiver {
     if (stopped) {
       return;
     }
-    if (receivingSince < 0) {
-      receivingSince = System.nanoTime();
+    if (!timing) {
+      timing = true;
+      receivingSince = ctx.executor().ticker().nanoTime();
     }
     if (readTimer == null) {
       scheduleReadTimer(settings.readTimeoutNanos());
@@ -145,7 +147,7 @@ final class RequestReceiver {
   /** The channel is gone: stops reading, the timer, and releases a request being received. */
   void close() {
     stopped = true;
-    receivingSince = -1;
+    timing = false;
     cancelReadTimer();
     releaseReceived();
     head = null;
@@ -329,10 +331,10 @@ final class RequestReceiver {
 
   private void readTimedOut() {
     readTimer = null;
-    if (stopped || receivingSince < 0) {
+    if (stopped || !timing) {
       return; // the request it was started for is complete; the next one starts it again
     }
-    long now = System.nanoTime();
+    long now = ctx.executor().ticker().nanoTime();
     if (self.isPaused()) {
       // we stopped receiving ourselves (a pipelined request waits, the budget is spent, the client
       // does not read our answers): not the client's fault, so its time counts again from now
@@ -358,7 +360,7 @@ final class RequestReceiver {
    * (the stream takes no other request); HTTP/1.1 leaves the connection's timer to find nothing to time.
    */
   private void stopReadTimer() {
-    receivingSince = -1;
+    timing = false;
     if (http2) {
       cancelReadTimer();
     }
