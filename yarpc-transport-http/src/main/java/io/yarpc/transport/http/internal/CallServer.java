@@ -80,7 +80,6 @@ final class CallServer {
   private final DeadlinePolicy deadlinePolicy;
   private final ByteBufAllocator writeAllocator;
   private final boolean http2;
-  private final Answers answers;
   private ChannelHandlerContext ctx;
 
   CallServer(
@@ -88,14 +87,12 @@ final class CallServer {
       String healthPath,
       DeadlinePolicy deadlinePolicy,
       ByteBufAllocator writeAllocator,
-      boolean http2,
-      Answers answers) {
+      boolean http2) {
     this.state = state;
     this.healthPath = healthPath;
     this.deadlinePolicy = deadlinePolicy;
     this.writeAllocator = writeAllocator;
     this.http2 = http2;
-    this.answers = answers;
   }
 
   /** Binds the server to its channel (from the handler's {@code handlerAdded}). */
@@ -103,8 +100,13 @@ final class CallServer {
     this.ctx = ctx;
   }
 
-  /** Serves {@code ex}: answers a request rejected while it was received, or serves it. Event loop. */
-  void serve(Exchange ex) {
+  /**
+   * Serves {@code ex}, whose answer goes to {@code answers} (one server serves a whole connection: every
+   * h2c stream has its own answers): answers a request rejected while it was received, or serves it.
+   * Event loop.
+   */
+  void serve(Exchange ex, Answers answers) {
+    ex.answers(answers);
     if (ex.rejection() != null) {
       fail(ex, ex.rejection(), ex.rejectionStatus()); // 413, 431, 400, 408
       return;
@@ -127,8 +129,8 @@ final class CallServer {
     HttpRequest req = ex.takeHead();
     if (HealthCheck.matches(req, healthPath)) {
       ex.releaseBody();
-      answers.write(
-          ex, HealthCheck.response(ex.context().version(), req.method(), state.isServing()));
+      ex.answers()
+          .write(ex, HealthCheck.response(ex.context().version(), req.method(), state.isServing()));
       return;
     }
     YarpcException methodError = RequestDecoder.methodError(req);
@@ -216,13 +218,13 @@ final class CallServer {
       // the client went away and we cancelled the call; nothing is written (a handler that
       // cancelled its own future on a live connection is answered below with cancelled, so answers
       // stay in order)
-      onEventLoop(() -> answers.finish(ex), ex);
+      onEventLoop(() -> ex.answers().finish(ex), ex);
       return;
     }
     if (http2 && error != null && YarpcException.from(error).unprocessed()) {
       // the dispatcher refused the call before its handler (stopping, at a limit)
       YarpcException.releaseResponse(error);
-      onEventLoop(() -> answers.refuse(ex), ex);
+      onEventLoop(() -> ex.answers().refuse(ex), ex);
       return;
     }
     FullHttpResponse res =
@@ -230,14 +232,14 @@ final class CallServer {
             ? InboundResponses.answerSuccess(ex.context(), response, writeAllocator)
             : InboundResponses.answerError(ex.context(), error, 0, writeAllocator);
     if (res == null) {
-      onEventLoop(() -> answers.abort(ex), ex);
+      onEventLoop(() -> ex.answers().abort(ex), ex);
       return;
     }
     try {
-      ctx.executor().execute(() -> answers.write(ex, res));
+      ctx.executor().execute(() -> ex.answers().write(ex, res));
     } catch (RejectedExecutionException e) {
       res.release();
-      answers.finish(ex);
+      ex.answers().finish(ex);
     }
   }
 
@@ -246,7 +248,7 @@ final class CallServer {
     try {
       ctx.executor().execute(task);
     } catch (RejectedExecutionException e) {
-      answers.finish(ex);
+      ex.answers().finish(ex);
     }
   }
 
@@ -258,9 +260,9 @@ final class CallServer {
 
   private void write(Exchange ex, FullHttpResponse res) {
     if (res == null) {
-      answers.abort(ex);
+      ex.answers().abort(ex);
     } else {
-      answers.write(ex, res);
+      ex.answers().write(ex, res);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.concurrent.RejectedExecutionException;
@@ -43,7 +44,11 @@ final class ConnectionBudget {
   private final PendingBytes inbound;
   private final long max;
   private final EventExecutor loop;
-  private final LinkedHashSet<Receiver> receiving = new LinkedHashSet<>(); // oldest request first
+  // oldest request first; a deque, not a set: adding and removing the receiver of every request
+  // then
+  // allocates nothing, and there are few (one per HTTP/1.1 connection, one per h2c stream
+  // receiving)
+  private final ArrayDeque<Receiver> receiving = new ArrayDeque<>();
   private final LinkedHashSet<Receiver> paused = new LinkedHashSet<>();
   private long held;
   private long complete; // of held: bytes of complete requests waiting to be handed on
@@ -63,7 +68,9 @@ final class ConnectionBudget {
 
   /** {@code r} has begun receiving a request (its head arrived). */
   void startReceiving(Receiver r) {
-    receiving.add(r);
+    if (!receiving.contains(r)) {
+      receiving.addLast(r);
+    }
   }
 
   /** {@code r}'s request is complete: its {@code n} bytes wait to be handed on ({@link #releaseComplete}). */
@@ -74,7 +81,7 @@ final class ConnectionBudget {
 
   /** {@code r}'s request is dropped, or was complete and is handed on. */
   void stopReceiving(Receiver r) {
-    receiving.remove(r);
+    receiving.removeFirstOccurrence(r);
     if (r == exemptReceiver) {
       exemptReceiver = null;
       inbound.endExempt(this);
@@ -177,7 +184,7 @@ final class ConnectionBudget {
     if (held <= 0) {
       return true; // holding nothing: may always receive
     }
-    boolean oldest = complete <= 0 && !receiving.isEmpty() && receiving.iterator().next() == r;
+    boolean oldest = complete <= 0 && receiving.peekFirst() == r;
     if (held > max && !oldest) {
       return false;
     }

@@ -30,6 +30,7 @@ final class Exchange {
   private HttpRequest head;
   private ByteBuf body;
   private CompletableFuture<?> future;
+  private CallServer.Answers answers;
   private ConnectionBudget budget; // where the body's bytes are counted until handed on; null after
   private ConnectionBudget.Receiver receiver;
   private long held;
@@ -144,6 +145,15 @@ final class Exchange {
       budget = null;
       b.releaseComplete(receiver, held);
     }
+  }
+
+  /** Where the answer goes (set when the exchange is served). */
+  CallServer.Answers answers() {
+    return answers;
+  }
+
+  void answers(CallServer.Answers answers) {
+    this.answers = answers;
   }
 
   /** The unary handler's result, once the call runs; null before and for other calls. */

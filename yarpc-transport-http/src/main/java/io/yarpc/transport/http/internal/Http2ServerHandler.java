@@ -68,6 +68,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
   private final Runnable flushTask = this::flushNow;
   private ChannelHandlerContext ctx;
   private ConnectionBudget budget;
+  private CallServer calls;
   private boolean reading; // inside a read: its end flushes
   private boolean flushScheduled;
   private ScheduledFuture<?> idle; // at most one timer: rescheduled when it fires too early
@@ -153,12 +154,8 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     return budget;
   }
 
-  /** A call server for one stream, answering to {@code answers}. */
-  CallServer newCallServer(CallServer.Answers answers) {
-    CallServer calls =
-        new CallServer(
-            state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, true, answers);
-    calls.attach(ctx);
+  /** The connection's call server, which serves every stream's request (each with its own answers). */
+  CallServer calls() {
     return calls;
   }
 
@@ -168,6 +165,10 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     this.budget =
         new ConnectionBudget(
             state.pending(), settings.limits().maxPendingBytesPerConnection(), ctx.executor());
+    this.calls =
+        new CallServer(
+            state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, true);
+    calls.attach(ctx);
     ctx.channel().closeFuture().addListener(f -> closedConnection());
     super.handlerAdded(ctx); // the preface and our SETTINGS
     Http2Connection c = connection();
@@ -198,7 +199,10 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     ChannelPromise promise = ctx.newPromise();
     Http2ConnectionEncoder encoder = encoder();
     if (content.isReadable()) {
-      encoder.writeHeaders(ctx, stream.id(), headers, 0, false, ctx.newPromise());
+      // no promise of its own: the DATA write's promise reports the answer (a failed HEADERS write
+      // fails the stream, and so the DATA write); the void promise fires a failure down the
+      // pipeline
+      encoder.writeHeaders(ctx, stream.id(), headers, 0, false, ctx.voidPromise());
       encoder.writeData(ctx, stream.id(), content, 0, true, promise);
     } else {
       content.release();

@@ -51,7 +51,6 @@ final class Http2ServerStream
   private final Http2ServerHandler conn;
   private final Http2Stream stream;
   private final RequestReceiver receiver;
-  private final CallServer calls;
   private Exchange current;
   private ChannelFuture written; // the answer's write, until the flush after it has looked at it
   private int owed; // flow-control credit withheld
@@ -63,7 +62,6 @@ final class Http2ServerStream
     this.stream = stream;
     this.receiver = new RequestReceiver(conn.settings(), true, this);
     this.receiver.attach(conn.ctx(), conn.budget(), this);
-    this.calls = conn.newCallServer(this);
   }
 
   /** A HEADERS block: the request's head, or the trailers that end it. */
@@ -94,11 +92,15 @@ final class Http2ServerStream
           stream.id(), Http2Error.PROTOCOL_ERROR, "request without :method or :path");
     }
     HttpMethod m;
-    try {
-      m = HttpMethod.valueOf(method.toString());
-    } catch (IllegalArgumentException e) {
-      throw Http2Exception.streamError(
-          stream.id(), Http2Error.PROTOCOL_ERROR, "malformed :method %s", method);
+    if (HttpMethod.POST.asciiName().contentEquals(method)) {
+      m = HttpMethod.POST; // every call: no string made of it
+    } else {
+      try {
+        m = HttpMethod.valueOf(method.toString());
+      } catch (IllegalArgumentException e) {
+        throw Http2Exception.streamError(
+            stream.id(), Http2Error.PROTOCOL_ERROR, "malformed :method %s", method);
+      }
     }
     receiver.head(
         new DefaultHttpRequest(
@@ -132,7 +134,7 @@ final class Http2ServerStream
   public void accept(Exchange ex) {
     conn.state().exchangeStarted();
     current = ex;
-    calls.serve(ex);
+    conn.calls().serve(ex, this);
   }
 
   @Override

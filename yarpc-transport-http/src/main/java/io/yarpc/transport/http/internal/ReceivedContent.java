@@ -6,7 +6,9 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpContent;
 import io.yarpc.transport.Body;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A received message's content, gathered chunk by chunk, on the server (requests) and the client
@@ -130,7 +132,11 @@ final class ReceivedContent {
       }
       return Body.empty();
     }
-    return Body.ofBuffers(Arrays.asList(buf.nioBuffers()), buf::release);
+    List<ByteBuffer> views =
+        buf.nioBufferCount() == 1
+            ? List.of(buf.nioBuffer()) // the common case: one view, no array
+            : Arrays.asList(buf.nioBuffers());
+    return Body.ofBuffers(views, buf::release);
   }
 
   private void addPiece() {

@@ -59,6 +59,8 @@ final class RequestReceiver {
   private ReceivedContent content;
   private boolean discarding; // drop everything until the end of the current request
   private ScheduledFuture<?> readTimer;
+  private boolean timing; // a request is being received and timed
+  private long receivingSince; // when timing: the loop's ticker at the request's first byte
   private boolean stopped; // no more requests on this connection or stream
 
   /** A receiver for an HTTP/1.1 connection ({@code http2} false) or an HTTP/2 stream, feeding {@code sink}. */
@@ -97,13 +99,27 @@ final class RequestReceiver {
    * Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler};
    * HTTP/2: by the stream at the end of the read that brought its head, when the request is still
    * incomplete, so most requests, whole in one read, need no timer).
+   *
+   * <p>HTTP/1.1 keeps one timer per connection rather than one per request: a request's end only clears
+   * the request's start, and the timer, when it fires, looks at the request being received then (if
+   * any) and sleeps again for what is left of its time. So a keep-alive connection schedules about one
+   * task per read timeout, not one per request.
    */
   void requestBytesArrived() {
-    if (readTimer == null && !stopped) {
-      readTimer =
-          ctx.executor()
-              .schedule(this::readTimedOut, settings.readTimeoutNanos(), TimeUnit.NANOSECONDS);
+    if (stopped) {
+      return;
     }
+    if (!timing) {
+      timing = true;
+      receivingSince = ctx.executor().ticker().nanoTime();
+    }
+    if (readTimer == null) {
+      scheduleReadTimer(settings.readTimeoutNanos());
+    }
+  }
+
+  private void scheduleReadTimer(long delayNanos) {
+    readTimer = ctx.executor().schedule(this::readTimedOut, delayNanos, TimeUnit.NANOSECONDS);
   }
 
   /** Takes one message from the codec. */
@@ -131,7 +147,8 @@ final class RequestReceiver {
   /** The channel is gone: stops reading, the timer, and releases a request being received. */
   void close() {
     stopped = true;
-    stopReadTimer();
+    timing = false;
+    cancelReadTimer();
     releaseReceived();
     head = null;
   }
@@ -314,13 +331,20 @@ final class RequestReceiver {
 
   private void readTimedOut() {
     readTimer = null;
-    if (stopped) {
-      return;
+    if (stopped || !timing) {
+      return; // the request it was started for is complete; the next one starts it again
     }
+    long now = ctx.executor().ticker().nanoTime();
     if (self.isPaused()) {
       // we stopped receiving ourselves (a pipelined request waits, the budget is spent, the client
-      // does not read our answers): not the client's fault
-      requestBytesArrived();
+      // does not read our answers): not the client's fault, so its time counts again from now
+      receivingSince = now;
+      scheduleReadTimer(settings.readTimeoutNanos());
+      return;
+    }
+    long left = settings.readTimeoutNanos() - (now - receivingSince);
+    if (left > 0) {
+      scheduleReadTimer(left); // a later request than the one it was started for
       return;
     }
     reject(
@@ -331,7 +355,18 @@ final class RequestReceiver {
         408);
   }
 
+  /**
+   * The request being received is complete or dropped: no longer timed. HTTP/2 cancels the stream's timer
+   * (the stream takes no other request); HTTP/1.1 leaves the connection's timer to find nothing to time.
+   */
   private void stopReadTimer() {
+    timing = false;
+    if (http2) {
+      cancelReadTimer();
+    }
+  }
+
+  private void cancelReadTimer() {
     if (readTimer != null) {
       readTimer.cancel(false);
       readTimer = null;

@@ -47,6 +47,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   private final InboundSettings settings;
   private final RequestReceiver receiver;
   private final CallServer calls;
+  private final CallServer.Answers answers;
   private ChannelHandlerContext ctx;
   private ChannelExchanges exchanges;
   private ConnectionBudget budget;
@@ -62,34 +63,31 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     this.receiver = new RequestReceiver(settings, false, this::received);
     this.calls =
         new CallServer(
-            state,
-            settings.healthPath(),
-            settings.deadlinePolicy(),
-            writeAllocator,
-            false,
-            new CallServer.Answers() {
-              @Override
-              public void write(Exchange ex, FullHttpResponse res) {
-                ServerRequestHandler.this.write(ex, res);
-              }
+            state, settings.healthPath(), settings.deadlinePolicy(), writeAllocator, false);
+    this.answers =
+        new CallServer.Answers() {
+          @Override
+          public void write(Exchange ex, FullHttpResponse res) {
+            ServerRequestHandler.this.write(ex, res);
+          }
 
-              @Override
-              public void finish(Exchange ex) {
-                ServerRequestHandler.this.finish(ex);
-              }
+          @Override
+          public void finish(Exchange ex) {
+            ServerRequestHandler.this.finish(ex);
+          }
 
-              @Override
-              public void abort(Exchange ex) {
-                receiver.stop();
-                ctx.close();
-                ServerRequestHandler.this.finish(ex);
-              }
+          @Override
+          public void abort(Exchange ex) {
+            receiver.stop();
+            ctx.close();
+            ServerRequestHandler.this.finish(ex);
+          }
 
-              @Override
-              public void refuse(Exchange ex) {
-                abort(ex); // HTTP/2 only: HTTP/1.1 answers refusals with their error
-              }
-            });
+          @Override
+          public void refuse(Exchange ex) {
+            abort(ex); // HTTP/2 only: HTTP/1.1 answers refusals with their error
+          }
+        };
   }
 
   @Override
@@ -126,7 +124,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   private void received(Exchange ex) {
     state.exchangeStarted();
     if (exchanges.offer(ex)) {
-      calls.serve(ex);
+      calls.serve(ex, answers);
     }
   }
 
@@ -186,7 +184,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
     state.exchangeFinished();
     Exchange next = exchanges.finished(ex, receiver.isStopped());
     if (next != null) {
-      calls.serve(next);
+      calls.serve(next, answers);
     }
   }
 

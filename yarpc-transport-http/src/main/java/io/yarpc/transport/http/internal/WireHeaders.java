@@ -1,6 +1,7 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoStrings;
@@ -64,8 +65,9 @@ public final class WireHeaders {
   }
 
   /** Tracing keys travel unprefixed: {@code uber-trace-id} and {@code uberctx-*}. */
-  static boolean isTracingHeader(String key) {
-    return key.equalsIgnoreCase("uber-trace-id") || startsWithIgnoreCase(key, "uberctx-");
+  static boolean isTracingHeader(CharSequence key) {
+    return AsciiString.contentEqualsIgnoreCase(key, "uber-trace-id")
+        || startsWithIgnoreCase(key, "uberctx-");
   }
 
   /** Cross-zone routing keys are sent unprefixed (and only accepted prefixed). */
@@ -73,24 +75,43 @@ public final class WireHeaders {
     return lowerKey.equals("rpc-routing-region") || lowerKey.equals("rpc-routing-zone");
   }
 
-  /** Proxy-managed keys travel unprefixed. */
-  static boolean isProxyHeader(String key) {
-    switch (key.toLowerCase(java.util.Locale.ROOT)) {
-      case "x-forwarded-for":
-      case "x-forwarded-proto":
-      case "x-forwarded-port":
-      case "x-request-id":
-      case "x-uber-source":
-      case "via":
-      case "user-agent":
+  /** The proxy-managed keys, which travel unprefixed. */
+  private static final String[] PROXY_HEADERS = {
+    "x-forwarded-for",
+    "x-forwarded-proto",
+    "x-forwarded-port",
+    "x-request-id",
+    "x-uber-source",
+    "via",
+    "user-agent"
+  };
+
+  /** Proxy-managed keys travel unprefixed (matched in any casing, with no lower-cased copy). */
+  static boolean isProxyHeader(CharSequence key) {
+    for (String proxy : PROXY_HEADERS) {
+      if (AsciiString.contentEqualsIgnoreCase(key, proxy)) {
         return true;
-      default:
-        return false;
+      }
     }
+    return false;
   }
 
-  static boolean startsWithIgnoreCase(String s, String prefix) {
-    return s.regionMatches(true, 0, prefix, 0, prefix.length());
+  /**
+   * Whether a received request header can never be an application or propagation header: the {@code
+   * Rpc-*} headers but {@code Rpc-Header-*}, {@code Content-*}, {@code Context-TTL-MS} and {@code Host},
+   * which the transport itself reads. Lets {@link #read} skip them without making a string of their
+   * names.
+   */
+  private static boolean isTransportHeader(CharSequence key) {
+    return startsWithIgnoreCase(key, "rpc-")
+            && !startsWithIgnoreCase(key, APPLICATION_HEADER_PREFIX)
+        || startsWithIgnoreCase(key, "content-")
+        || AsciiString.contentEqualsIgnoreCase(key, "host");
+  }
+
+  static boolean startsWithIgnoreCase(CharSequence s, String prefix) {
+    return s.length() >= prefix.length()
+        && AsciiString.regionMatches(s, true, 0, prefix, 0, prefix.length());
   }
 
   /**
@@ -129,7 +150,15 @@ public final class WireHeaders {
     boolean prefixed = false;
     while (it.hasNext()) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
-      String key = e.getKey().toString();
+      CharSequence name = e.getKey();
+      if (isTransportHeader(name)) {
+        continue; // most of a request's fields: no string made of their names
+      }
+      if (startsWithIgnoreCase(name, APPLICATION_HEADER_PREFIX)) {
+        prefixed = true; // read in the second pass, so that a prefixed value wins
+        continue;
+      }
+      String key = name.toString();
       if (propagation != null && PropagationHeaders.isPropagationKey(key)) {
         if (propagation[0] == null) {
           propagation[0] = Headers.builder();
@@ -138,19 +167,19 @@ public final class WireHeaders {
       } else if (isTracingHeader(key) || isProxyHeader(key)) {
         b = b == null ? Headers.builder() : b;
         b.add(key, fromWire(e.getValue()));
-      } else if (!prefixed && startsWithIgnoreCase(key, APPLICATION_HEADER_PREFIX)) {
-        prefixed = true;
       }
     }
     if (prefixed) {
       it = from.iteratorCharSequence();
       while (it.hasNext()) {
         Map.Entry<CharSequence, CharSequence> e = it.next();
-        String key = e.getKey().toString();
-        if (key.length() > APPLICATION_HEADER_PREFIX.length()
-            && startsWithIgnoreCase(key, APPLICATION_HEADER_PREFIX)) {
+        CharSequence name = e.getKey();
+        if (name.length() > APPLICATION_HEADER_PREFIX.length()
+            && startsWithIgnoreCase(name, APPLICATION_HEADER_PREFIX)) {
           b = b == null ? Headers.builder() : b;
-          b.add(key.substring(APPLICATION_HEADER_PREFIX.length()), fromWire(e.getValue()));
+          b.add(
+              name.subSequence(APPLICATION_HEADER_PREFIX.length(), name.length()).toString(),
+              fromWire(e.getValue()));
         }
       }
     }

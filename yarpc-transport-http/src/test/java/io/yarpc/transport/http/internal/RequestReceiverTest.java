@@ -254,6 +254,39 @@ class RequestReceiverTest {
   }
 
   @Test
+  void eachRequestOnAKeepAliveConnectionGetsItsWholeReceiveTime() {
+    // one timer serves the connection: started for the first request, it finds the second one
+    // under way when it fires, and waits for what is left of that request's time
+    open(1024, false);
+    channel.writeInbound(head(3), last("abc"));
+    assertThat(received).hasSize(1);
+    channel.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+    receiver.requestBytesArrived(); // the second request's first bytes, at 200 ms
+    channel.writeInbound(head(10), chunk("abc"));
+    channel.advanceTimeBy(100, TimeUnit.MILLISECONDS); // 300 ms: the first request's time is up
+    channel.runScheduledPendingTasks();
+    channel.advanceTimeBy(199, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    assertThat(received).as("299 ms into the second request").hasSize(1);
+    channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+    assertThat(received).hasSize(2);
+    assertThat(received.get(1).rejectionStatus()).isEqualTo(408);
+    assertThat(received.get(1).rejection().getMessage())
+        .isEqualTo("timed out reading the request after 300ms");
+  }
+
+  @Test
+  void aCompleteRequestLeavesNothingToTimeOut() {
+    open(1024, false);
+    channel.writeInbound(head(3), last("abc"));
+    channel.advanceTimeBy(10, TimeUnit.SECONDS);
+    channel.runScheduledPendingTasks();
+    assertThat(only().rejection()).isNull();
+    assertThat(receiver.isStopped()).isFalse();
+  }
+
+  @Test
   void theTimerWaitsWhileTheServerPausedReceiving() {
     open(1024, false);
     channel.writeInbound(head(10));
