@@ -2,6 +2,8 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.netty.internal.Connections;
@@ -18,7 +20,6 @@ import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -70,7 +71,7 @@ final class IncomingCalls {
   private final ConnectionHost host;
   private final Object owner;
   private final PendingBytes pending;
-  private final Map<Integer, ServerCall> calls = new HashMap<>();
+  private final IntObjectMap<ServerCall> calls = new IntObjectHashMap<>();
   private final LinkedHashSet<Integer> discarding = new LinkedHashSet<>();
   private final LinkedHashSet<ServerCall> arriving = new LinkedHashSet<>(); // oldest first
   private Runnable expired = () -> {};
@@ -97,8 +98,11 @@ final class IncomingCalls {
     this.expired = task;
   }
 
-  /** A call the peer sent: being received, then being handled. Event loop only, except where noted. */
-  private static final class ServerCall {
+  /**
+   * A call the peer sent: being received, then being handled, then its answer written. Event loop only,
+   * except where noted.
+   */
+  private final class ServerCall implements FrameOutput.LoopWrite {
     final int id;
     final byte[] tracing;
     final String service;
@@ -109,6 +113,9 @@ final class IncomingCalls {
     ScheduledFuture<?> expiry; // while the message is still arriving
     CompletableFuture<Response> future;
     volatile boolean cancelled;
+    // the answer, from the thread that completed the handler to the event loop (through the queue)
+    private List<ByteBuf> answer;
+    private Body answerBody;
 
     ServerCall(CallFrame f, ConnectionLimits limits, PendingBytes pending) {
       this.id = f.id();
@@ -133,6 +140,26 @@ final class IncomingCalls {
     String argScheme() {
       String as = transportHeaders.get(TransportHeaders.ARG_SCHEME);
       return as == null ? "" : as;
+    }
+
+    /** Event loop: writes the answer unless the call ended meanwhile. */
+    @Override
+    public void write() {
+      List<ByteBuf> frames = answer;
+      Body body = answerBody;
+      answer = null;
+      answerBody = null;
+      if (calls.get(id) != this || cancelled || !out.isOpen()) {
+        FrameOutput.releaseAll(frames, body);
+        return;
+      }
+      calls.remove(id);
+      out.writeMessage(frames, body);
+    }
+
+    @Override
+    public void rejected() {
+      FrameOutput.releaseAll(answer, answerBody);
     }
 
     /** Responses reuse the request's checksum type; farmhash is answered with none. */
@@ -207,7 +234,9 @@ final class IncomingCalls {
    *     breaks a message rule; the caller then {@linkplain #endMessage ends the message}
    */
   void onCallReq(ByteBuf frame, int id) throws ProtocolException {
-    discarding.remove(id);
+    if (!discarding.isEmpty()) {
+      discarding.remove(id);
+    }
     ServerCall existing = calls.get(id);
     if (existing != null) {
       String message = "message id " + Frames.idString(id) + " is already in use";
@@ -237,7 +266,9 @@ final class IncomingCalls {
     }
     ServerCall call = new ServerCall(f, limits, pending);
     calls.put(id, call);
-    arriving.add(call);
+    if (f.moreFragments()) {
+      arriving.add(call); // a message complete in its first frame is dispatched below at once
+    }
     if (call.assembler.add(f)) {
       dispatch(call);
     } else {
@@ -489,18 +520,9 @@ final class IncomingCalls {
                   call.tracing,
                   y.getMessage()));
     }
-    List<ByteBuf> toWrite = frames;
-    Body body = toRelease;
-    out.runOnLoop(
-        () -> {
-          if (calls.get(call.id) != call || call.cancelled || !out.isOpen()) {
-            FrameOutput.releaseAll(toWrite, body);
-            return;
-          }
-          calls.remove(call.id);
-          out.writeMessage(toWrite, body);
-        },
-        () -> FrameOutput.releaseAll(toWrite, body));
+    call.answer = frames;
+    call.answerBody = toRelease;
+    out.writeSoon(call);
   }
 
   private List<ByteBuf> encodeResponse(ServerCall call, Response response, YarpcException error)

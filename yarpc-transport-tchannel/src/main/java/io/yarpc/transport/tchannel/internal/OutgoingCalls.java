@@ -67,18 +67,47 @@ final class OutgoingCalls {
   }
 
   /** A call this side sent. */
-  private static final class ClientCall {
+  private final class ClientCall implements FrameOutput.LoopWrite {
     final int id;
     final RequestMeta meta;
     final byte[] tracing;
     final CompletableFuture<Response> result = new CompletableFuture<>();
     MessageAssembler assembler; // event loop only
     int code;
+    // the call req, from the calling thread to the event loop (through the queue)
+    private List<ByteBuf> request;
+    private Body requestBody;
 
     ClientCall(int id, RequestMeta meta, byte[] tracing) {
       this.id = id;
       this.meta = meta;
       this.tracing = tracing;
+    }
+
+    /** Event loop: writes the call req unless the call ended or the connection closed meanwhile. */
+    @Override
+    public void write() {
+      List<ByteBuf> frames = request;
+      Body body = requestBody;
+      request = null;
+      requestBody = null;
+      if (calls.get(id) != this || !usable.getAsBoolean()) {
+        FrameOutput.releaseAll(frames, body);
+        failCall(
+            this,
+            YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get())
+                .withUnprocessed()); // before anything was written
+        return;
+      }
+      out.writeMessage(frames, body);
+    }
+
+    @Override
+    public void rejected() {
+      FrameOutput.releaseAll(request, requestBody);
+      calls.remove(id);
+      result.completeExceptionally(
+          YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping").withUnprocessed());
     }
   }
 
@@ -155,26 +184,9 @@ final class OutgoingCalls {
             out.runOnLoop(() -> cancelCall(call, why), () -> {});
           }
         });
-    out.runOnLoop(
-        () -> {
-          if (calls.get(id) != call || !usable.getAsBoolean()) {
-            FrameOutput.releaseAll(frames, body);
-            failCall(
-                call,
-                YarpcException.of(
-                        Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get())
-                    .withUnprocessed()); // before anything was written
-            return;
-          }
-          out.writeMessage(frames, body);
-        },
-        () -> {
-          FrameOutput.releaseAll(frames, body);
-          calls.remove(id);
-          call.result.completeExceptionally(
-              YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping")
-                  .withUnprocessed());
-        });
+    call.request = frames;
+    call.requestBody = body;
+    out.writeSoon(call);
     return call.result;
   }
 
