@@ -270,7 +270,7 @@ public final class CallCodec {
           caller,
           e.getMessage());
     }
-    Headers.Builder headers = Headers.builder();
+    Headers.Builder headers = raw.isEmpty() ? null : Headers.builder();
     Headers.Builder propagation = null;
     String callerProcedure = "";
     for (Map.Entry<String, String> e : raw.entrySet()) {
@@ -294,7 +294,7 @@ public final class CallCodec {
         .procedure(procedure)
         .encoding(encoding)
         .transport(TRANSPORT_NAME)
-        .headers(headers.build())
+        .headers(headers == null ? Headers.empty() : headers.build())
         .propagationHeaders(propagation == null ? Headers.empty() : propagation.build())
         .shardKey(transportHeaders.get(TransportHeaders.SHARD_KEY))
         .routingKey(transportHeaders.get(TransportHeaders.ROUTING_KEY))
@@ -329,7 +329,7 @@ public final class CallCodec {
       Body body,
       int maxFrameSize)
       throws IOException {
-    byte[] headerBytes = TransportHeaders.encode(Map.of(TransportHeaders.ARG_SCHEME, argScheme));
+    byte[] headerBytes = TransportHeaders.encodeArgScheme(argScheme);
     ByteBuf fields = Unpooled.buffer(1 + Frames.TRACING_SIZE + headerBytes.length);
     fields.writeByte(code);
     Frames.writeTracing(fields, tracing);
