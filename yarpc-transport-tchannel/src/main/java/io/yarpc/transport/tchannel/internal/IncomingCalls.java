@@ -48,8 +48,10 @@ import org.slf4j.LoggerFactory;
  * {@link PendingBytes}, from which the connection decides whether to keep reading.
  *
  * <p>Threads: every method runs on the connection's event loop, except the handler-completion path, which
- * encodes the response on whatever thread completes the handler's future and then writes it from the
- * event loop. Handlers are invoked on the event loop (the dispatcher's handlers hop to their executor).
+ * encodes the response's headers on whatever thread completes the handler's future; the event loop cuts
+ * the frames around the body and writes them ({@link FrameOutput#writeSoon}: at once when the handler
+ * completed there, as a non-blocking procedure's does, with one flush per read). Handlers are invoked on
+ * the event loop (the dispatcher's handlers hop to their executor unless the procedure is non-blocking).
  *
  * <p>Buffers: the frames passed in stay the caller's (arg chunks are kept as retained slices in a {@link
  * MessageAssembler}, which is released exactly once: when the message is dispatched, ended or cancelled,
@@ -113,9 +115,11 @@ final class IncomingCalls {
     ScheduledFuture<?> expiry; // while the message is still arriving
     CompletableFuture<Response> future;
     volatile boolean cancelled;
-    // the answer, from the thread that completed the handler to the event loop (through the queue)
-    private List<ByteBuf> answer;
+    // the answer, from the thread that completed the handler to the event loop (through the queue):
+    // a call res to cut into frames around its body, or an error frame
+    private CallCodec.Message answer;
     private Body answerBody;
+    private ByteBuf answerError;
 
     ServerCall(CallFrame f, ConnectionLimits limits, PendingBytes pending) {
       this.id = f.id();
@@ -145,21 +149,44 @@ final class IncomingCalls {
     /** Event loop: writes the answer unless the call ended meanwhile. */
     @Override
     public void write() {
-      List<ByteBuf> frames = answer;
+      CallCodec.Message message = answer;
       Body body = answerBody;
+      ByteBuf error = answerError;
       answer = null;
       answerBody = null;
+      answerError = null;
       if (calls.get(id) != this || cancelled || !out.isOpen()) {
-        FrameOutput.releaseAll(frames, body);
+        releaseAnswer(body, error);
         return;
       }
       calls.remove(id);
-      out.writeMessage(frames, body);
+      if (error == null) {
+        try {
+          out.writeMessage(message.frames(out.alloc(), body), body);
+          return;
+        } catch (IOException | RuntimeException e) {
+          body.release();
+          body = null;
+          YarpcException y = writeFailure(e);
+          error =
+              Frames.error(out.alloc(), id, ErrorCodes.fromCode(y.code()), tracing, y.getMessage());
+        }
+      }
+      out.writeMessage(List.of(error), body);
     }
 
     @Override
     public void rejected() {
-      FrameOutput.releaseAll(answer, answerBody);
+      releaseAnswer(answerBody, answerError);
+    }
+
+    private void releaseAnswer(Body body, ByteBuf error) {
+      if (body != null) {
+        body.release();
+      }
+      if (error != null) {
+        error.release();
+      }
     }
 
     /** Responses reuse the request's checksum type; farmhash is answered with none. */
@@ -475,69 +502,68 @@ final class IncomingCalls {
       }
       return;
     }
-    List<ByteBuf> frames;
+    CallCodec.Message message = null;
+    ByteBuf errorFrame = null;
     Body toRelease = null;
     try {
       if (error == null) {
         toRelease = response.body();
-        frames = encodeResponse(call, response, null);
+        message = responseMessage(call, response, null);
       } else {
         YarpcException e = YarpcException.from(error);
         Response attached = e.response();
         if (attached != null && attached.isApplicationError()) {
           toRelease = attached.body();
-          frames = encodeResponse(call, attached, e);
+          message = responseMessage(call, attached, e);
         } else {
           if (attached != null) {
             attached.body().release();
           }
-          frames =
-              List.of(
-                  Frames.error(
-                      out.alloc(),
-                      call.id,
-                      ErrorCodes.fromCode(e.code()),
-                      call.tracing,
-                      e.getMessage()));
+          errorFrame =
+              Frames.error(
+                  out.alloc(),
+                  call.id,
+                  ErrorCodes.fromCode(e.code()),
+                  call.tracing,
+                  e.getMessage());
         }
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       if (toRelease != null) {
         toRelease.release();
         toRelease = null;
       }
-      YarpcException y =
-          e instanceof YarpcException
-              ? (YarpcException) e
-              : YarpcException.of(
-                  Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
-      frames =
-          List.of(
-              Frames.error(
-                  out.alloc(),
-                  call.id,
-                  ErrorCodes.fromCode(y.code()),
-                  call.tracing,
-                  y.getMessage()));
+      YarpcException y = writeFailure(e);
+      errorFrame =
+          Frames.error(
+              out.alloc(), call.id, ErrorCodes.fromCode(y.code()), call.tracing, y.getMessage());
     }
-    call.answer = frames;
+    call.answer = message;
     call.answerBody = toRelease;
+    call.answerError = errorFrame;
     out.writeSoon(call);
   }
 
-  private List<ByteBuf> encodeResponse(ServerCall call, Response response, YarpcException error)
-      throws IOException {
+  /** The call res for {@code response}, but for its body (cut into frames on the event loop). */
+  private CallCodec.Message responseMessage(
+      ServerCall call, Response response, YarpcException error) {
     Map<String, String> headers = CallCodec.responseHeaders(call.service, response, error);
     int code = response.isApplicationError() || error != null ? 1 : 0;
-    return CallCodec.encodeResponse(
-        out.alloc(),
+    return CallCodec.responseMessage(
         call.id,
         call.tracing,
         call.argScheme(),
         call.responseChecksum(),
         code,
         headers,
-        response.body(),
         settings.maxFrameSize());
+  }
+
+  /** Why a response could not be written: its own error, or {@code internal}. */
+  private static YarpcException writeFailure(Exception e) {
+    return e instanceof YarpcException y
+        ? y
+        : YarpcException.of(
+            Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
   }
 }
