@@ -507,24 +507,39 @@ public final class CallCodec {
           meta.service(),
           e.getMessage());
     }
-    Headers.Builder headers = Headers.builder();
-    Map<String, String> reserved = new LinkedHashMap<>();
+    Headers.Builder headers = null;
+    Map<String, String> reserved = null; // the reserved keys but $rpc$-service, rare
+    String service = null;
     for (Map.Entry<String, String> e : raw.entrySet()) {
-      String lower = e.getKey().toLowerCase(Locale.ROOT);
-      if (lower.startsWith(RESERVED_PREFIX)) {
-        reserved.put(lower, e.getValue());
+      String key = e.getKey();
+      if (key.regionMatches(true, 0, RESERVED_PREFIX, 0, RESERVED_PREFIX.length())) {
+        String lower = key.toLowerCase(Locale.ROOT);
+        if (lower.equals(SERVICE)) {
+          service = e.getValue(); // the last one wins, as in the map
+        } else {
+          if (reserved == null) {
+            reserved = new LinkedHashMap<>();
+          }
+          reserved.put(lower, e.getValue());
+        }
       } else {
-        headers.add(e.getKey(), e.getValue());
+        if (headers == null) {
+          headers = Headers.builder();
+        }
+        headers.add(key, e.getValue());
       }
     }
-    String service = reserved.get(SERVICE);
+    if (reserved == null) {
+      reserved = Map.of();
+    }
     try {
       Checks.responseService(meta, service);
     } catch (YarpcException e) {
       body.release();
       throw e;
     }
-    Response.Builder response = Response.builder().headers(headers.build()).body(body);
+    Response.Builder response =
+        Response.builder().headers(headers == null ? Headers.empty() : headers.build()).body(body);
     if (code != 0) {
       Code metaCode = null;
       String codeText = reserved.get(APPLICATION_ERROR_CODE);
