@@ -41,6 +41,13 @@ public interface EchoSystem extends AutoCloseable {
   /** YARPC over TChannel. */
   String YARPC_TCHANNEL = "yarpc-tchannel";
 
+  /**
+   * As {@link #YARPC_TCHANNEL}, without YARPC's own thread hops (as {@link #YARPC_GRPC_DIRECT}): the
+   * non-blocking method runs on the server connection's event loop, and stub callbacks on the client
+   * connection's event loop, which also writes the next call.
+   */
+  String YARPC_TCHANNEL_DIRECT = "yarpc-tchannel-direct";
+
   /** The floor: a bare Netty echo over HTTP/1.1, called by YARPC's HTTP outbound. */
   String NETTY_HTTP = NettyEchoSystem.NETTY_HTTP;
 
@@ -118,6 +125,8 @@ public interface EchoSystem extends AutoCloseable {
         return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls, observed);
       case YARPC_TCHANNEL:
         return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls, observed);
+      case YARPC_TCHANNEL_DIRECT:
+        return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, true, tls, observed);
       case NETTY_HTTP:
       case NETTY_H2C:
         if (tls != null) {

@@ -23,6 +23,7 @@ public final class LoadOptions {
           EchoSystem.YARPC_HTTP,
           EchoSystem.YARPC_H2C,
           EchoSystem.YARPC_TCHANNEL,
+          EchoSystem.YARPC_TCHANNEL_DIRECT,
           EchoSystem.NETTY_HTTP,
           EchoSystem.NETTY_H2C);
 

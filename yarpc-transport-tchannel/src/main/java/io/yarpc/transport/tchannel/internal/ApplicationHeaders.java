@@ -52,7 +52,7 @@ public final class ApplicationHeaders {
     return isJson(argScheme) ? encodeJson(headers) : encodeBinary(headers);
   }
 
-  /** Decodes headers written for {@code argScheme}; keys in the order found. */
+  /** Decodes headers written for {@code argScheme}; keys in the order found (the map is read-only). */
   public static Map<String, String> decode(byte[] bytes, String argScheme) {
     return decode(bytes, argScheme, Integer.MAX_VALUE);
   }
@@ -98,7 +98,7 @@ public final class ApplicationHeaders {
     return out;
   }
 
-  /** Decodes a binary header map; an empty array is an empty map. */
+  /** Decodes a binary header map (read-only); an empty array is an empty map. */
   public static Map<String, String> decodeBinary(byte[] bytes) {
     return decodeBinary(bytes, Integer.MAX_VALUE);
   }
@@ -113,6 +113,9 @@ public final class ApplicationHeaders {
     int count = (bytes[0] & 0xFF) << 8 | bytes[1] & 0xFF;
     if (count > maxCount) {
       throw new TooManyHeadersException(maxCount);
+    }
+    if (count == 0 && bytes.length == 2) {
+      return Map.of(); // the usual request: nothing to decode
     }
     Map<String, String> headers = new LinkedHashMap<>(Math.min(count, 64) * 2);
     int pos = 2;

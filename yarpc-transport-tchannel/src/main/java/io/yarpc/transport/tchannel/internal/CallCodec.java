@@ -130,6 +130,25 @@ public final class CallCodec {
       ChecksumType checksumType,
       int maxFrameSize)
       throws IOException {
+    return requestMessage(id, meta, ttlMillis, tracing, checksumType, maxFrameSize)
+        .frames(alloc, body);
+  }
+
+  /**
+   * A call req for {@code meta} with everything but its body encoded: {@link Message#frames} cuts it into
+   * frames around the body.
+   *
+   * @throws YarpcException {@code invalid-argument} for what cannot go on the wire (a service, caller or
+   *     routing value over 255 bytes, a procedure over 16 KiB or too long for the first frame, headers
+   *     too long)
+   */
+  public static Message requestMessage(
+      int id,
+      RequestMeta meta,
+      long ttlMillis,
+      byte[] tracing,
+      ChecksumType checksumType,
+      int maxFrameSize) {
     Map<String, String> transportHeaders = new LinkedHashMap<>();
     transportHeaders.put(TransportHeaders.ARG_SCHEME, meta.encoding());
     transportHeaders.put(TransportHeaders.CALLER, meta.caller());
@@ -176,21 +195,8 @@ public final class CallCodec {
       throw YarpcException.of(
           Code.INVALID_ARGUMENT, "cannot encode the request headers: %s", e.getMessage());
     }
-    ByteBuf arg3 = bodyBuffer(body, alloc);
-    try {
-      return MessageWriter.write(
-          alloc,
-          Frames.CALL_REQ,
-          id,
-          fields.array(),
-          checksumType,
-          Unpooled.wrappedBuffer(procedure),
-          Unpooled.wrappedBuffer(arg2),
-          arg3,
-          maxFrameSize);
-    } finally {
-      arg3.release();
-    }
+    return new Message(
+        Frames.CALL_REQ, id, fields.array(), checksumType, procedure, arg2, maxFrameSize);
   }
 
   private static void putIfSet(Map<String, String> headers, String key, String value) {
@@ -270,7 +276,7 @@ public final class CallCodec {
           caller,
           e.getMessage());
     }
-    Headers.Builder headers = Headers.builder();
+    Headers.Builder headers = raw.isEmpty() ? null : Headers.builder();
     Headers.Builder propagation = null;
     String callerProcedure = "";
     for (Map.Entry<String, String> e : raw.entrySet()) {
@@ -294,7 +300,7 @@ public final class CallCodec {
         .procedure(procedure)
         .encoding(encoding)
         .transport(TRANSPORT_NAME)
-        .headers(headers.build())
+        .headers(headers == null ? Headers.empty() : headers.build())
         .propagationHeaders(propagation == null ? Headers.empty() : propagation.build())
         .shardKey(transportHeaders.get(TransportHeaders.SHARD_KEY))
         .routingKey(transportHeaders.get(TransportHeaders.ROUTING_KEY))
@@ -329,11 +335,33 @@ public final class CallCodec {
       Body body,
       int maxFrameSize)
       throws IOException {
-    byte[] headerBytes = TransportHeaders.encode(Map.of(TransportHeaders.ARG_SCHEME, argScheme));
-    ByteBuf fields = Unpooled.buffer(1 + Frames.TRACING_SIZE + headerBytes.length);
-    fields.writeByte(code);
-    Frames.writeTracing(fields, tracing);
-    fields.writeBytes(headerBytes);
+    return responseMessage(id, tracing, argScheme, checksumType, code, arg2Headers, maxFrameSize)
+        .frames(alloc, body);
+  }
+
+  /**
+   * A call res with everything but its body encoded: {@link Message#frames} cuts it into frames around
+   * the body.
+   *
+   * @param code 0x00 OK or 0x01 application error
+   * @param arg2Headers the application headers including the reserved keys
+   * @throws YarpcException {@code internal} when the headers cannot be encoded
+   */
+  public static Message responseMessage(
+      int id,
+      byte[] tracing,
+      String argScheme,
+      ChecksumType checksumType,
+      int code,
+      Map<String, String> arg2Headers,
+      int maxFrameSize) {
+    byte[] headerBytes = TransportHeaders.encodeArgScheme(argScheme);
+    byte[] fields = new byte[1 + Frames.TRACING_SIZE + headerBytes.length];
+    fields[0] = (byte) code;
+    if (tracing != null) {
+      System.arraycopy(tracing, 0, fields, 1, Frames.TRACING_SIZE);
+    }
+    System.arraycopy(headerBytes, 0, fields, 1 + Frames.TRACING_SIZE, headerBytes.length);
     byte[] arg2;
     try {
       arg2 = ApplicationHeaders.encode(arg2Headers, argScheme);
@@ -341,20 +369,65 @@ public final class CallCodec {
       throw YarpcException.of(
           Code.INTERNAL, "cannot encode the response headers: %s", e.getMessage());
     }
-    ByteBuf arg3 = bodyBuffer(body, alloc);
-    try {
-      return MessageWriter.write(
-          alloc,
-          Frames.CALL_RES,
-          id,
-          fields.array(),
-          checksumType,
-          Unpooled.EMPTY_BUFFER,
-          Unpooled.wrappedBuffer(arg2),
-          arg3,
-          maxFrameSize);
-    } finally {
-      arg3.release();
+    return new Message(Frames.CALL_RES, id, fields, checksumType, new byte[0], arg2, maxFrameSize);
+  }
+
+  /**
+   * A call message whose fields, arg1 and arg2 are encoded, waiting for its body: {@link #frames} cuts it
+   * into frames. Everything that can refuse the message was checked when it was made, so a caller can
+   * encode it on its own thread and cut the frames where they are written (the event loop, whose pooled
+   * allocator has a cache for its thread: other threads' allocations would contend for the pool's
+   * arenas). Immutable.
+   */
+  public static final class Message {
+    private final int type;
+    private final int id;
+    private final byte[] fields;
+    private final ChecksumType checksumType;
+    private final byte[] arg1;
+    private final byte[] arg2;
+    private final int maxFrameSize;
+
+    Message(
+        int type,
+        int id,
+        byte[] fields,
+        ChecksumType checksumType,
+        byte[] arg1,
+        byte[] arg2,
+        int maxFrameSize) {
+      MessageWriter.checkFirstFrame(fields.length, checksumType, arg1.length, maxFrameSize);
+      this.type = type;
+      this.id = id;
+      this.fields = fields;
+      this.checksumType = checksumType;
+      this.arg1 = arg1;
+      this.arg2 = arg2;
+      this.maxFrameSize = maxFrameSize;
+    }
+
+    /**
+     * The frames of the message with {@code body} as arg3 (see {@link MessageWriter} for which frames
+     * refer to the body rather than hold a copy). The body is not released.
+     *
+     * @throws IOException when the body fails to write itself
+     */
+    public List<ByteBuf> frames(ByteBufAllocator alloc, Body body) throws IOException {
+      ByteBuf arg3 = bodyBuffer(body, alloc);
+      try {
+        return MessageWriter.write(
+            alloc,
+            type,
+            id,
+            fields,
+            checksumType,
+            Unpooled.wrappedBuffer(arg1),
+            Unpooled.wrappedBuffer(arg2),
+            arg3,
+            maxFrameSize);
+      } finally {
+        arg3.release();
+      }
     }
   }
 
@@ -434,24 +507,39 @@ public final class CallCodec {
           meta.service(),
           e.getMessage());
     }
-    Headers.Builder headers = Headers.builder();
-    Map<String, String> reserved = new LinkedHashMap<>();
+    Headers.Builder headers = null;
+    Map<String, String> reserved = null; // the reserved keys but $rpc$-service, rare
+    String service = null;
     for (Map.Entry<String, String> e : raw.entrySet()) {
-      String lower = e.getKey().toLowerCase(Locale.ROOT);
-      if (lower.startsWith(RESERVED_PREFIX)) {
-        reserved.put(lower, e.getValue());
+      String key = e.getKey();
+      if (key.regionMatches(true, 0, RESERVED_PREFIX, 0, RESERVED_PREFIX.length())) {
+        String lower = key.toLowerCase(Locale.ROOT);
+        if (lower.equals(SERVICE)) {
+          service = e.getValue(); // the last one wins, as in the map
+        } else {
+          if (reserved == null) {
+            reserved = new LinkedHashMap<>();
+          }
+          reserved.put(lower, e.getValue());
+        }
       } else {
-        headers.add(e.getKey(), e.getValue());
+        if (headers == null) {
+          headers = Headers.builder();
+        }
+        headers.add(key, e.getValue());
       }
     }
-    String service = reserved.get(SERVICE);
+    if (reserved == null) {
+      reserved = Map.of();
+    }
     try {
       Checks.responseService(meta, service);
     } catch (YarpcException e) {
       body.release();
       throw e;
     }
-    Response.Builder response = Response.builder().headers(headers.build()).body(body);
+    Response.Builder response =
+        Response.builder().headers(headers == null ? Headers.empty() : headers.build()).body(body);
     if (code != 0) {
       Code metaCode = null;
       String codeText = reserved.get(APPLICATION_ERROR_CODE);

@@ -28,8 +28,13 @@ public final class CallFrame {
   private final Map<String, String> headers;
   private final ChecksumType checksumType;
   private final int checksum;
-  private final int[] chunkIndex = new int[MAX_CHUNKS];
-  private final int[] chunkLength = new int[MAX_CHUNKS];
+  // the chunks' indices and lengths: fields rather than arrays, one object per frame
+  private int index0;
+  private int index1;
+  private int index2;
+  private int length0;
+  private int length1;
+  private int length2;
   private int chunkCount;
 
   private CallFrame(
@@ -121,8 +126,7 @@ public final class CallFrame {
       if (f.chunkCount == MAX_CHUNKS) {
         throw ProtocolException.badRequest("more than three arg chunks in one " + what + " frame");
       }
-      f.chunkIndex[f.chunkCount] = in.readerIndex();
-      f.chunkLength[f.chunkCount] = length;
+      f.setChunk(f.chunkCount, in.readerIndex(), length);
       f.chunkCount++;
       in.skipBytes(length);
     }
@@ -134,6 +138,22 @@ public final class CallFrame {
     if (in.readableBytes() < bytes) {
       throw ProtocolException.fatal(
           "frame too short: " + what + " frame truncated in its " + field);
+    }
+  }
+
+  private void setChunk(int i, int index, int length) {
+    switch (i) {
+      case 0:
+        index0 = index;
+        length0 = length;
+        break;
+      case 1:
+        index1 = index;
+        length1 = length;
+        break;
+      default:
+        index2 = index;
+        length2 = length;
     }
   }
 
@@ -199,12 +219,30 @@ public final class CallFrame {
 
   /** The length of chunk {@code i}. */
   public int chunkLength(int i) {
-    return chunkLength[i];
+    switch (i) {
+      case 0:
+        return length0;
+      case 1:
+        return length1;
+      case 2:
+        return length2;
+      default:
+        throw new IndexOutOfBoundsException("chunk " + i + " of " + chunkCount);
+    }
   }
 
   /** The index in the frame buffer of chunk {@code i}'s first byte. */
   public int chunkIndex(int i) {
-    return chunkIndex[i];
+    switch (i) {
+      case 0:
+        return index0;
+      case 1:
+        return index1;
+      case 2:
+        return index2;
+      default:
+        throw new IndexOutOfBoundsException("chunk " + i + " of " + chunkCount);
+    }
   }
 
   /** The frame buffer (not owned). */
@@ -214,6 +252,6 @@ public final class CallFrame {
 
   /** A retained slice of chunk {@code i}; the caller releases it. */
   public ByteBuf retainedChunk(int i) {
-    return frame.retainedSlice(chunkIndex[i], chunkLength[i]);
+    return frame.retainedSlice(chunkIndex(i), chunkLength(i));
   }
 }

@@ -2,15 +2,20 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
 import io.yarpc.transport.Body;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Where one connection's frames go: the connection handler's context, the allocator for the frames this
@@ -18,14 +23,20 @@ import java.util.concurrent.TimeUnit;
  * class puts finished frames on the channel. Shared by the handshake-free parts of a {@link Connection}
  * ({@link IncomingCalls}, {@link OutgoingCalls}) so that they need no reference to the handler itself.
  *
+ * <p>Flushes: a flush is a system call, so they are shared. Frames written while the connection hands on
+ * what one read brought are flushed once when the read ends ({@link #readComplete}); frames that other
+ * threads hand over ({@link #writeSoon}: requests from callers, responses from handler threads) are
+ * written by one event loop task per batch and flushed once at its end, as grpc-java's write queue and
+ * Netty's {@code FlushConsolidationHandler} do. Anything else flushes at once.
+ *
  * <p>Threads: {@link #attach} is called once, from {@code handlerAdded}, before any other method; the
- * write methods are called on the event loop; {@link #runOnLoop}, {@link #channel} and {@link #alloc} from
- * any thread.
+ * write methods are called on the event loop; {@link #writeSoon}, {@link #runOnLoop}, {@link #channel}
+ * and {@link #alloc} from any thread.
  *
  * <p>Buffers: every frame handed to a write method belongs to the channel from then on (Netty releases it
  * once written or failed). {@link #writeMessage} also takes the message's body and releases it exactly
- * once, when the last frame has been written or has failed. {@link #releaseAll} is for frames and bodies
- * that will never be written.
+ * once: at once when the frames hold a copy of it, otherwise when the last frame has been written or has
+ * failed. {@link #releaseAll} is for frames and bodies that will never be written.
  */
 final class FrameOutput {
   /** Told about every flush, on the event loop: the connection's idle and write-progress watch. */
@@ -39,14 +50,31 @@ final class FrameOutput {
     void flushed(boolean callMessage);
   }
 
+  /**
+   * Work for the event loop handed over by another thread through {@link #writeSoon}: it runs in a batch
+   * with the others waiting, and the frames it writes are flushed once for the whole batch.
+   */
+  interface LoopWrite {
+    /** Event loop: writes (with {@link #writeMessage}) or gives up. */
+    void write();
+
+    /** Any thread: the event loop is gone and {@link #write} will never run. */
+    void rejected();
+  }
+
   private static final FlushListener NONE = callMessage -> {};
 
   private final ByteBufAllocator alloc;
   private volatile ChannelHandlerContext ctx;
   private FlushListener listener = NONE;
-  private boolean
-      reading; // event loop only: frames are being read; answers wait for the read's end
+  // event loop only: frames are being read, or a batch of LoopWrites runs; writes wait for its end
+  private boolean reading;
+  private boolean draining;
   private boolean unflushed;
+  private boolean unflushedCall;
+  private final Queue<LoopWrite> queued = PlatformDependent.newMpscQueue();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final Runnable drain = this::drain;
 
   /** An output whose frames are allocated from {@code alloc} (the transport's pooled direct memory). */
   FrameOutput(ByteBufAllocator alloc) {
@@ -81,20 +109,34 @@ final class FrameOutput {
 
   /**
    * Event loop: the connection starts handing on what one read brought; until {@link #readComplete},
-   * {@link #writeAnswer answers} are written without a flush.
+   * frames are written without a flush.
    */
   void reading() {
     reading = true;
   }
 
-  /** Event loop: the read is over; answers written during it are flushed (one system call for all). */
+  /**
+   * Event loop: the read is over; what was written during it is flushed (one system call for all: the
+   * answers to a read's frames, and the responses of handlers that completed on the event loop).
+   */
   void readComplete() {
     reading = false;
+    flushIfNeeded();
+  }
+
+  private void flushIfNeeded() {
     if (unflushed) {
+      boolean call = unflushedCall;
       unflushed = false;
+      unflushedCall = false;
       ctx.flush();
-      listener.flushed(false);
+      listener.flushed(call);
     }
+  }
+
+  /** Whether a flush waits for the end of a read or of a batch. */
+  private boolean batching() {
+    return reading || draining;
   }
 
   /**
@@ -103,35 +145,116 @@ final class FrameOutput {
    * instead of one per frame.
    */
   void writeAnswer(ByteBuf frame) {
-    if (reading) {
-      ctx.write(frame);
+    if (batching()) {
+      ctx.write(frame, ctx.voidPromise());
       unflushed = true;
     } else {
       writeAndFlush(frame);
     }
   }
 
-  /** Event loop: writes one frame and flushes. */
+  /** Event loop: writes one frame and flushes (with it whatever else waits for a flush). */
   ChannelFuture writeAndFlush(ByteBuf frame) {
+    unflushed = false;
+    unflushedCall = false;
     ChannelFuture f = ctx.writeAndFlush(frame);
     listener.flushed(false);
     return f;
   }
 
-  /** Event loop: writes a message's frames and flushes; {@code body} is released once they are written. */
+  /**
+   * Event loop: writes a message's frames; {@code body} is released once they are written (at once when
+   * no frame refers to it: {@link MessageWriter} then copied it). They are flushed now, or, during a read
+   * or a batch of {@link LoopWrite}s, once at its end.
+   */
   void writeMessage(List<ByteBuf> frames, Body body) {
     ChannelHandlerContext c = ctx;
-    ChannelFuture last = null;
-    for (ByteBuf frame : frames) {
-      last = c.write(frame);
+    int n = frames.size();
+    boolean referencesBody = false;
+    for (int i = 0; i < n; i++) {
+      referencesBody |= frames.get(i) instanceof CompositeByteBuf;
     }
-    c.flush();
-    listener.flushed(true);
-    if (body != null) {
-      if (last == null) {
-        body.release();
+    if (body != null && !referencesBody) {
+      body.release();
+      body = null;
+    }
+    ChannelPromise void_ = c.voidPromise();
+    for (int i = 0; i < n - 1; i++) {
+      c.write(frames.get(i), void_);
+    }
+    if (n > 0) {
+      if (body == null) {
+        c.write(frames.get(n - 1), void_);
       } else {
-        last.addListener(f -> body.release());
+        Body b = body;
+        c.write(frames.get(n - 1)).addListener(f -> b.release());
+      }
+    } else if (body != null) {
+      body.release();
+    }
+    unflushed = true;
+    unflushedCall = true;
+    if (!batching()) {
+      flushIfNeeded();
+    }
+  }
+
+  /**
+   * Any thread: runs {@code write} on the event loop (now, when called there). From another thread it
+   * joins the writes waiting for the event loop: one task runs them all and flushes once, so concurrent
+   * callers cost one wake-up of the event loop and one system call per batch rather than per message.
+   * When the event loop is gone, {@link LoopWrite#rejected} runs instead (on this thread).
+   */
+  void writeSoon(LoopWrite write) {
+    ChannelHandlerContext c = ctx;
+    EventLoop loop = c.channel().eventLoop();
+    if (loop.inEventLoop()) {
+      write.write();
+      return;
+    }
+    queued.add(write);
+    if (drainScheduled.compareAndSet(false, true)) {
+      try {
+        loop.execute(drain);
+      } catch (RejectedExecutionException e) {
+        rejectQueued();
+      }
+    }
+  }
+
+  /** Event loop: runs the writes handed over, then flushes once. */
+  private void drain() {
+    draining = true;
+    try {
+      while (true) {
+        LoopWrite w;
+        while ((w = queued.poll()) != null) {
+          w.write();
+        }
+        drainScheduled.set(false);
+        // a write added after the last poll saw the drain scheduled: take it in this batch
+        if (queued.isEmpty() || !drainScheduled.compareAndSet(false, true)) {
+          break;
+        }
+      }
+    } finally {
+      draining = false;
+    }
+    if (!reading) {
+      flushIfNeeded();
+    }
+  }
+
+  /** The event loop refused the drain: every write waiting is told, and none is lost to a race. */
+  private void rejectQueued() {
+    while (true) {
+      LoopWrite w;
+      while ((w = queued.poll()) != null) {
+        w.rejected();
+      }
+      drainScheduled.set(false);
+      if (queued.isEmpty() || !drainScheduled.compareAndSet(false, true)) {
+        return;
       }
     }
   }

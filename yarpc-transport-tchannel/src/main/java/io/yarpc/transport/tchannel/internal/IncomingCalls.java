@@ -2,6 +2,8 @@ package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.netty.internal.Connections;
@@ -18,7 +20,6 @@ import io.yarpc.transport.tchannel.ChecksumType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,8 +48,10 @@ import org.slf4j.LoggerFactory;
  * {@link PendingBytes}, from which the connection decides whether to keep reading.
  *
  * <p>Threads: every method runs on the connection's event loop, except the handler-completion path, which
- * encodes the response on whatever thread completes the handler's future and then writes it from the
- * event loop. Handlers are invoked on the event loop (the dispatcher's handlers hop to their executor).
+ * encodes the response's headers on whatever thread completes the handler's future; the event loop cuts
+ * the frames around the body and writes them ({@link FrameOutput#writeSoon}: at once when the handler
+ * completed there, as a non-blocking procedure's does, with one flush per read). Handlers are invoked on
+ * the event loop (the dispatcher's handlers hop to their executor unless the procedure is non-blocking).
  *
  * <p>Buffers: the frames passed in stay the caller's (arg chunks are kept as retained slices in a {@link
  * MessageAssembler}, which is released exactly once: when the message is dispatched, ended or cancelled,
@@ -70,7 +73,7 @@ final class IncomingCalls {
   private final ConnectionHost host;
   private final Object owner;
   private final PendingBytes pending;
-  private final Map<Integer, ServerCall> calls = new HashMap<>();
+  private final IntObjectMap<ServerCall> calls = new IntObjectHashMap<>();
   private final LinkedHashSet<Integer> discarding = new LinkedHashSet<>();
   private final LinkedHashSet<ServerCall> arriving = new LinkedHashSet<>(); // oldest first
   private Runnable expired = () -> {};
@@ -97,8 +100,11 @@ final class IncomingCalls {
     this.expired = task;
   }
 
-  /** A call the peer sent: being received, then being handled. Event loop only, except where noted. */
-  private static final class ServerCall {
+  /**
+   * A call the peer sent: being received, then being handled, then its answer written. Event loop only,
+   * except where noted.
+   */
+  private final class ServerCall implements FrameOutput.LoopWrite {
     final int id;
     final byte[] tracing;
     final String service;
@@ -109,6 +115,11 @@ final class IncomingCalls {
     ScheduledFuture<?> expiry; // while the message is still arriving
     CompletableFuture<Response> future;
     volatile boolean cancelled;
+    // the answer, from the thread that completed the handler to the event loop (through the queue):
+    // a call res to cut into frames around its body, or an error frame
+    private CallCodec.Message answer;
+    private Body answerBody;
+    private ByteBuf answerError;
 
     ServerCall(CallFrame f, ConnectionLimits limits, PendingBytes pending) {
       this.id = f.id();
@@ -133,6 +144,49 @@ final class IncomingCalls {
     String argScheme() {
       String as = transportHeaders.get(TransportHeaders.ARG_SCHEME);
       return as == null ? "" : as;
+    }
+
+    /** Event loop: writes the answer unless the call ended meanwhile. */
+    @Override
+    public void write() {
+      CallCodec.Message message = answer;
+      Body body = answerBody;
+      ByteBuf error = answerError;
+      answer = null;
+      answerBody = null;
+      answerError = null;
+      if (calls.get(id) != this || cancelled || !out.isOpen()) {
+        releaseAnswer(body, error);
+        return;
+      }
+      calls.remove(id);
+      if (error == null) {
+        try {
+          out.writeMessage(message.frames(out.alloc(), body), body);
+          return;
+        } catch (IOException | RuntimeException e) {
+          body.release();
+          body = null;
+          YarpcException y = writeFailure(e);
+          error =
+              Frames.error(out.alloc(), id, ErrorCodes.fromCode(y.code()), tracing, y.getMessage());
+        }
+      }
+      out.writeMessage(List.of(error), body);
+    }
+
+    @Override
+    public void rejected() {
+      releaseAnswer(answerBody, answerError);
+    }
+
+    private void releaseAnswer(Body body, ByteBuf error) {
+      if (body != null) {
+        body.release();
+      }
+      if (error != null) {
+        error.release();
+      }
     }
 
     /** Responses reuse the request's checksum type; farmhash is answered with none. */
@@ -207,7 +261,9 @@ final class IncomingCalls {
    *     breaks a message rule; the caller then {@linkplain #endMessage ends the message}
    */
   void onCallReq(ByteBuf frame, int id) throws ProtocolException {
-    discarding.remove(id);
+    if (!discarding.isEmpty()) {
+      discarding.remove(id);
+    }
     ServerCall existing = calls.get(id);
     if (existing != null) {
       String message = "message id " + Frames.idString(id) + " is already in use";
@@ -237,7 +293,9 @@ final class IncomingCalls {
     }
     ServerCall call = new ServerCall(f, limits, pending);
     calls.put(id, call);
-    arriving.add(call);
+    if (f.moreFragments()) {
+      arriving.add(call); // a message complete in its first frame is dispatched below at once
+    }
     if (call.assembler.add(f)) {
       dispatch(call);
     } else {
@@ -444,78 +502,68 @@ final class IncomingCalls {
       }
       return;
     }
-    List<ByteBuf> frames;
+    CallCodec.Message message = null;
+    ByteBuf errorFrame = null;
     Body toRelease = null;
     try {
       if (error == null) {
         toRelease = response.body();
-        frames = encodeResponse(call, response, null);
+        message = responseMessage(call, response, null);
       } else {
         YarpcException e = YarpcException.from(error);
         Response attached = e.response();
         if (attached != null && attached.isApplicationError()) {
           toRelease = attached.body();
-          frames = encodeResponse(call, attached, e);
+          message = responseMessage(call, attached, e);
         } else {
           if (attached != null) {
             attached.body().release();
           }
-          frames =
-              List.of(
-                  Frames.error(
-                      out.alloc(),
-                      call.id,
-                      ErrorCodes.fromCode(e.code()),
-                      call.tracing,
-                      e.getMessage()));
+          errorFrame =
+              Frames.error(
+                  out.alloc(),
+                  call.id,
+                  ErrorCodes.fromCode(e.code()),
+                  call.tracing,
+                  e.getMessage());
         }
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       if (toRelease != null) {
         toRelease.release();
         toRelease = null;
       }
-      YarpcException y =
-          e instanceof YarpcException
-              ? (YarpcException) e
-              : YarpcException.of(
-                  Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
-      frames =
-          List.of(
-              Frames.error(
-                  out.alloc(),
-                  call.id,
-                  ErrorCodes.fromCode(y.code()),
-                  call.tracing,
-                  y.getMessage()));
+      YarpcException y = writeFailure(e);
+      errorFrame =
+          Frames.error(
+              out.alloc(), call.id, ErrorCodes.fromCode(y.code()), call.tracing, y.getMessage());
     }
-    List<ByteBuf> toWrite = frames;
-    Body body = toRelease;
-    out.runOnLoop(
-        () -> {
-          if (calls.get(call.id) != call || call.cancelled || !out.isOpen()) {
-            FrameOutput.releaseAll(toWrite, body);
-            return;
-          }
-          calls.remove(call.id);
-          out.writeMessage(toWrite, body);
-        },
-        () -> FrameOutput.releaseAll(toWrite, body));
+    call.answer = message;
+    call.answerBody = toRelease;
+    call.answerError = errorFrame;
+    out.writeSoon(call);
   }
 
-  private List<ByteBuf> encodeResponse(ServerCall call, Response response, YarpcException error)
-      throws IOException {
+  /** The call res for {@code response}, but for its body (cut into frames on the event loop). */
+  private CallCodec.Message responseMessage(
+      ServerCall call, Response response, YarpcException error) {
     Map<String, String> headers = CallCodec.responseHeaders(call.service, response, error);
     int code = response.isApplicationError() || error != null ? 1 : 0;
-    return CallCodec.encodeResponse(
-        out.alloc(),
+    return CallCodec.responseMessage(
         call.id,
         call.tracing,
         call.argScheme(),
         call.responseChecksum(),
         code,
         headers,
-        response.body(),
         settings.maxFrameSize());
+  }
+
+  /** Why a response could not be written: its own error, or {@code internal}. */
+  private static YarpcException writeFailure(Exception e) {
+    return e instanceof YarpcException y
+        ? y
+        : YarpcException.of(
+            Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
   }
 }

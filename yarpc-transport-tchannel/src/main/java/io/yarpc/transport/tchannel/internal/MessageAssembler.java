@@ -241,7 +241,7 @@ public final class MessageAssembler {
       ByteBuffer[] views = composite.nioBuffers();
       body = Body.ofBuffers(Arrays.asList(views), composite::release);
     }
-    args[2] = new ArrayList<>(0);
+    chunks.clear();
     return body;
   }
 
@@ -254,7 +254,7 @@ public final class MessageAssembler {
         }
         b.release();
       }
-      args[i] = new ArrayList<>(0);
+      args[i].clear();
     }
   }
 }

@@ -30,7 +30,8 @@ import java.util.List;
  * <p>Buffers: arg1, arg2 and chunks of arg3 up to {@value #COPY_THRESHOLD} bytes are copied into the
  * frame's own pooled buffer; longer arg3 chunks are added to the frame as retained slices of the arg3
  * buffer (a {@link CompositeByteBuf} of the frame's header part and the slice), so a body with byte
- * access reaches the socket without an intermediate copy. The writer never changes the args' indices and
+ * access reaches the socket without an intermediate copy. Exactly the frames that refer to arg3 are
+ * composite buffers: a message without one holds a copy of its body. The writer never changes the args' indices and
  * never releases them; the returned frames hold their own references, and the caller writes (or
  * releases) every one of them.
  */
@@ -75,15 +76,10 @@ final class MessageWriter {
     if (checksumType == ChecksumType.FARMHASH) {
       checksumType = ChecksumType.NONE;
     }
+    checkFirstFrame(fields.length, checksumType, arg1.readableBytes(), maxFrameSize);
     int checksumSize = checksumType.size();
     int firstOverhead = Frames.HEADER_SIZE + 1 + fields.length + 1 + checksumSize;
     int continueOverhead = Frames.HEADER_SIZE + 1 + 1 + checksumSize;
-    if (maxFrameSize - firstOverhead - 2 - arg1.readableBytes() <= 2) {
-      throw YarpcException.of(
-          Code.INVALID_ARGUMENT,
-          "the procedure name (%d bytes) and the tchannel " + "headers do not fit in one frame",
-          arg1.readableBytes());
-    }
 
     ByteBuf[] args = {arg1, arg2, arg3};
     List<List<Chunk>> plan = new ArrayList<>();
@@ -115,6 +111,23 @@ final class MessageWriter {
     }
     plan.add(frame);
     return writePlanned(alloc, firstType, id, fields, checksumType, args, plan);
+  }
+
+  /**
+   * Checks that the first frame can hold the fields and arg1 with room for arg2's chunk header (rule 4).
+   *
+   * @throws YarpcException {@code invalid-argument} when it cannot
+   */
+  static void checkFirstFrame(
+      int fieldsLength, ChecksumType checksumType, int arg1Length, int maxFrameSize) {
+    int checksumSize = checksumType == ChecksumType.FARMHASH ? 0 : checksumType.size();
+    int firstOverhead = Frames.HEADER_SIZE + 1 + fieldsLength + 1 + checksumSize;
+    if (maxFrameSize - firstOverhead - 2 - arg1Length <= 2) {
+      throw YarpcException.of(
+          Code.INVALID_ARGUMENT,
+          "the procedure name (%d bytes) and the tchannel " + "headers do not fit in one frame",
+          arg1Length);
+    }
   }
 
   /**

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * forgotten and a cancel frame is sent; whatever arrives for it later is dropped.
  *
  * <p>Threads: {@link #call} and {@link #takeId} may be called from any thread ({@code call} encodes the
- * request frames on the calling thread and writes them from the event loop); everything else runs on the
+ * request's fields and headers on the calling thread; the event loop cuts the frames and writes them); everything else runs on the
  * connection's event loop. The pending map is concurrent; the per-call assembler is touched on
  * the event loop only. Result futures complete on the event loop, except the failures {@code call}
  * returns at once.
@@ -67,18 +67,55 @@ final class OutgoingCalls {
   }
 
   /** A call this side sent. */
-  private static final class ClientCall {
+  private final class ClientCall implements FrameOutput.LoopWrite {
     final int id;
     final RequestMeta meta;
     final byte[] tracing;
     final CompletableFuture<Response> result = new CompletableFuture<>();
     MessageAssembler assembler; // event loop only
     int code;
+    // the call req, from the calling thread to the event loop (through the queue)
+    private CallCodec.Message request;
+    private Body requestBody;
 
     ClientCall(int id, RequestMeta meta, byte[] tracing) {
       this.id = id;
       this.meta = meta;
       this.tracing = tracing;
+    }
+
+    /** Event loop: writes the call req unless the call ended or the connection closed meanwhile. */
+    @Override
+    public void write() {
+      CallCodec.Message message = request;
+      Body body = requestBody;
+      request = null;
+      requestBody = null;
+      if (calls.get(id) != this || !usable.getAsBoolean()) {
+        body.release();
+        failCall(
+            this,
+            YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get())
+                .withUnprocessed()); // before anything was written
+        return;
+      }
+      List<ByteBuf> frames;
+      try {
+        frames = message.frames(out.alloc(), body);
+      } catch (IOException | RuntimeException e) {
+        body.release();
+        failCall(this, bodyFailure(e));
+        return;
+      }
+      out.writeMessage(frames, body);
+    }
+
+    @Override
+    public void rejected() {
+      requestBody.release();
+      calls.remove(id);
+      result.completeExceptionally(
+          YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping").withUnprocessed());
     }
   }
 
@@ -125,26 +162,14 @@ final class OutgoingCalls {
       RequestMeta meta, Body body, ChecksumType checksumType, long ttlMillis) {
     int id = allocateId();
     ClientCall call = new ClientCall(id, meta, Tracing.forRequest(meta.propagationHeaders()));
-    List<ByteBuf> frames;
+    CallCodec.Message message;
     try {
-      frames =
-          CallCodec.encodeRequest(
-              out.alloc(),
-              id,
-              meta,
-              body,
-              ttlMillis,
-              call.tracing,
-              checksumType,
-              settings.maxFrameSize());
-    } catch (YarpcException e) {
+      message =
+          CallCodec.requestMessage(
+              id, meta, ttlMillis, call.tracing, checksumType, settings.maxFrameSize());
+    } catch (RuntimeException e) {
       body.release();
-      return CompletableFuture.failedFuture(e);
-    } catch (IOException | RuntimeException e) {
-      body.release();
-      return CompletableFuture.failedFuture(
-          YarpcException.withCause(
-              Code.INTERNAL, "failed to write the request body: " + YarpcException.describe(e), e));
+      return CompletableFuture.failedFuture(bodyFailure(e));
     }
     calls.put(id, call);
     call.result.whenComplete(
@@ -155,27 +180,18 @@ final class OutgoingCalls {
             out.runOnLoop(() -> cancelCall(call, why), () -> {});
           }
         });
-    out.runOnLoop(
-        () -> {
-          if (calls.get(id) != call || !usable.getAsBoolean()) {
-            FrameOutput.releaseAll(frames, body);
-            failCall(
-                call,
-                YarpcException.of(
-                        Code.UNAVAILABLE, "tchannel connection to %s closed", peerName.get())
-                    .withUnprocessed()); // before anything was written
-            return;
-          }
-          out.writeMessage(frames, body);
-        },
-        () -> {
-          FrameOutput.releaseAll(frames, body);
-          calls.remove(id);
-          call.result.completeExceptionally(
-              YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping")
-                  .withUnprocessed());
-        });
+    call.request = message;
+    call.requestBody = body;
+    out.writeSoon(call);
     return call.result;
+  }
+
+  /** Why a call req could not be written: its own error, or {@code internal}. */
+  private static YarpcException bodyFailure(Exception e) {
+    return e instanceof YarpcException y
+        ? y
+        : YarpcException.withCause(
+            Code.INTERNAL, "failed to write the request body: " + YarpcException.describe(e), e);
   }
 
   /** Event loop: forgets the call, sends a cancel frame, releases what was received. */

@@ -59,11 +59,12 @@ public final class TransportHeaders {
     }
     Map<String, String> headers = new LinkedHashMap<>(count * 2);
     for (int i = 0; i < count; i++) {
+      int keyLength = in.isReadable() ? in.getUnsignedByte(in.readerIndex()) : 0;
       String key = readString(in, "transport header key");
       if (key.isEmpty()) {
         throw ProtocolException.fatal("empty transport header key");
       }
-      if (key.getBytes(UTF_8).length > MAX_KEY_SIZE) {
+      if (keyLength > MAX_KEY_SIZE) {
         throw ProtocolException.fatal(
             "transport header key " + key + " exceeds " + MAX_KEY_SIZE + " bytes");
       }
@@ -86,6 +87,26 @@ public final class TransportHeaders {
     String s = in.toString(in.readerIndex(), length, UTF_8);
     in.skipBytes(length);
     return s;
+  }
+
+  /**
+   * The wire bytes of a call res's transport headers, {@code as} alone (as {@link #encode} writes them).
+   *
+   * @throws YarpcException {@code invalid-argument} when the arg scheme is longer than 255 bytes
+   */
+  public static byte[] encodeArgScheme(String argScheme) {
+    byte[] v = argScheme.getBytes(UTF_8);
+    if (v.length > 0xFF) {
+      return encode(Map.of(ARG_SCHEME, argScheme)); // throws the error encode gives
+    }
+    byte[] out = new byte[5 + v.length];
+    out[0] = 1;
+    out[1] = 2;
+    out[2] = 'a';
+    out[3] = 's';
+    out[4] = (byte) v.length;
+    System.arraycopy(v, 0, out, 5, v.length);
+    return out;
   }
 
   /**

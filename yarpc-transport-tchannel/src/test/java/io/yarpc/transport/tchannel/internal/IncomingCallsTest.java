@@ -126,6 +126,22 @@ class InboundCallsTest {
   }
 
   @Test
+  void responsesCompletedWhileAReadIsHandedOnAreFlushedOnceWhenItEnds() throws Exception {
+    parts.out.reading(); // as the connection does for each frame of one socket read
+    callReq(5, "a");
+    callReq(6, "b");
+    // a non-blocking handler completes on the event loop, during the read
+    pending.get(0).complete(Response.of(Body.of("x".getBytes(UTF_8))));
+    pending.get(1).complete(Response.of(Body.of("y".getBytes(UTF_8))));
+    assertThat(parts.written()).as("written, not flushed yet").isNull();
+
+    parts.out.readComplete();
+    expectWritten(Frames.CALL_RES, 5, 0);
+    expectWritten(Frames.CALL_RES, 6, 0);
+    assertThat(calls.size()).isZero();
+  }
+
+  @Test
   void ttlZeroIsABadRequest() throws Exception {
     ByteBuf frame = request(5, "x").get(0);
     frame.setInt(frame.readerIndex() + Frames.HEADER_SIZE + 1, 0);
