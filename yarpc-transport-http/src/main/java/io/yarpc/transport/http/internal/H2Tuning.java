@@ -35,9 +35,15 @@ final class H2Tuning {
 
   private H2Tuning() {}
 
-  /** A frame-codec builder for one end ({@code server} or client) with the scheduler described above. */
-  static Http2FrameCodecBuilder codecBuilder(boolean server) {
-    return new Builder(server);
+  /** The connection state of one end ({@code server} or client) with the scheduler described above. */
+  static DefaultHttp2Connection connection(boolean server) {
+    DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
+    WeightedFairQueueByteDistributor distributor = new WeightedFairQueueByteDistributor(connection);
+    distributor.allocationQuantum(ALLOCATION_QUANTUM);
+    connection
+        .remote()
+        .flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
+    return connection;
   }
 
   /**
@@ -91,15 +97,6 @@ final class H2Tuning {
   /** SETTINGS to announce: Netty's defaults with the stream window above. */
   static Http2Settings initialSettings() {
     return Http2Settings.defaultSettings().initialWindowSize(STREAM_WINDOW);
-  }
-
-  /**
-   * Raises the connection window to {@link #CONNECTION_WINDOW}: a WINDOW_UPDATE on stream 0, written from
-   * {@code ctx} (a handler after the frame codec) so the codec records it.
-   */
-  static void widenConnectionWindow(ChannelHandlerContext ctx) {
-    ctx.writeAndFlush(
-        new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
   }
 
   /** Netty's builder over a connection whose outbound flow controller uses {@link #ALLOCATION_QUANTUM}. */

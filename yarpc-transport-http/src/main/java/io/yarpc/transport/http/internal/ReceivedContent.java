@@ -64,21 +64,29 @@ final class ReceivedContent {
       return;
     }
     try {
-      while (data.isReadable()) {
-        if (piece == null || !piece.isWritable()) {
-          addPiece();
-          long expected =
-              remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
-          piece = alloc.buffer((int) Math.min(PIECE, expected));
-        }
-        int n = Math.min(piece.writableBytes(), data.readableBytes());
-        piece.writeBytes(data, n);
-        if (remaining >= n) {
-          remaining -= n;
-        }
-      }
+      copy(data);
     } finally {
       chunk.release();
+    }
+  }
+
+  /**
+   * Copies {@code data}'s readable bytes into this content's pieces (the caller keeps {@code data}); for
+   * content that {@code copyChunks}.
+   */
+  void copy(ByteBuf data) {
+    while (data.isReadable()) {
+      if (piece == null || !piece.isWritable()) {
+        addPiece();
+        long expected =
+            remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
+        piece = alloc.buffer((int) Math.min(PIECE, expected));
+      }
+      int n = Math.min(piece.writableBytes(), data.readableBytes());
+      piece.writeBytes(data, n);
+      if (remaining >= n) {
+        remaining -= n;
+      }
     }
   }
 
