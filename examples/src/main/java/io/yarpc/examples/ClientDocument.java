@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * {@code call}'s transport, service, peer and TLS flags written as the configuration document a file would
  * hold for the same client, and which flag wrote which key, so that a problem the loader finds there is
- * reported by its flag's name ({@code --peers: not host:port: "nowhere"}).
+ * reported by its flag's name ({@code --peers: not host:port: "nowhere" (no port)}).
  *
  * <pre>
  * call --transport grpc --service S --peers a:1,b:2 --peer-list random --tls-ca ca.pem

@@ -325,7 +325,8 @@ class CallBenchmarkTest {
         echo("http", "--peer", p, "--peer-list", "random"),
         "call: --peer-list needs several peers: --peers, --peer-file or --dns-*, not --peer");
     assertUsageError(
-        echo("http", "--peers", p + ",nowhere"), "call: --peers: not host:port: \"nowhere\"");
+        echo("http", "--peers", p + ",nowhere"),
+        "call: --peers: not host:port: \"nowhere\" (no port)");
     assertUsageError(echo("http", "--peers", p + "," + p), "call: --peers: duplicate peer");
     assertUsageError(
         echo("http", "--peers", p, "--dns-server", "127.0.0.1"),

@@ -241,7 +241,7 @@ class ConfigServeAndCallTest {
                 + "): 2 problems\n"
                 + "  inbounds.http.shutdownTimeout: not a duration: 5 (missing unit: write e.g. 5s"
                 + " or 5ms)\n"
-                + "  outbounds.x.grpc.peer: not host:port: \"nowhere\"\n");
+                + "  outbounds.x.grpc.peer: not host:port: \"nowhere\" (no port)\n");
     List<String> mixed =
         new ArrayList<>(List.of("serve", "--config", bad.toString(), "--http-port", "1"));
     ByteArrayOutputStream err2 = new ByteArrayOutputStream();

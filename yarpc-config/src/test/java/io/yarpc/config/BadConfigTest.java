@@ -110,18 +110,19 @@ class BadConfigTest {
                     + " \"ftp://127.0.0.1/x\"")),
         Arguments.of(
             "inbounds:\n  http:\n    address: localhost\n",
-            List.of("inbounds.http.address: not host:port: \"localhost\"")),
+            List.of("inbounds.http.address: not host:port: \"localhost\" (no port)")),
         Arguments.of(
             "inbounds:\n  tchannel:\n    address: 127.0.0.1:70000\n",
             List.of(
-                "inbounds.tchannel.address: port out of range (0 to 65535): \"127.0.0.1:70000\"")),
+                "inbounds.tchannel.address: not host:port: \"127.0.0.1:70000\" (the port must be 0 to"
+                    + " 65535)")),
         Arguments.of(
             "outbounds:\n  users:\n    grpc:\n      address: users\n",
-            List.of("outbounds.users.grpc.address: not host:port: \"users\"")),
+            List.of("outbounds.users.grpc.address: not host:port: \"users\" (no port)")),
         Arguments.of(
             "outbounds:\n  users:\n    tchannel:\n      round-robin:\n        peers: [127.0.0.1:1, localhost, 127.0.0.1:1]\n",
             List.of(
-                "outbounds.users.tchannel.round-robin.peers[1]: not host:port: \"localhost\"",
+                "outbounds.users.tchannel.round-robin.peers[1]: not host:port: \"localhost\" (no port)",
                 "outbounds.users.tchannel.round-robin.peers[2]: duplicate peer \"127.0.0.1:1\"")),
         Arguments.of(
             "outbounds:\n  users:\n    tchannel:\n      round-robin:\n        peers: []\n",

@@ -261,7 +261,8 @@ class PluginTest {
                 YarpcConfig.parse(
                     new StringReader(base + "        fixed: {hostPorts: [localhost]}\n"))))
         .containsExactly(
-            "outbounds.echoes.http.round-robin.fixed.hostPorts[0]: not host:port: \"localhost\"");
+            "outbounds.echoes.http.round-robin.fixed.hostPorts[0]: not host:port: \"localhost\""
+                + " (no port)");
     assertThat(
             Fixtures.problems(
                 loader(),

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.netty.channel.EventLoop;
 import io.yarpc.discovery.internal.DnsEventLoop;
 import io.yarpc.discovery.internal.DnsLookup;
-import io.yarpc.discovery.internal.HostPorts;
 import io.yarpc.discovery.internal.Membership;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoDurations;
@@ -121,7 +120,7 @@ public final class DnsPeerListUpdater extends AbstractLifecycle implements PeerL
     this.identify = b.identify;
     String source = type + " " + name + (type == RecordType.SRV ? "" : ", port " + port);
     if (server != null) {
-      source += " at " + HostPorts.of(server.getAddress(), server.getPort());
+      source += " at " + DnsLookup.hostPort(server.getAddress(), server.getPort());
     }
     this.membership = new Membership(list, KIND, source, log);
   }

@@ -158,18 +158,27 @@ public final class LeakDetectionExtension
   /** Whether the last check (full or not) skipped the collection; for tests. */
   static volatile boolean lastCheckWasQuick;
 
+  /**
+   * Whether the last full check's collections each cleared their sentinel, so that it never waited out
+   * the {@value #GC_WAIT_MILLIS} ms bound; for tests.
+   */
+  static volatile boolean lastCheckCollectedPromptly;
+
   private static List<Leak> check(boolean full) {
     synchronized (FLUSH_LOCK) {
       ByteBufUtil.setLeakListener(LISTENER); // in case a test replaced it
       boolean quick = !full && onlySurvivorsUnreleased();
       lastCheckWasQuick = quick;
       if (!quick && ResourceLeakDetector.getLevel() != Level.DISABLED) {
-        for (int round = 0; round < 2; round++) {
-          if (!collectGarbage()) {
-            break; // System.gc() is ignored: a second round would only wait again
+        boolean prompt = true;
+        for (int round = 0; round < 2 && prompt; round++) {
+          prompt =
+              collectGarbage(); // if not, System.gc() is ignored: a second round would only wait
+          if (prompt) {
+            pollDetector();
           }
-          pollDetector();
         }
+        lastCheckCollectedPromptly = prompt;
         rememberSurvivors();
       }
       return drainReportedLeaks();

@@ -90,21 +90,14 @@ class LeakDetectionExtensionTest {
   }
 
   @Test
-  void aCleanFlushIsFast() {
-    LeakDetectionExtension.detectLeaks(); // warm up
-    int rounds = 20;
-    long start = System.nanoTime();
-    for (int i = 0; i < rounds; i++) {
+  void aCleanFlushCollectsWithoutWaitingOutItsBound() {
+    for (int i = 0; i < 5; i++) {
       assertThat(LeakDetectionExtension.detectLeaks()).isEmpty();
+      // System.gc() was honoured and each round's sentinel cleared: nothing slept for the bound
+      assertThat(LeakDetectionExtension.lastCheckCollectedPromptly).isTrue();
+      assertThat(LeakDetectionExtension.lastCheckWasQuick).isFalse();
     }
-    long perFlushMillis = (System.nanoTime() - start) / rounds / 1_000_000;
-    System.out.println(
-        "LeakDetectionExtension: a clean flush takes about " + perFlushMillis + " ms");
-    assertThat(perFlushMillis).isLessThan(GENEROUS_FLUSH_LIMIT_MILLIS);
   }
-
-  /** Far above the few milliseconds a flush takes, so that a loaded machine does not make this flaky. */
-  private static final long GENEROUS_FLUSH_LIMIT_MILLIS = 150;
 
   @Test
   void afterAFullCheckTheCheckAfterACleanTestSkipsTheCollection() {
@@ -114,16 +107,10 @@ class LeakDetectionExtensionTest {
     ByteBuf allocatedAndReleased = PooledByteBufAllocator.DEFAULT.directBuffer(8);
     allocatedAndReleased.release();
 
-    int rounds = 200;
-    long start = System.nanoTime();
-    for (int i = 0; i < rounds; i++) {
+    for (int i = 0; i < 200; i++) {
       assertThat(LeakDetectionExtension.detectNewLeaks()).isEmpty();
       assertThat(LeakDetectionExtension.lastCheckWasQuick).isTrue();
     }
-    long perCheckMicros = (System.nanoTime() - start) / rounds / 1_000;
-    System.out.println(
-        "LeakDetectionExtension: a quick check takes about " + perCheckMicros + " us");
-    assertThat(perCheckMicros).isLessThan(2_000);
   }
 
   private static void leakForTheQuickCheck() {

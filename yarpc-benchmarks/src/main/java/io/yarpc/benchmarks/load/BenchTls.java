@@ -17,26 +17,53 @@ import javax.net.ssl.SSLException;
 /**
  * TLS for the load harness ({@code --tls jdk|openssl}): a throwaway PKI made once per run with {@link
  * TestCertificates} (server-only TLS: the client verifies the server's certificate for {@code 127.0.0.1}),
- * and the provider every system uses, YARPC's and plain grpc-java's alike.
+ * and the provider every system uses, YARPC's and plain grpc-java's alike. A server in a child JVM ({@code
+ * --processes separate}) gets the same files through {@link #arguments()} and {@link #of}.
  */
 final class BenchTls {
   private final TlsProvider provider;
-  private final TestCertificates pki;
+  private final Path caCertificate;
+  private final Path serverCertificate;
+  private final Path serverKey;
 
-  private BenchTls(TlsProvider provider, TestCertificates pki) {
+  private BenchTls(
+      TlsProvider provider, Path caCertificate, Path serverCertificate, Path serverKey) {
     this.provider = provider;
-    this.pki = pki;
+    this.caCertificate = caCertificate;
+    this.serverCertificate = serverCertificate;
+    this.serverKey = serverKey;
   }
 
-  /** TLS with {@code provider} ({@code JDK} or {@code OPENSSL}). */
+  /** TLS with {@code provider} ({@code JDK} or {@code OPENSSL}) and a new PKI. */
   static BenchTls with(TlsProvider provider) {
     try {
       Path dir = Files.createTempDirectory("yarpc-bench-pki");
       dir.toFile().deleteOnExit();
-      return new BenchTls(provider, TestCertificates.generate(dir));
+      TestCertificates pki = TestCertificates.generate(dir);
+      return new BenchTls(
+          provider, pki.caCertificate(), pki.server().certificate(), pki.server().key());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** TLS with {@code provider} and the PKI files another process made (see {@link #arguments()}). */
+  static BenchTls of(
+      TlsProvider provider, Path caCertificate, Path serverCertificate, Path serverKey) {
+    return new BenchTls(provider, caCertificate, serverCertificate, serverKey);
+  }
+
+  /** The provider and files, as {@link ServerProcess} takes them on its command line. */
+  java.util.List<String> arguments() {
+    return java.util.List.of(
+        "--tls",
+        name(),
+        "--tls-ca",
+        caCertificate.toString(),
+        "--tls-cert",
+        serverCertificate.toString(),
+        "--tls-key",
+        serverKey.toString());
   }
 
   /** The provider's name as options and reports spell it. */
@@ -46,19 +73,23 @@ final class BenchTls {
 
   /** YARPC's server side. */
   TlsConfig server() {
-    return pki.serverConfig(ClientAuth.NONE).provider(provider).build();
+    return TlsConfig.builder()
+        .keyCertChain(serverCertificate, serverKey)
+        .trustedCertificates(caCertificate)
+        .clientAuth(ClientAuth.NONE)
+        .provider(provider)
+        .build();
   }
 
   /** YARPC's client side. */
   TlsConfig client() {
-    return pki.clientConfig().provider(provider).build();
+    return TlsConfig.builder().trustedCertificates(caCertificate).provider(provider).build();
   }
 
   /** Plain grpc-java's server context. */
   SslContext grpcServer() throws SSLException {
     return GrpcSslContexts.configure(
-            SslContextBuilder.forServer(
-                pki.server().certificate().toFile(), pki.server().key().toFile()),
+            SslContextBuilder.forServer(serverCertificate.toFile(), serverKey.toFile()),
             nettyProvider())
         .build();
   }
@@ -66,8 +97,7 @@ final class BenchTls {
   /** Plain grpc-java's client context. */
   SslContext grpcClient() throws SSLException {
     return GrpcSslContexts.configure(
-            SslContextBuilder.forClient().trustManager(pki.caCertificate().toFile()),
-            nettyProvider())
+            SslContextBuilder.forClient().trustManager(caCertificate.toFile()), nettyProvider())
         .build();
   }
 

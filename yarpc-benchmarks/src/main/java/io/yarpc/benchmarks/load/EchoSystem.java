@@ -3,9 +3,11 @@ package io.yarpc.benchmarks.load;
 import io.yarpc.benchmarks.proto.EchoGrpc;
 
 /**
- * One system under test: an echo server and a client stub for it, in this process. Implementations start
- * everything in {@link #start()} and stop it in {@link #close()}; server and client keep their threads
- * apart (named pools, separate transports) so the harness can tell which side allocates what.
+ * One system under test: an echo server and a client stub for it. Implementations start both in this
+ * process with {@link #start()}, or one side each with {@link #startServer()} and {@link #startClient} (the
+ * server then usually runs in a child JVM, see {@link ServerProcess}), and stop whatever they started in
+ * {@link #close()}; server and client keep their threads apart (named pools, separate transports) so the
+ * harness can tell which side allocates what. Not thread-safe: one harness thread drives it.
  */
 public interface EchoSystem extends AutoCloseable {
   /** Plain grpc-java: generated stubs, default marshaller, Netty server and channel. The baseline. */
@@ -23,6 +25,12 @@ public interface EchoSystem extends AutoCloseable {
    * thread that completes the call (the transport's executor).
    */
   String YARPC_GRPC_DIRECT = "yarpc-grpc-direct";
+
+  /**
+   * As {@link #YARPC_GRPC}, with metrics, call logs (successes off) and tracing (sampled out) on the
+   * server whatever {@code --observability} says: the row beside {@link #YARPC_GRPC} that prices them.
+   */
+  String YARPC_GRPC_OBSERVED = "yarpc-grpc-observed";
 
   /** YARPC over HTTP/1.1. */
   String YARPC_HTTP = "yarpc-http";
@@ -48,13 +56,28 @@ public interface EchoSystem extends AutoCloseable {
   }
 
   /**
-   * Starts server and client. Before the client connects, opens {@code spacers} idle TCP connections to
-   * the server and keeps them until {@link #close()}: on gRPC, whose server and client share grpc-netty's
-   * event loops (assigned round robin as channels register), each spacer moves the client's connection to
-   * the next loop, so that the server's and the client's connections do not end up on one thread (which
-   * would blur the per-side accounting). Systems with their own loops per side ignore it.
+   * Starts server and client in this process. Before the client connects, opens {@code spacers} idle TCP
+   * connections to the server and keeps them until {@link #close()}: on gRPC, whose server and client
+   * share grpc-netty's event loops (assigned round robin as channels register), each spacer moves the
+   * client's connection to the next loop, so that the server's and the client's connections do not end up
+   * on one thread (which would blur the per-side accounting). Systems with their own loops per side
+   * ignore it.
    */
-  void start(int spacers) throws Exception;
+  default void start(int spacers) throws Exception {
+    startClient(startServer(), spacers);
+  }
+
+  /**
+   * Starts only the server, on {@code 127.0.0.1} and a free port, and returns the port. With {@link
+   * #startClient} in another process this is one half of {@code load --processes separate}.
+   */
+  int startServer() throws Exception;
+
+  /**
+   * Starts only the client, calling the server on {@code 127.0.0.1:port}, after opening {@code spacers}
+   * idle connections to it (see {@link #start(int)}); the stub works afterwards.
+   */
+  void startClient(int port, int spacers) throws Exception;
 
   /** Whether server and client may share event loop threads (see {@link #start(int)}). */
   default boolean sharesEventLoops() {
@@ -87,6 +110,8 @@ public interface EchoSystem extends AutoCloseable {
         return new YarpcSystem(name, YarpcSystem.Kind.GRPC, true, false, tls, observed);
       case YARPC_GRPC_DIRECT:
         return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, true, tls, observed);
+      case YARPC_GRPC_OBSERVED:
+        return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls, "on");
       case YARPC_HTTP:
         return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls, observed);
       case YARPC_H2C:

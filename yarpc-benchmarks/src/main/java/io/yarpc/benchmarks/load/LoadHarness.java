@@ -3,8 +3,8 @@ package io.yarpc.benchmarks.load;
 import io.grpc.stub.StreamObserver;
 import io.yarpc.benchmarks.proto.EchoMessage;
 import io.yarpc.netty.internal.NettyIo;
+import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -24,23 +25,25 @@ import org.HdrHistogram.Histogram;
  * short token) at each payload size and in-flight count, after a warm-up; then gRPC bidirectional
  * streaming echo at each streaming size. For each cell it measures calls per second, latency percentiles
  * (HdrHistogram), heap bytes allocated per call by server threads and by client threads (see {@link
- * ThreadAccounting} for which threads are which), and CPU time per call.
+ * ThreadAccounting} for which threads are which), and CPU time per call. Each cell warms up until its
+ * calls/s are stable ({@link WarmUp}). With {@code --processes separate} each system's server runs in a
+ * child JVM instead ({@link ServerChild}), and the server's figures are that whole process's.
  *
  * <pre>
  * java -jar yarpc-benchmarks/target/yarpc-benchmarks.jar load [--duration 10s] [--sizes 350,10240,1048576]
- *     [--inflight 1,64] [--quick] [--json path]
+ *     [--inflight 1,64] [--processes shared|separate] [--quick] [--json path]
  * </pre>
  */
 public final class LoadHarness {
   /** Name prefix of the harness's own threads, which count for neither side. */
   static final String THREAD_PREFIX = "bench-harness";
 
-  private static final long SAMPLE_EVERY_MILLIS = 3;
   private static final int MIN_CALLS_PER_INFLIGHT = 20;
 
   private final LoadOptions options;
   private final PrintStream log;
   private final ThreadAccounting accounting = new ThreadAccounting();
+  private final WarmUp warmUp = new WarmUp(accounting::sample);
 
   private LoadHarness(LoadOptions options, PrintStream log) {
     this.options = options;
@@ -72,6 +75,16 @@ public final class LoadHarness {
     report.writeJson(options.json);
     System.out.println("JSON results: " + options.json.toAbsolutePath());
     return report.cells().stream().allMatch(CellResult::ok) ? 0 : 1;
+  }
+
+  /**
+   * The {@code report} subcommand: prints the results tables of a JSON results file (see {@link
+   * ResultsTable}).
+   *
+   * @return the process exit code: 0, 1 when the file cannot be read, 2 for bad arguments
+   */
+  public static int report(String... args) {
+    return ResultsTable.main(System.out, System.err, args);
   }
 
   /** Runs every system and cell {@code options} ask for, on a harness thread, and returns the results. */
@@ -116,17 +129,17 @@ public final class LoadHarness {
   }
 
   private LoadReport runAll() throws Exception {
-    Map<String, Object> env = environment();
+    Map<String, Object> env = RunEnvironment.of(options);
     List<CellResult> cells = new ArrayList<>();
     if (!options.prewarm.isZero()) {
       prewarm();
     }
     for (String name : options.systems) {
       accounting.reset();
-      EchoSystem system = EchoSystem.create(name, tls(), options.observability);
       progress("== %s", name);
+      Running running;
       try {
-        system = startSeparated(name, system);
+        running = start(name, true);
       } catch (Throwable e) {
         progress("   %s did not start: %s", name, e);
         for (int size : options.sizes) {
@@ -134,15 +147,15 @@ public final class LoadHarness {
             cells.add(CellResult.failed(name, "unary", size, n, "did not start: " + e));
           }
         }
-        closeQuietly(system);
         continue;
       }
+      EchoSystem system = running.system;
       try {
         boolean first = true;
         for (int size : options.sizes) {
           for (int n : options.inflight) {
             CellResult c =
-                runUnary(system, size, n, first ? options.warmup.multipliedBy(2) : options.warmup);
+                runUnary(running, size, n, first ? options.warmup.multipliedBy(2) : options.warmup);
             first = false;
             cells.add(c);
             report(c);
@@ -150,7 +163,7 @@ public final class LoadHarness {
         }
         if (system.supportsStreaming()) {
           for (int size : options.streamSizes) {
-            CellResult c = runStream(system, size, options.streamWindow, options.warmup);
+            CellResult c = runStream(running, size, options.streamWindow, options.warmup);
             cells.add(c);
             report(c);
           }
@@ -161,7 +174,7 @@ public final class LoadHarness {
             && ((YarpcSystem) system).aliasingPoolStats() != null) {
           log.println("   " + ((YarpcSystem) system).aliasingPoolStats());
         }
-        closeQuietly(system);
+        running.close();
       }
       if (options.verboseThreads) {
         CellResult last = cells.get(cells.size() - 1);
@@ -172,7 +185,68 @@ public final class LoadHarness {
     env.put("finished", Instant.now().toString());
     env.put(
         "loadAverageAtEnd", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    if (serverCommand != null) {
+      env.put("serverCommand", serverCommand);
+    }
     return new LoadReport(env, cells);
+  }
+
+  /** A started system: its client here and its server here too, or in {@link #server}. */
+  private final class Running implements AutoCloseable {
+    final EchoSystem system;
+
+    /** The server's process with {@code --processes separate}, else null. */
+    final ServerChild server;
+
+    Running(EchoSystem system, ServerChild server) {
+      this.system = system;
+      this.server = server;
+    }
+
+    @Override
+    public void close() {
+      closeQuietly(system);
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  /** The first server command line of the run (with {@code --processes separate}). */
+  private List<String> serverCommand;
+
+  /**
+   * Starts the system called {@code name}: both sides here ({@code shared}; with {@code probe}, keeping
+   * gRPC's sides on separate loops, see {@link #startSeparated}), or its server in a child JVM and its
+   * client here ({@code separate}).
+   */
+  private Running start(String name, boolean probe) throws Exception {
+    EchoSystem system = EchoSystem.create(name, tls(), options.observability);
+    if (!options.separate()) {
+      if (probe) {
+        return new Running(startSeparated(name, system), null);
+      }
+      try {
+        system.start();
+      } catch (Throwable e) {
+        closeQuietly(system);
+        throw e;
+      }
+      return new Running(system, null);
+    }
+    ServerChild server =
+        ServerChild.start(name, tls(), options.observability, options.io, options.serverJvmOpts);
+    try {
+      system.startClient(server.port(), 0);
+    } catch (Throwable e) {
+      closeQuietly(system);
+      server.close();
+      throw e;
+    }
+    if (serverCommand == null) {
+      serverCommand = server.command();
+    }
+    return new Running(system, server);
   }
 
   /**
@@ -197,7 +271,7 @@ public final class LoadHarness {
       }
       UnaryDriver driver = new UnaryDriver(system.stub(), probe);
       driver.start(1);
-      warmUp(java.time.Duration.ofMillis(500));
+      warmUp.sample(Duration.ofMillis(500));
       driver.stop(10_000);
       List<String> mixed = accounting.mixedThreads();
       if (mixed.isEmpty() || spacers == 3) {
@@ -221,65 +295,90 @@ public final class LoadHarness {
   private void prewarm() throws Exception {
     int inflight = options.inflight.stream().mapToInt(Integer::intValue).max().orElse(1);
     for (String name : options.systems) {
-      EchoSystem system = EchoSystem.create(name, tls(), options.observability);
       progress("== pre-warming %s", name);
+      Running running;
       try {
-        system.start();
+        running = start(name, false);
+      } catch (Throwable e) {
+        progress("   %s did not start: %s", name, e);
+        continue;
+      }
+      try {
         for (int size : options.sizes) {
           EchoMessage request = LoadMessages.message(size);
-          if (check(system, request) != null) {
+          if (check(running.system, request) != null) {
             break;
           }
-          UnaryDriver driver = new UnaryDriver(system.stub(), request);
+          UnaryDriver driver = new UnaryDriver(running.system.stub(), request);
           driver.start(inflight);
           Thread.sleep(options.prewarm.toMillis());
           driver.stop(60_000);
         }
-      } catch (Throwable e) {
-        progress("   %s did not start: %s", name, e);
       } finally {
-        closeQuietly(system);
+        running.close();
       }
     }
   }
 
-  private CellResult runUnary(EchoSystem system, int size, int inflight, Duration warmup)
+  /** The counters at one edge of a measured window, in this process and the server's. */
+  private static final class Edge {
+    final ThreadAccounting.Snapshot threads;
+    final ProcessCounters local;
+
+    /** The server process's counters, or null when the server runs here. */
+    final ProcessCounters server;
+
+    final Histogram histogram;
+
+    Edge(Running running, Histogram histogram) throws IOException {
+      this.threads = ThreadAccounting.snapshot();
+      this.local = ProcessCounters.now();
+      this.server = running.server == null ? null : running.server.counters();
+      this.histogram = histogram;
+    }
+  }
+
+  /** Collects garbage in both processes and returns the load average, before a cell starts. */
+  private static double settle(Running running) throws IOException {
+    System.gc();
+    if (running.server != null) {
+      running.server.gc();
+    }
+    return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+  }
+
+  private CellResult runUnary(Running running, int size, int inflight, Duration warmup)
       throws Exception {
+    EchoSystem system = running.system;
     EchoMessage request = LoadMessages.message(size);
     String check = check(system, request);
     if (check != null) {
       return CellResult.failed(system.name(), "unary", size, inflight, check);
     }
-    System.gc();
-    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    double load = settle(running);
     UnaryDriver driver = new UnaryDriver(system.stub(), request);
     driver.start(inflight);
     try {
-      warmUp(warmup);
+      WarmUp.Result warm = warmUp.run(warmup, options.warmupMax, driver::completed);
       driver.intervalHistogram();
       long calls0 = driver.completed();
       long errors0 = driver.errors();
-      long[] gc0 = gc();
-      ThreadAccounting.Snapshot s0 = ThreadAccounting.snapshot();
+      Edge start = new Edge(running, null);
       measure(() -> driver.completed() - calls0, inflight);
-      ThreadAccounting.Snapshot s1 = ThreadAccounting.snapshot();
+      Edge end = new Edge(running, driver.intervalHistogram());
       long calls = driver.completed() - calls0;
       long errors = driver.errors() - errors0;
-      Histogram h = driver.intervalHistogram();
-      long[] gc1 = gc();
       Throwable err = driver.lastError();
       return result(
-          system.name(),
+          running,
           "unary",
           size,
           inflight,
-          s0,
-          s1,
+          warm,
+          start,
+          end,
           calls,
           errors,
-          h,
-          gc0,
-          gc1,
           load,
           err == null ? null : err.toString());
     } finally {
@@ -289,11 +388,11 @@ public final class LoadHarness {
     }
   }
 
-  private CellResult runStream(EchoSystem system, int size, int window, Duration warmup)
+  private CellResult runStream(Running running, int size, int window, Duration warmup)
       throws Exception {
+    EchoSystem system = running.system;
     EchoMessage message = LoadMessages.message(size);
-    System.gc();
-    double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    double load = settle(running);
     StreamDriver driver = new StreamDriver(message, window);
     try {
       driver.start(system.stub());
@@ -301,16 +400,13 @@ public final class LoadHarness {
       return CellResult.failed(system.name(), "stream", size, window, e.toString());
     }
     try {
-      warmUp(warmup);
+      WarmUp.Result warm = warmUp.run(warmup, options.warmupMax, driver::received);
       driver.intervalHistogram();
       long n0 = driver.received();
-      long[] gc0 = gc();
-      ThreadAccounting.Snapshot s0 = ThreadAccounting.snapshot();
+      Edge start = new Edge(running, null);
       measure(() -> driver.received() - n0, window);
-      ThreadAccounting.Snapshot s1 = ThreadAccounting.snapshot();
+      Edge end = new Edge(running, driver.intervalHistogram());
       long n = driver.received() - n0;
-      Histogram h = driver.intervalHistogram();
-      long[] gc1 = gc();
       Throwable err = driver.error();
       String problem = err == null ? null : err.toString();
       if (n == 0) {
@@ -319,19 +415,7 @@ public final class LoadHarness {
         dumpThreads();
       }
       return result(
-          system.name(),
-          "stream",
-          size,
-          window,
-          s0,
-          s1,
-          n,
-          err == null ? 0 : 1,
-          h,
-          gc0,
-          gc1,
-          load,
-          problem);
+          running, "stream", size, window, warm, start, end, n, err == null ? 0 : 1, load, problem);
     } finally {
       if (!driver.stop(30_000)) {
         progress("   stream did not finish within 30 s: %s", driver.describe());
@@ -345,8 +429,7 @@ public final class LoadHarness {
    * end of the window allocate partly inside it and partly outside; with this many calls that blurs a
    * per-call figure by a few percent at most.
    */
-  private void measure(java.util.function.LongSupplier calls, int inflight)
-      throws InterruptedException {
+  private void measure(LongSupplier calls, int inflight) throws InterruptedException {
     long start = System.nanoTime();
     Thread.sleep(options.duration.toMillis());
     long max = start + options.duration.toNanos() * 3;
@@ -369,38 +452,55 @@ public final class LoadHarness {
     }
   }
 
-  /** Runs for {@code warmup} while sampling thread stacks for the attribution. */
-  private void warmUp(Duration warmup) throws InterruptedException {
-    long end = System.nanoTime() + warmup.toNanos();
-    while (System.nanoTime() < end) {
-      accounting.sample();
-      Thread.sleep(SAMPLE_EVERY_MILLIS);
-    }
-  }
-
   private CellResult result(
-      String system,
+      Running running,
       String mode,
       int size,
       int inflight,
-      ThreadAccounting.Snapshot s0,
-      ThreadAccounting.Snapshot s1,
+      WarmUp.Result warm,
+      Edge start,
+      Edge end,
       long calls,
       long errors,
-      Histogram h,
-      long[] gc0,
-      long[] gc1,
       double load,
       String error) {
-    ThreadAccounting.Usage u = accounting.usage(s0, s1);
-    double seconds = (s1.nanoTime() - s0.nanoTime()) / 1e9;
+    ThreadAccounting.Usage u = accounting.usage(start.threads, end.threads);
+    ProcessCounters local = end.local.minus(start.local);
+    double seconds = (end.threads.nanoTime() - start.threads.nanoTime()) / 1e9;
     double per = Math.max(1, calls);
+    double serverBytes = u.serverBytes();
+    double serverCpu = u.serverCpuNanos();
+    double cpu = u.processCpuNanos();
+    long gcCount = local.gcCount();
+    long gcMillis = local.gcMillis();
+    Map<String, String> threads = u.threads();
+    if (start.server != null) {
+      // the whole server process: every thread, GC and JIT included
+      ProcessCounters server = end.server.minus(start.server);
+      serverBytes = server.allocatedBytes();
+      serverCpu = server.cpuNanos();
+      cpu += server.cpuNanos();
+      gcCount += server.gcCount();
+      gcMillis += server.gcMillis();
+      threads = new LinkedHashMap<>(threads);
+      threads.put(
+          "server process " + running.server.pid(),
+          String.format(
+              "server (whole process) %d B, %d ms CPU, %d GCs (%d ms)",
+              server.allocatedBytes(),
+              server.cpuNanos() / 1_000_000,
+              server.gcCount(),
+              server.gcMillis()));
+    }
+    Histogram h = end.histogram;
     return new CellResult(
-        system,
+        running.system.name(),
         mode,
         size,
         inflight,
         seconds,
+        warm.seconds(),
+        warm.stable(),
         calls,
         errors,
         calls / seconds,
@@ -408,17 +508,17 @@ public final class LoadHarness {
         h.getValueAtPercentile(90) / 1e3,
         h.getValueAtPercentile(99) / 1e3,
         h.getMaxValue() / 1e3,
-        u.serverBytes() / per,
+        serverBytes / per,
         u.clientBytes() / per,
         u.unattributedBytes() / per,
-        u.processCpuNanos() / per / 1e3,
-        u.serverCpuNanos() / per / 1e3,
+        cpu / per / 1e3,
+        serverCpu / per / 1e3,
         u.clientCpuNanos() / per / 1e3,
-        gc1[0] - gc0[0],
-        gc1[1] - gc0[1],
+        gcCount,
+        gcMillis,
         load,
         errors > 0 || calls == 0 ? error : null,
-        u.threads());
+        threads);
   }
 
   /**
@@ -459,106 +559,29 @@ public final class LoadHarness {
     }
   }
 
-  /** Collections and collection milliseconds so far, over all collectors. */
-  private static long[] gc() {
-    long count = 0;
-    long millis = 0;
-    for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
-      count += Math.max(0, b.getCollectionCount());
-      millis += Math.max(0, b.getCollectionTime());
-    }
-    return new long[] {count, millis};
-  }
-
-  private Map<String, Object> environment() {
-    Map<String, Object> env = new LinkedHashMap<>();
-    env.put("started", Instant.now().toString());
-    env.put(
-        "command",
-        "java -jar yarpc-benchmarks/target/yarpc-benchmarks.jar load " + describe(options));
-    env.put(
-        "java",
-        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    env.put("jvmArguments", ManagementFactory.getRuntimeMXBean().getInputArguments());
-    env.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-    env.put("processors", Runtime.getRuntime().availableProcessors());
-    env.put(
-        "os",
-        System.getProperty("os.name")
-            + " "
-            + System.getProperty("os.version")
-            + " "
-            + System.getProperty("os.arch"));
-    env.put(
-        "loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    env.put("durationSeconds", options.duration.toMillis() / 1e3);
-    env.put("warmupSeconds", options.warmup.toMillis() / 1e3);
-    env.put("prewarmSeconds", options.prewarm.toMillis() / 1e3);
-    env.put("sizes", options.sizes);
-    env.put("inflight", options.inflight);
-    env.put("systems", options.systems);
-    env.put("tls", options.tls);
-    env.put("io", NettyIo.get().name());
-    env.put("observability", options.observability);
-    env.put("streamSizes", options.streamSizes);
-    env.put("streamWindow", options.streamWindow);
-    env.put(
-        "attribution",
-        "server = threads named bench-server-* and yarpc-bench-server-handler-*, plus event "
-            + "loops whose sampled stacks show server-side frames; client = bench-client-*, yarpc-bench-client-*, "
-            + "and event loops whose stacks show client-side frames; unattributed = everything else");
-    return env;
-  }
-
-  private static String describe(LoadOptions o) {
-    return "--duration "
-        + o.duration.toMillis()
-        + "ms --warmup "
-        + o.warmup.toMillis()
-        + "ms --prewarm "
-        + o.prewarm.toMillis()
-        + "ms --sizes "
-        + join(o.sizes)
-        + " --inflight "
-        + join(o.inflight)
-        + " --systems "
-        + String.join(",", o.systems)
-        + " --stream-sizes "
-        + (o.streamSizes.isEmpty() ? "none" : join(o.streamSizes))
-        + " --stream-window "
-        + o.streamWindow
-        + " --io "
-        + o.io;
-  }
-
-  private static String join(List<Integer> l) {
-    StringBuilder sb = new StringBuilder();
-    for (int i : l) {
-      sb.append(sb.length() == 0 ? "" : ",").append(i);
-    }
-    return sb.toString();
-  }
-
   private void report(CellResult c) {
     if (!c.ok()) {
       progress(
           "   %-6s %-9s in flight %-3d failed: %s",
-          c.mode(), LoadReport.size(c.size()), c.inflight(), c.error());
+          c.mode(), ResultsTable.size(c.size()), c.inflight(), c.error());
       return;
     }
     progress(
-        "   %-6s %-9s in flight %-3d %,10.0f/s  p50 %8.1f µs  p99 %8.1f µs  server %s  client %s  "
-            + "unattributed %s  cpu %.1f µs%s",
+        "   %-6s %-9s in flight %-3d %,10.0f/s  p50 %8.1f µs  p99 %8.1f µs  server %s %.1f µs  "
+            + "client %s  unattributed %s  cpu %.1f µs  warm-up %.1f s%s%s",
         c.mode(),
-        LoadReport.size(c.size()),
+        ResultsTable.size(c.size()),
         c.inflight(),
         c.callsPerSecond(),
         c.p50Micros(),
         c.p99Micros(),
-        LoadReport.bytes(c.serverBytesPerCall()),
-        LoadReport.bytes(c.clientBytesPerCall()),
-        LoadReport.bytes(c.unattributedBytesPerCall()),
+        ResultsTable.bytes(c.serverBytesPerCall()),
+        c.serverCpuMicrosPerCall(),
+        ResultsTable.bytes(c.clientBytesPerCall()),
+        ResultsTable.bytes(c.unattributedBytesPerCall()),
         c.cpuMicrosPerCall(),
+        c.warmupSeconds(),
+        c.warmupStable() ? "" : " (not stable)",
         c.errors() > 0 ? "  " + c.errors() + " errors: " + c.error() : "");
   }
 

@@ -19,6 +19,7 @@ public final class LoadOptions {
           EchoSystem.YARPC_GRPC,
           EchoSystem.YARPC_GRPC_ALIASING,
           EchoSystem.YARPC_GRPC_DIRECT,
+          EchoSystem.YARPC_GRPC_OBSERVED,
           EchoSystem.YARPC_HTTP,
           EchoSystem.YARPC_H2C,
           EchoSystem.YARPC_TCHANNEL,
@@ -28,8 +29,24 @@ public final class LoadOptions {
   /** How long each cell is measured. */
   public Duration duration = Duration.ofSeconds(5);
 
-  /** How long each cell runs before it is measured (the first cell of each system runs twice as long). */
+  /**
+   * The least time each cell runs before it is measured (the first cell of each system: twice this); the
+   * warm-up goes on in 1 s windows until three consecutive windows' calls/s are within 5 % of their mean,
+   * or until {@link #warmupMax}.
+   */
   public Duration warmup = Duration.ofSeconds(2);
+
+  /** The most time a cell's warm-up may take while its calls/s are not yet stable. */
+  public Duration warmupMax = Duration.ofSeconds(30);
+
+  /** Where the servers run: {@code shared} (in this JVM, beside the clients) or {@code separate}. */
+  public String processes = "shared";
+
+  /**
+   * JVM flags of the server processes with {@code --processes separate}, or null for the harness JVM's
+   * own flags.
+   */
+  public List<String> serverJvmOpts;
 
   /**
    * How long each system runs each size, unmeasured, in a first pass over all systems before the measured
@@ -83,7 +100,13 @@ public final class LoadOptions {
         "\n",
         "usage: java -jar yarpc-benchmarks.jar load [options]",
         "  --duration D        measured time per cell (default 5s; units ms, s, m)",
-        "  --warmup D          warm-up per cell before measuring (default 2s; doubled for a system's first cell)",
+        "  --warmup D          least warm-up per cell (default 2s; doubled for a system's first cell); it goes",
+        "                      on in 1 s windows until 3 windows' calls/s are within 5% of their mean",
+        "  --warmup-max D      most warm-up per cell when calls/s do not settle (default 30s)",
+        "  --processes P       shared (default): servers in this JVM; separate: each system's server in a",
+        "                      child JVM (this JVM's java, class path and flags), its whole-process CPU and",
+        "                      heap per call reported as the server's",
+        "  --server-jvm-opts S the child JVMs' flags instead of this JVM's, e.g. '-Xmx2g -XX:+UseParallelGC'",
         "  --prewarm D         unmeasured first pass: each system, each size, for D (default 1s; 0 skips)",
         "  --sizes LIST        unary payload sizes in bytes (default 350,10240,1048576)",
         "  --inflight LIST     calls in flight per client (default 1,64)",
@@ -97,7 +120,7 @@ public final class LoadOptions {
         "                      the Netty I/O of YARPC's transports and the bare Netty rows (yarpc.io)",
         "  --observability O   none (default), on, or a list of metrics,logs,tracing: YARPC servers with",
         "                      metrics, call logs (successes off) and tracing (sampled out)",
-        "  --quick             --duration 1s --warmup 500ms --prewarm 300ms",
+        "  --quick             --duration 1s --warmup 500ms --warmup-max 5s --prewarm 300ms",
         "  --verbose-threads   print each thread's attribution",
         "  --quiet             no progress output");
   }
@@ -108,6 +131,19 @@ public final class LoadOptions {
    * @throws IllegalArgumentException for an unknown option or a bad value
    */
   public static LoadOptions parse(String... args) {
+    LoadOptions o = parseArguments(args);
+    if (o.serverJvmOpts != null && !o.separate()) {
+      throw new IllegalArgumentException("--server-jvm-opts needs --processes separate");
+    }
+    return o;
+  }
+
+  /** Whether each system's server runs in a child JVM. */
+  public boolean separate() {
+    return processes.equals("separate");
+  }
+
+  private static LoadOptions parseArguments(String... args) {
     LoadOptions o = new LoadOptions();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -121,6 +157,7 @@ public final class LoadOptions {
         case "--quick":
           o.duration = Duration.ofSeconds(1);
           o.warmup = Duration.ofMillis(500);
+          o.warmupMax = Duration.ofSeconds(5);
           o.prewarm = Duration.ofMillis(300);
           break;
         case "--verbose-threads":
@@ -131,6 +168,9 @@ public final class LoadOptions {
           break;
         case "--duration":
         case "--warmup":
+        case "--warmup-max":
+        case "--processes":
+        case "--server-jvm-opts":
         case "--prewarm":
         case "--sizes":
         case "--inflight":
@@ -163,6 +203,18 @@ public final class LoadOptions {
         break;
       case "--warmup":
         warmup = duration(value);
+        break;
+      case "--warmup-max":
+        warmupMax = duration(value);
+        break;
+      case "--processes":
+        if (!List.of("shared", "separate").contains(value)) {
+          throw new IllegalArgumentException("--processes must be shared or separate: " + value);
+        }
+        processes = value;
+        break;
+      case "--server-jvm-opts":
+        serverJvmOpts = value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
         break;
       case "--prewarm":
         prewarm = duration(value);

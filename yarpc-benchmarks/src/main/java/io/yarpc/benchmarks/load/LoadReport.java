@@ -1,6 +1,12 @@
 package io.yarpc.benchmarks.load;
 
+import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import com.google.gson.reflect.TypeToken;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,13 +14,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * The results of one harness run: every cell, the run's settings and environment; printed as markdown
- * tables (each row with its ratio to plain grpc-java at the same size and in-flight count) and written as
- * JSON.
+ * The results of one harness run: every cell, the run's settings and environment; written as JSON and read
+ * back ({@link #read}), printed as tables by {@link ResultsTable} (each row with its ratio to plain
+ * grpc-java at the same size and in-flight count).
  */
 public final class LoadReport {
   private final Map<String, Object> environment;
@@ -48,123 +53,9 @@ public final class LoadReport {
     return null;
   }
 
-  /** The results as markdown: a unary table and, if streams ran, a streaming table. */
+  /** The results as markdown: a header line, a unary table and, if streams ran, a streaming table. */
   public String toMarkdown() {
-    StringBuilder sb = new StringBuilder();
-    sb.append(
-        "| system | size | in flight | calls/s | × | p50 µs | p90 µs | p99 µs | server B/call | × "
-            + "| client B/call | × | CPU µs/call | × |\n");
-    sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-    for (CellResult c : cells) {
-      if (c.mode().equals("unary")) {
-        row(sb, c);
-      }
-    }
-    boolean streams = cells.stream().anyMatch(c -> c.mode().equals("stream"));
-    if (streams) {
-      sb.append(
-          "\n| gRPC stream | size | window | messages/s | × | p50 µs | p90 µs | p99 µs | server B/msg | × "
-              + "| client B/msg | × | CPU µs/msg | × |\n");
-      sb.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-      for (CellResult c : cells) {
-        if (c.mode().equals("stream")) {
-          row(sb, c);
-        }
-      }
-    }
-    sb.append(
-        "\n× = ratio to plain grpc-java at the same size and in-flight count (calls/s: higher is better; "
-            + "bytes and CPU: lower is better).\n");
-    return sb.toString();
-  }
-
-  private void row(StringBuilder sb, CellResult c) {
-    CellResult b = baseline(c);
-    sb.append("| ")
-        .append(c.system())
-        .append(" | ")
-        .append(size(c.size()))
-        .append(" | ")
-        .append(c.inflight())
-        .append(" | ");
-    if (!c.ok()) {
-      sb.append("failed: ")
-          .append(c.error() == null ? "no calls completed" : oneLine(c.error()))
-          .append(" | | | | | | | | | | |\n");
-      return;
-    }
-    boolean base = b != null && b.ok() && b != c;
-    sb.append(String.format(Locale.ROOT, "%,.0f", c.callsPerSecond()))
-        .append(" | ")
-        .append(base ? ratio(c.callsPerSecond(), b.callsPerSecond()) : b == c ? "1" : "")
-        .append(" | ")
-        .append(micros(c.p50Micros()))
-        .append(" | ")
-        .append(micros(c.p90Micros()))
-        .append(" | ")
-        .append(micros(c.p99Micros()))
-        .append(" | ")
-        .append(bytes(c.serverBytesPerCall()))
-        .append(" | ")
-        .append(base ? ratio(c.serverBytesPerCall(), b.serverBytesPerCall()) : b == c ? "1" : "")
-        .append(" | ")
-        .append(bytes(c.clientBytesPerCall()))
-        .append(" | ")
-        .append(base ? ratio(c.clientBytesPerCall(), b.clientBytesPerCall()) : b == c ? "1" : "")
-        .append(" | ")
-        .append(micros(c.cpuMicrosPerCall()))
-        .append(" | ")
-        .append(base ? ratio(c.cpuMicrosPerCall(), b.cpuMicrosPerCall()) : b == c ? "1" : "")
-        .append(" |");
-    if (c.errors() > 0) {
-      sb.append(" ")
-          .append(c.errors())
-          .append(" errors: ")
-          .append(oneLine(String.valueOf(c.error())));
-    }
-    sb.append('\n');
-  }
-
-  private static String oneLine(String s) {
-    String t = s.replace('\n', ' ').replace('|', '/');
-    return t.length() > 120 ? t.substring(0, 117) + "..." : t;
-  }
-
-  static String size(int bytes) {
-    if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) {
-      return (bytes >> 20) + " MiB";
-    }
-    if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) {
-      return (bytes >> 10) + " KiB";
-    }
-    return bytes + " B";
-  }
-
-  /** Decimal units, three significant digits: {@code 6.41 KB}, {@code 1.08 MB}. */
-  static String bytes(double b) {
-    if (b >= 1e6) {
-      return sig(b / 1e6) + " MB";
-    }
-    if (b >= 1e3) {
-      return sig(b / 1e3) + " KB";
-    }
-    return String.format(Locale.ROOT, "%.0f B", b);
-  }
-
-  private static String sig(double v) {
-    return v >= 100
-        ? String.format(Locale.ROOT, "%.0f", v)
-        : v >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
-  }
-
-  private static String micros(double us) {
-    return us >= 100
-        ? String.format(Locale.ROOT, "%,.0f", us)
-        : String.format(Locale.ROOT, "%.1f", us);
-  }
-
-  private static String ratio(double v, double base) {
-    return base > 0 ? String.format(Locale.ROOT, "%.2f", v / base) : "";
+    return ResultsTable.render(this, true);
   }
 
   /** The results as a JSON document: {@code environment}, then {@code unary} and {@code stream} rows. */
@@ -184,6 +75,38 @@ public final class LoadReport {
         .disableHtmlEscaping()
         .create()
         .toJson(root);
+  }
+
+  /**
+   * The report a {@link #writeJson} file holds.
+   *
+   * @throws IOException when the file cannot be read
+   * @throws IllegalArgumentException when it is not a harness results file
+   */
+  public static LoadReport read(Path path) throws IOException {
+    JsonObject root;
+    try {
+      root =
+          JsonParser.parseString(Files.readString(path, StandardCharsets.UTF_8)).getAsJsonObject();
+    } catch (JsonParseException | IllegalStateException e) {
+      throw new IllegalArgumentException(path + " is not JSON: " + e.getMessage(), e);
+    }
+    if (!root.has("environment") || !root.has("unary")) {
+      throw new IllegalArgumentException(
+          path + " is not a load harness results file (no environment or unary rows)");
+    }
+    Map<String, Object> env =
+        new Gson()
+            .fromJson(root.get("environment"), new TypeToken<Map<String, Object>>() {}.getType());
+    List<CellResult> cells = new ArrayList<>();
+    for (String mode : List.of("unary", "stream")) {
+      if (root.has(mode)) {
+        for (JsonElement e : root.getAsJsonArray(mode)) {
+          cells.add(CellResult.fromJson(e.getAsJsonObject()));
+        }
+      }
+    }
+    return new LoadReport(env, cells);
   }
 
   /** Writes {@link #toJson()} to {@code path}, creating its directory. */

@@ -91,7 +91,7 @@ final class NettyEchoSystem implements EchoSystem {
   }
 
   @Override
-  public void start(int spacers) throws Exception {
+  public int startServer() throws Exception {
     NettyIo io = NettyIo.get();
     loops = io.newGroup(1, new DefaultThreadFactory(NamedThreads.SERVER_PREFIX + "netty", true));
     server =
@@ -109,7 +109,11 @@ final class NettyEchoSystem implements EchoSystem {
             .bind(new InetSocketAddress("127.0.0.1", 0))
             .sync()
             .channel();
-    int port = ((InetSocketAddress) server.localAddress()).getPort();
+    return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  @Override
+  public void startClient(int port, int spacers) throws Exception {
     HttpOutbound out =
         HttpTransport.builder()
             .build()

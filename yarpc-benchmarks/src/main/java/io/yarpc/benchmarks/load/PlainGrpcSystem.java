@@ -40,7 +40,7 @@ final class PlainGrpcSystem implements EchoSystem {
   }
 
   @Override
-  public void start(int spacerCount) throws Exception {
+  public int startServer() throws Exception {
     NettyServerBuilder serverBuilder =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
             .executor(serverExecutor)
@@ -50,7 +50,11 @@ final class PlainGrpcSystem implements EchoSystem {
       serverBuilder.sslContext(tls.grpcServer());
     }
     server = serverBuilder.build().start();
-    int port = ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+  }
+
+  @Override
+  public void startClient(int port, int spacerCount) throws Exception {
     spacers.open(spacerCount, port);
     NettyChannelBuilder channelBuilder =
         NettyChannelBuilder.forAddress("127.0.0.1", port)

@@ -80,7 +80,7 @@ final class YarpcSystem implements EchoSystem {
   }
 
   @Override
-  public void start(int spacerCount) throws Exception {
+  public int startServer() throws Exception {
     Inbound inbound;
     switch (kind) {
       case GRPC:
@@ -120,16 +120,30 @@ final class YarpcSystem implements EchoSystem {
     }
     server.register(procedures.build());
     server.start();
+    switch (kind) {
+      case GRPC:
+        return ((GrpcInbound) inbound).port();
+      case HTTP:
+      case H2C:
+        return ((HttpInbound) inbound).address().getPort();
+      case TCHANNEL:
+        return ((TChannelInbound) inbound).address().getPort();
+      default:
+        throw new AssertionError(kind);
+    }
+  }
 
+  @Override
+  public void startClient(int port, int spacerCount) throws Exception {
+    String hostPort = "127.0.0.1:" + port;
     Outbounds outbounds;
     switch (kind) {
       case GRPC:
         {
-          int port = ((GrpcInbound) inbound).port();
           spacers.open(spacerCount, port);
           GrpcTransport.Builder t = GrpcTransport.builder();
           GrpcOutbound out =
-              (tls == null ? t : t.tls(tls.client())).build().singleOutbound("127.0.0.1:" + port);
+              (tls == null ? t : t.tls(tls.client())).build().singleOutbound(hostPort);
           outbounds = Outbounds.builder().unary(out).stream(out).build();
           break;
         }
@@ -137,7 +151,6 @@ final class YarpcSystem implements EchoSystem {
       case H2C:
         {
           HttpTransport.Builder t = HttpTransport.builder();
-          String hostPort = ((HttpInbound) inbound).hostPort();
           HttpOutbound out =
               (tls == null ? t : t.tls(tls.client()))
                   .build()
@@ -151,9 +164,7 @@ final class YarpcSystem implements EchoSystem {
         {
           TChannelTransport.Builder t = TChannelTransport.builder().serviceName(CLIENT);
           TChannelOutbound out =
-              (tls == null ? t : t.tls(tls.client()))
-                  .build()
-                  .singleOutbound(((TChannelInbound) inbound).hostPort());
+              (tls == null ? t : t.tls(tls.client())).build().singleOutbound(hostPort);
           outbounds = Outbounds.unary(out);
           break;
         }

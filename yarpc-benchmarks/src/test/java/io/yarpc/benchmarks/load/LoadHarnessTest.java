@@ -29,6 +29,8 @@ class LoadHarnessTest {
             "200ms",
             "--warmup",
             "100ms",
+            "--warmup-max",
+            "200ms",
             "--prewarm",
             "0",
             "--sizes",
@@ -57,6 +59,7 @@ class LoadHarnessTest {
       assertThat(c.serverBytesPerCall()).isPositive();
       assertThat(c.clientBytesPerCall()).isPositive();
       assertThat(c.cpuMicrosPerCall()).isNotNegative();
+      assertThat(c.warmupSeconds()).isGreaterThanOrEqualTo(0.1);
     }
 
     JsonObject root = JsonParser.parseString(Files.readString(json)).getAsJsonObject();
@@ -91,6 +94,107 @@ class LoadHarnessTest {
   }
 
   @Test
+  void separateProcessesServeFromAChildJvmThatExitsWithTheRun(@TempDir Path dir) throws Exception {
+    LoadOptions options =
+        LoadOptions.parse(
+            "--processes",
+            "separate",
+            "--systems",
+            "grpc-java,yarpc-http",
+            "--duration",
+            "200ms",
+            "--warmup",
+            "100ms",
+            "--warmup-max",
+            "200ms",
+            "--prewarm",
+            "100ms",
+            "--sizes",
+            "350",
+            "--inflight",
+            "1",
+            "--stream-sizes",
+            "350",
+            "--json",
+            dir.resolve("load-results.json").toString(),
+            "--quiet");
+    assertThat(ProcessHandle.current().children()).isEmpty();
+
+    LoadReport report = LoadHarness.run(options);
+
+    assertThat(report.cells())
+        .extracting(c -> c.system() + " " + c.mode())
+        .containsExactly("grpc-java unary", "grpc-java stream", "yarpc-http unary");
+    for (CellResult c : report.cells()) {
+      assertThat(c.ok()).as("%s %s (error: %s)", c.system(), c.mode(), c.error()).isTrue();
+      // the whole server process's figures: it allocated and used CPU serving the calls
+      assertThat(c.serverBytesPerCall()).isPositive();
+      assertThat(c.serverCpuMicrosPerCall()).isPositive();
+      assertThat(c.clientBytesPerCall()).isPositive();
+      // the total is both processes'
+      assertThat(c.cpuMicrosPerCall()).isGreaterThanOrEqualTo(c.serverCpuMicrosPerCall());
+      assertThat(c.threads().keySet()).anyMatch(t -> t.startsWith("server process "));
+      // nothing in this JVM served
+      c.threads()
+          .forEach(
+              (thread, how) -> {
+                if (!thread.startsWith("server process ")) {
+                  assertThat(how).as(thread).doesNotStartWith("server");
+                }
+              });
+    }
+    assertThat(report.environment()).containsEntry("processes", "separate");
+    @SuppressWarnings("unchecked")
+    List<String> command = (List<String>) report.environment().get("serverCommand");
+    assertThat(command).contains(ServerProcess.class.getName(), "-Dyarpc.io=nio");
+    assertThat(command.get(0)).endsWith("java");
+    // every server JVM is gone when the run returns
+    assertThat(ProcessHandle.current().children()).isEmpty();
+  }
+
+  @Test
+  void theServerProcessStopsWhenItsStdinEnds() throws Exception {
+    ServerChild child = ServerChild.start(EchoSystem.NETTY_HTTP, null, "none", "nio", List.of());
+    ProcessHandle process = ProcessHandle.of(child.pid()).orElseThrow();
+    boolean exitedByItself;
+    try {
+      assertThat(child.port()).isPositive();
+      ProcessCounters before = child.counters();
+      child.gc();
+      ProcessCounters after = child.counters();
+      assertThat(after.gcCount()).isGreaterThan(before.gcCount());
+      assertThat(after.cpuNanos()).isGreaterThanOrEqualTo(before.cpuNanos());
+    } finally {
+      exitedByItself = child.stop(); // closes its stdin, as the harness's death would
+    }
+    assertThat(exitedByItself).as("the child exited when its stdin closed, unkilled").isTrue();
+    assertThat(process.isAlive()).isFalse();
+  }
+
+  @Test
+  void aServerProcessThatCannotStartSaysWhy() {
+    assertThatThrownBy(() -> ServerChild.start("corba", null, "none", "nio", List.of()))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("the server process did not start: failed")
+        .hasMessageContaining("unknown system corba");
+    assertThat(ProcessHandle.current().children()).isEmpty();
+  }
+
+  @Test
+  void countersLinesRoundTripAndABadOneIsRefused() {
+    ProcessCounters c = new ProcessCounters(12, 34, 5, 6);
+    assertThat(ProcessCounters.parse(c.toLine())).isEqualTo(c);
+    assertThat(c.minus(new ProcessCounters(2, 40, 1, 1)))
+        .isEqualTo(new ProcessCounters(10, 0, 4, 5));
+    assertThatThrownBy(() -> ProcessCounters.parse("counters 1 2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a counters line: counters 1 2");
+    assertThatThrownBy(() -> ProcessCounters.parse("counters 1 2 x 4"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a counters line: counters 1 2 x 4");
+  }
+
+  @Test
   void parsesTheCommandLine() {
     LoadOptions o =
         LoadOptions.parse(
@@ -122,6 +226,37 @@ class LoadHarnessTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> LoadOptions.parse("--frobnicate"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void parsesTheProcessAndWarmUpOptions() {
+    LoadOptions defaults = LoadOptions.parse();
+    assertThat(defaults.processes).isEqualTo("shared");
+    assertThat(defaults.separate()).isFalse();
+    assertThat(defaults.serverJvmOpts).isNull();
+    assertThat(defaults.warmupMax).isEqualTo(Duration.ofSeconds(30));
+
+    LoadOptions o =
+        LoadOptions.parse(
+            "--processes",
+            "separate",
+            "--server-jvm-opts",
+            " -Xmx1g  -XX:+UseParallelGC ",
+            "--warmup-max",
+            "10s");
+    assertThat(o.separate()).isTrue();
+    assertThat(o.serverJvmOpts).containsExactly("-Xmx1g", "-XX:+UseParallelGC");
+    assertThat(o.warmupMax).isEqualTo(Duration.ofSeconds(10));
+
+    assertThatThrownBy(() -> LoadOptions.parse("--processes", "forked"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--processes must be shared or separate: forked");
+    assertThatThrownBy(() -> LoadOptions.parse("--server-jvm-opts", "-Xmx1g"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--server-jvm-opts needs --processes separate");
+    assertThatThrownBy(() -> LoadOptions.parse("--warmup-max", "soon"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a duration: soon");
   }
 
   @Test

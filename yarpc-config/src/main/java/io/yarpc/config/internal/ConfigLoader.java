@@ -8,6 +8,7 @@ import io.yarpc.config.spi.PeerListSpec;
 import io.yarpc.config.spi.PeerListUpdaterSpec;
 import io.yarpc.config.spi.SectionSpec;
 import io.yarpc.config.spi.TransportSpec;
+import io.yarpc.internal.GoStrings;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.OnewayOutbound;
 import io.yarpc.transport.RpcType;
@@ -333,7 +334,7 @@ public final class ConfigLoader {
 
     private String unknownTransport(String name) {
       return "unknown transport "
-          + Sections.quote(name)
+          + GoStrings.quote(name)
           + (transportSpecs.isEmpty()
               ? " (no transport is on the class path)"
               : " (known: " + String.join(", ", transportSpecs.keySet()) + ")");
@@ -387,7 +388,7 @@ public final class ConfigLoader {
           continue;
         }
         if (!spec.supportsInbound()) {
-          in.problem(null, "transport " + Sections.quote(type) + " does not support inbounds");
+          in.problem(null, "transport " + GoStrings.quote(type) + " does not support inbounds");
           in.markAllRead();
           continue;
         }
@@ -460,7 +461,7 @@ public final class ConfigLoader {
           }
           Set<RpcType> types = spec.outboundTypes();
           if (types.isEmpty()) {
-            ts.problem(null, "transport " + Sections.quote(name) + " does not support outbounds");
+            ts.problem(null, "transport " + GoStrings.quote(name) + " does not support outbounds");
             ts.markAllRead();
             continue;
           }
@@ -501,7 +502,7 @@ public final class ConfigLoader {
         ts.problem(
             null,
             "transport "
-                + Sections.quote(name)
+                + GoStrings.quote(name)
                 + " does not support "
                 + typed.path().substring(typed.path().lastIndexOf('.') + 1)
                 + " outbounds");

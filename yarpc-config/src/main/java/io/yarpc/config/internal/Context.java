@@ -5,6 +5,8 @@ import io.yarpc.config.spi.ConfigContext;
 import io.yarpc.config.spi.ConfigSection;
 import io.yarpc.config.spi.PeerListSpec;
 import io.yarpc.config.spi.PeerListUpdaterSpec;
+import io.yarpc.internal.GoStrings;
+import io.yarpc.internal.HostPorts;
 import io.yarpc.peer.BoundPeerChooser;
 import io.yarpc.peer.PeerChooser;
 import io.yarpc.peer.PeerList;
@@ -121,7 +123,7 @@ final class Context implements ConfigContext {
         s.problem(
             "with",
             "unknown peer chooser preset "
-                + Sections.quote(name)
+                + GoStrings.quote(name)
                 + (presets.isEmpty()
                     ? " (none is registered: YarpcConfig.Loader.peerChooserPreset)"
                     : " (known: " + String.join(", ", presets.keySet()) + ")"));
@@ -151,7 +153,7 @@ final class Context implements ConfigContext {
     try {
       String id = identify.apply(peer);
       if (id == null || id.isEmpty()) {
-        s.problem(key, "not a peer: " + Sections.quote(peer));
+        s.problem(key, "not a peer: " + GoStrings.quote(peer));
         return null;
       }
       return id;
@@ -250,7 +252,7 @@ final class Context implements ConfigContext {
       String key = "peers[" + i + "]";
       String id = identify(block, key, peers.get(i).trim(), identify);
       if (id != null && !seen.add(id)) {
-        block.problem(key, "duplicate peer " + Sections.quote(peers.get(i)));
+        block.problem(key, "duplicate peer " + GoStrings.quote(peers.get(i)));
       } else if (id != null) {
         ids.add(id);
       }
@@ -276,13 +278,7 @@ final class Context implements ConfigContext {
 
   @Override
   public String hostPort(String peer) {
-    String p = peer.trim();
-    java.net.InetSocketAddress a = Sections.parseAddress(p);
-    if (a.getPort() == 0) {
-      throw new IllegalArgumentException(
-          "not host:port: " + Sections.quote(peer) + " (a peer needs a port from 1 to 65535)");
-    }
-    return p.startsWith(":") ? "127.0.0.1" + p : p;
+    return HostPorts.checkPeer(peer, "127.0.0.1");
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -491,11 +487,11 @@ final class Context implements ConfigContext {
     try {
       p = Path.of(name);
     } catch (InvalidPathException e) {
-      tls.problem(key, "not a file name: " + Sections.quote(name));
+      tls.problem(key, "not a file name: " + GoStrings.quote(name));
       return null;
     }
     if (!Files.isReadable(p)) {
-      tls.problem(key, "cannot read file " + Sections.quote(name));
+      tls.problem(key, "cannot read file " + GoStrings.quote(name));
       return null;
     }
     return p;

@@ -2,6 +2,8 @@ package io.yarpc.config.internal;
 
 import io.yarpc.config.spi.ConfigSection;
 import io.yarpc.internal.GoDurations;
+import io.yarpc.internal.GoStrings;
+import io.yarpc.internal.HostPorts;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -70,21 +72,6 @@ final class Sections implements ConfigSection {
       return "a number";
     }
     return "a string";
-  }
-
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
   }
 
   @Override
@@ -228,7 +215,7 @@ final class Sections implements ConfigSection {
       try {
         return Long.parseLong(s.trim().replace("_", ""));
       } catch (NumberFormatException e) {
-        problem(key, "not an integer: " + quote(s));
+        problem(key, "not an integer: " + GoStrings.quote(s));
         return null;
       }
     }
@@ -272,7 +259,7 @@ final class Sections implements ConfigSection {
       if (s.trim().equalsIgnoreCase("false")) {
         return false;
       }
-      problem(key, "not a boolean (true or false): " + quote(s));
+      problem(key, "not a boolean (true or false): " + GoStrings.quote(s));
       return null;
     }
     problem(key, "expected a boolean (true or false), got " + typeName(v));
@@ -304,11 +291,11 @@ final class Sections implements ConfigSection {
       String reason = e.getMessage();
       int in = reason.indexOf(" in duration");
       String why = in > 0 ? reason.substring(0, in) : "not a number followed by a unit";
-      problem(key, "not a duration: " + quote(s) + " (" + why + "; e.g. 500ms, 1m30s)");
+      problem(key, "not a duration: " + GoStrings.quote(s) + " (" + why + "; e.g. 500ms, 1m30s)");
       return null;
     }
     if (d.isNegative()) {
-      problem(key, "must not be negative: " + quote(s));
+      problem(key, "must not be negative: " + GoStrings.quote(s));
       return null;
     }
     return d;
@@ -332,7 +319,7 @@ final class Sections implements ConfigSection {
       }
       names.add(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
     }
-    problem(key, "not one of " + names + ": " + quote(s));
+    problem(key, "not one of " + names + ": " + GoStrings.quote(s));
     return null;
   }
 
@@ -400,46 +387,11 @@ final class Sections implements ConfigSection {
       return null;
     }
     try {
-      return parseAddress(s.trim());
+      return HostPorts.parseListen(s);
     } catch (IllegalArgumentException e) {
       problem(key, e.getMessage());
       return null;
     }
-  }
-
-  /** {@code host:port}, {@code [v6]:port}, {@code :port} (host 0.0.0.0); unresolved. */
-  static InetSocketAddress parseAddress(String s) {
-    int colon = s.lastIndexOf(':');
-    if (colon < 0) {
-      throw new IllegalArgumentException("not host:port: " + quote(s));
-    }
-    String host = s.substring(0, colon);
-    String port = s.substring(colon + 1);
-    if (host.startsWith("[")) {
-      if (!host.endsWith("]") || host.length() < 3) {
-        throw new IllegalArgumentException("not host:port: " + quote(s));
-      }
-      host = host.substring(1, host.length() - 1);
-    } else if (host.indexOf(':') >= 0) {
-      throw new IllegalArgumentException(
-          "not host:port: " + quote(s) + " (write an IPv6 address in brackets: [::1]:8080)");
-    }
-    if (host.isEmpty()) {
-      host = "0.0.0.0";
-    }
-    if (host.chars().anyMatch(c -> c <= ' ' || c == '/' || c == '@')) {
-      throw new IllegalArgumentException("not host:port: " + quote(s));
-    }
-    int p;
-    try {
-      p = Integer.parseInt(port);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("not host:port: " + quote(s));
-    }
-    if (p < 0 || p > 65535) {
-      throw new IllegalArgumentException("port out of range (0 to 65535): " + quote(s));
-    }
-    return InetSocketAddress.createUnresolved(host, p);
   }
 
   @Override
@@ -456,7 +408,7 @@ final class Sections implements ConfigSection {
     } catch (URISyntaxException e) {
       // reported below
     }
-    problem(key, "not a URL: " + quote(s));
+    problem(key, "not a URL: " + GoStrings.quote(s));
     return null;
   }
 

@@ -22,10 +22,12 @@ import io.netty.resolver.dns.NoopAuthoritativeDnsServerCache;
 import io.netty.resolver.dns.NoopDnsCache;
 import io.netty.resolver.dns.NoopDnsCnameCache;
 import io.netty.resolver.dns.SingletonDnsServerAddressStreamProvider;
+import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.discovery.DnsPeerListUpdater.RecordType;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.GoStrings;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -84,7 +86,7 @@ public final class DnsLookup {
     this.server =
         server == null
             ? "the system's DNS servers"
-            : HostPorts.of(server.getAddress(), server.getPort());
+            : hostPort(server.getAddress(), server.getPort());
     this.timeout = timeout;
     DnsNameResolverBuilder b =
         new DnsNameResolverBuilder(loop)
@@ -119,7 +121,7 @@ public final class DnsLookup {
                 List<String> hostPorts = new ArrayList<>();
                 long ttl = Long.MAX_VALUE;
                 for (Address a : addresses) {
-                  hostPorts.add(HostPorts.of(a.address, port));
+                  hostPorts.add(hostPort(a.address, port));
                   ttl = Math.min(ttl, a.ttl);
                 }
                 return new Answer(hostPorts, ttl);
@@ -153,7 +155,7 @@ public final class DnsLookup {
     List<String> hostPorts = new ArrayList<>();
     long ttl = Long.MAX_VALUE;
     for (Target t : targets) {
-      hostPorts.add(HostPorts.of(t.name, t.port));
+      hostPorts.add(hostPort(t.name, t.port));
       ttl = Math.min(ttl, t.ttl);
     }
     return CompletableFuture.completedFuture(new Answer(hostPorts, ttl));
@@ -174,7 +176,7 @@ public final class DnsLookup {
               for (Target t : targets) {
                 ttl = Math.min(ttl, t.ttl);
                 for (Address a : byName.get(t.name).join()) {
-                  hostPorts.add(HostPorts.of(a.address, t.port));
+                  hostPorts.add(hostPort(a.address, t.port));
                   ttl = Math.min(ttl, a.ttl);
                 }
               }
@@ -372,5 +374,16 @@ public final class DnsLookup {
 
     @Override
     public void querySucceed() {}
+  }
+
+  /** {@code address:port}, an IPv6 address compressed and in brackets ({@code [::1]:80}). */
+  public static String hostPort(InetAddress address, int port) {
+    String host = NetUtil.toAddressString(address); // IPv6 compressed: ::1, 2001:db8::1
+    return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  /** {@code name:port}, without the trailing dot of a fully qualified name. */
+  static String hostPort(String name, int port) {
+    return (name.endsWith(".") ? name.substring(0, name.length() - 1) : name) + ":" + port;
   }
 }

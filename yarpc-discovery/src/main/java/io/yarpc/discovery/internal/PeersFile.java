@@ -9,6 +9,7 @@ import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import io.yarpc.discovery.FilePeerListUpdater.Format;
+import io.yarpc.internal.HostPorts;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.ByteBuffer;
@@ -111,7 +112,7 @@ public final class PeersFile {
 
   private static void add(String entry, String at, List<String> peers, List<String> problems) {
     try {
-      peers.add(HostPorts.check(entry));
+      peers.add(HostPorts.checkPeer(entry));
     } catch (IllegalArgumentException e) {
       problems.add(at + ": " + e.getMessage());
     }

@@ -4,10 +4,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 
 /**
- * The order of the exchanges on one channel and when the channel closes: the part in which an HTTP/1.1
- * connection ({@link Http1Exchanges}: answers in request order, pipelining, keep-alive) and an HTTP/2
- * stream ({@link Http2StreamExchange}: one exchange, the connection decides the rest) differ. The
- * {@link ServerRequestHandler} asks it what to do; it serves nothing and writes nothing itself.
+ * The order of the exchanges on one HTTP/1.1 connection and when it closes ({@link Http1Exchanges}:
+ * answers in request order, pipelining, keep-alive). The {@link ServerRequestHandler} asks it what to do;
+ * it serves nothing and writes nothing itself. (An h2c stream carries one exchange: {@link
+ * Http2ServerStream} needs none of this.)
  *
  * <p><b>Threads.</b> Event loop only (like the handler), except that an exchange may be finished off the
  * loop once the loop has shut down.
@@ -19,7 +19,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 interface ChannelExchanges {
   /**
    * A received (or rejected) exchange, already counted in: true when it is to be served now (it becomes
-   * the current one), false when it waits for its turn (or was dropped: see {@link Http2StreamExchange}).
+   * the current one), false when it waits for its turn.
    */
   boolean offer(Exchange ex);
 

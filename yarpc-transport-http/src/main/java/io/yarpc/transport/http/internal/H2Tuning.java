@@ -1,11 +1,8 @@
 package io.yarpc.transport.http.internal;
 
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
-import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.WeightedFairQueueByteDistributor;
 
@@ -35,9 +32,9 @@ final class H2Tuning {
 
   private H2Tuning() {}
 
-  /** The connection state of one end ({@code server} or client) with the scheduler described above. */
-  static DefaultHttp2Connection connection(boolean server) {
-    DefaultHttp2Connection connection = new DefaultHttp2Connection(server);
+  /** A client's connection state, with the scheduler described above. */
+  static DefaultHttp2Connection clientConnection() {
+    DefaultHttp2Connection connection = new DefaultHttp2Connection(false);
     WeightedFairQueueByteDistributor distributor = new WeightedFairQueueByteDistributor(connection);
     distributor.allocationQuantum(ALLOCATION_QUANTUM);
     connection
@@ -47,12 +44,17 @@ final class H2Tuning {
   }
 
   /**
-   * A server's frame-codec builder with the scheduler described above, whose outbound flow controller
-   * counts what it writes per stream ({@link WriteProgress}, which the builder's {@link
-   * ServerBuilder#progress()} gives).
+   * Gives a server's {@code connection} the scheduler described above and an outbound flow controller that
+   * counts what it writes per stream: the {@link WriteProgress} returned.
    */
-  static ServerBuilder serverCodecBuilder() {
-    return new ServerBuilder();
+  static WriteProgress tuneServer(DefaultHttp2Connection connection) {
+    WeightedFairQueueByteDistributor distributor = new WeightedFairQueueByteDistributor(connection);
+    distributor.allocationQuantum(ALLOCATION_QUANTUM);
+    WriteProgress progress =
+        new WriteProgress(
+            connection, new DefaultHttp2RemoteFlowController(connection, distributor));
+    connection.remote().flowController(progress);
+    return progress;
   }
 
   /**
@@ -80,54 +82,8 @@ final class H2Tuning {
     return (int) Math.min(Integer.MAX_VALUE, Math.max(CONNECTION_WINDOW, needed));
   }
 
-  /**
-   * Raises the connection window of the server codec {@code codec} (in {@code ctx}'s pipeline, before
-   * {@code ctx}) to {@code target}, from whatever it is now (the codec widens it on its own to twice the
-   * stream window).
-   */
-  static void widenConnectionWindow(
-      ChannelHandlerContext ctx, io.netty.handler.codec.http2.Http2FrameCodec codec, int target) {
-    io.netty.handler.codec.http2.Http2Connection c = codec.connection();
-    int now = c.local().flowController().initialWindowSize(c.connectionStream());
-    if (target > now) {
-      ctx.writeAndFlush(new DefaultHttp2WindowUpdateFrame(target - now));
-    }
-  }
-
   /** SETTINGS to announce: Netty's defaults with the stream window above. */
   static Http2Settings initialSettings() {
     return Http2Settings.defaultSettings().initialWindowSize(STREAM_WINDOW);
-  }
-
-  /** Netty's builder over a connection whose outbound flow controller uses {@link #ALLOCATION_QUANTUM}. */
-  private static class Builder extends Http2FrameCodecBuilder {
-    final DefaultHttp2Connection connection;
-    final DefaultHttp2RemoteFlowController remote;
-
-    Builder(boolean server) {
-      connection = new DefaultHttp2Connection(server);
-      WeightedFairQueueByteDistributor distributor =
-          new WeightedFairQueueByteDistributor(connection);
-      distributor.allocationQuantum(ALLOCATION_QUANTUM);
-      remote = new DefaultHttp2RemoteFlowController(connection, distributor);
-      connection.remote().flowController(remote);
-      connection(connection);
-    }
-  }
-
-  /** The server's builder: {@link Builder} with the outbound flow controller counting what it writes. */
-  static final class ServerBuilder extends Builder {
-    private final WriteProgress progress;
-
-    ServerBuilder() {
-      super(true);
-      progress = new WriteProgress(connection, remote);
-      connection.remote().flowController(progress);
-    }
-
-    /** What the built codec's connection has written per stream. */
-    WriteProgress progress() {
-      return progress;
-    }
   }
 }

@@ -132,9 +132,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
 
   /** Whether the connection carries calls now, or is being opened for one (for keepalive). */
   boolean hasCalls() {
-    return !ready.isDone()
-        || connection().numActiveStreams() > 0
-        || ((StreamBufferingEncoder) encoder()).numBufferedStreams() > 0;
+    return !ready.isDone() || connection().numActiveStreams() > 0 || !unopened.isEmpty();
   }
 
   /** Sends a PING carrying {@code payload} (event loop). */
@@ -617,7 +615,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
 
     Builder(HttpPeer peer, int maxResponseHeaderSize) {
       this.peer = peer;
-      connection(H2Tuning.connection(false));
+      connection(H2Tuning.clientConnection());
       initialSettings(H2Tuning.initialSettings().maxHeaderListSize(maxResponseHeaderSize));
       encoderEnforceMaxConcurrentStreams(true); // streams over the server's limit wait for a slot
     }

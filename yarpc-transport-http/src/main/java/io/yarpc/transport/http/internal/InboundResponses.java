@@ -5,11 +5,13 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
@@ -39,8 +41,21 @@ final class InboundResponses {
 
   private InboundResponses() {}
 
-  /** What the response needs from its request. */
-  record Context(HttpVersion version, String service, String encoding, boolean bothResponseError) {}
+  /**
+   * What the response needs from its request; {@code http2}: the answer goes out on an HTTP/2 stream, so
+   * its fields are written straight into an HTTP/2 header block ({@link Http2HeadersView}).
+   */
+  record Context(
+      HttpVersion version,
+      String service,
+      String encoding,
+      boolean bothResponseError,
+      boolean http2) {
+    /** The context of an HTTP/1.1 answer. */
+    Context(HttpVersion version, String service, String encoding, boolean bothResponseError) {
+      this(version, service, encoding, bothResponseError, false);
+    }
+  }
 
   /**
    * A successful (possibly application-error) response. Releases the response's body.
@@ -51,8 +66,7 @@ final class InboundResponses {
   static FullHttpResponse success(Context ctx, Response response, ByteBufAllocator alloc)
       throws IOException {
     ByteBuf content = write(response.body(), alloc);
-    FullHttpResponse res =
-        new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.OK, content);
+    FullHttpResponse res = newResponse(ctx, HttpResponseStatus.OK, content);
     try {
       HttpHeaders h = res.headers();
       h.set(
@@ -103,8 +117,7 @@ final class InboundResponses {
         byte[] text = (message + "\n").getBytes(StandardCharsets.UTF_8);
         content = alloc.directBuffer(text.length).writeBytes(text);
       }
-      FullHttpResponse res =
-          new DefaultFullHttpResponse(ctx.version(), HttpResponseStatus.valueOf(status), content);
+      FullHttpResponse res = newResponse(ctx, HttpResponseStatus.valueOf(status), content);
       try {
         errorHeaders(ctx, e, res.headers(), carried, both, details, message);
         res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
@@ -176,6 +189,20 @@ final class InboundResponses {
       log.error("failed to build even the internal answer to an HTTP request", t);
       return null;
     }
+  }
+
+  /** A response with {@code content}, whose headers are an HTTP/2 block for an HTTP/2 answer. */
+  private static FullHttpResponse newResponse(
+      Context ctx, HttpResponseStatus status, ByteBuf content) {
+    if (ctx.http2()) {
+      return new DefaultFullHttpResponse(
+          ctx.version(),
+          status,
+          content,
+          new Http2HeadersView(new DefaultHttp2Headers()),
+          EmptyHttpHeaders.INSTANCE);
+    }
+    return new DefaultFullHttpResponse(ctx.version(), status, content);
   }
 
   /** Runs a release that must not keep an exchange from its answer: a failure is logged, not thrown. */

@@ -71,19 +71,22 @@ final class ReceivedContent {
   }
 
   /**
-   * Copies {@code data}'s readable bytes into this content's pieces (the caller keeps {@code data}); for
-   * content that {@code copyChunks}.
+   * HTTP/2: copies {@code data}'s readable bytes into this content's pieces; {@code data} stays the
+   * caller's (a DATA frame, which the frame decoder releases).
    */
   void copy(ByteBuf data) {
-    while (data.isReadable()) {
+    int from = data.readerIndex();
+    int left = data.readableBytes();
+    while (left > 0) {
       if (piece == null || !piece.isWritable()) {
         addPiece();
-        long expected =
-            remaining >= 0 ? Math.max(remaining, data.readableBytes()) : data.readableBytes();
+        long expected = remaining >= 0 ? Math.max(remaining, left) : left;
         piece = alloc.buffer((int) Math.min(PIECE, expected));
       }
-      int n = Math.min(piece.writableBytes(), data.readableBytes());
-      piece.writeBytes(data, n);
+      int n = Math.min(piece.writableBytes(), left);
+      piece.writeBytes(data, from, n);
+      from += n;
+      left -= n;
       if (remaining >= n) {
         remaining -= n;
       }

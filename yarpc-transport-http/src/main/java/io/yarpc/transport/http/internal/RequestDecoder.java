@@ -43,7 +43,7 @@ final class RequestDecoder {
     boolean both =
         h != null && WireHeaders.TRUE.equals(h.get(WireHeaders.ACCEPTS_BOTH_RESPONSE_ERROR));
     HttpVersion version = http2 || req == null ? HttpVersion.HTTP_1_1 : req.protocolVersion();
-    return new InboundResponses.Context(version, service, encoding, both);
+    return new InboundResponses.Context(version, service, encoding, both, http2);
   }
 
   /** Whether the client asked to keep the connection (true when there is no head to ask). */

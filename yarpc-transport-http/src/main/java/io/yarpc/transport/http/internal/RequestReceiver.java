@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  * and enforces the receive limits of {@code InboundLimits}: body size ({@code maxRequestSize}, 413,
  * checked against {@code content-length} before any {@code 100 Continue} and against the bytes as they
  * come), request line (414) and header block (431, both found by the codec), header count (431, found by
- * {@link CountedHeaders} or {@link Http2StreamFlow}), malformed input (400) and receive time ({@code
+ * {@link CountedHeaders} or {@link Http2ServerStream}), malformed input (400) and receive time ({@code
  * readTimeout}, 408, from a request's first byte to its last; time the server itself stopped reading does
  * not count). Each complete request, or the rejection of the one being received, goes to the sink as an
  * {@link Exchange}. After a rejection, or once {@link #stop()} is called, nothing more is read: every
@@ -93,7 +93,11 @@ final class RequestReceiver {
     stopped = true;
   }
 
-  /** Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler}). */
+  /**
+   * Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler};
+   * HTTP/2: by the stream at the end of the read that brought its head, when the request is still
+   * incomplete, so most requests, whole in one read, need no timer).
+   */
   void requestBytesArrived() {
     if (readTimer == null && !stopped) {
       readTimer =
@@ -160,7 +164,9 @@ final class RequestReceiver {
   }
 
   private void onHead(HttpRequest req) {
-    requestBytesArrived();
+    if (!http2) {
+      requestBytesArrived(); // HTTP/2: at the end of the read, if the request is still incomplete
+    }
     releaseReceived();
     head = req;
     discarding = false;
@@ -179,21 +185,66 @@ final class RequestReceiver {
   }
 
   private void onContent(HttpContent chunk) {
-    ByteBuf data = chunk.content();
-    if (discarding || head == null || content == null) {
-      chunk.release();
-    } else if (content.size() + data.readableBytes() > settings.maxRequestSize()) {
-      chunk.release();
-      tooLarge();
-    } else {
-      int n = data.readableBytes();
+    if (accepts(chunk.content().readableBytes())) {
+      int n = chunk.content().readableBytes();
       content.append(chunk);
-      held += n;
-      budget.add(self, n);
+      counted(n);
+    } else {
+      chunk.release();
     }
     if (chunk instanceof LastHttpContent) {
       onLast();
     }
+  }
+
+  /**
+   * HTTP/2: the head of the stream's request, its fields a view of the stream's HEADERS ({@link
+   * Http2HeadersView}); {@code end}: the request has no body.
+   */
+  void head(HttpRequest req, boolean end) {
+    if (stopped) {
+      return;
+    }
+    onHead(req);
+    if (end) {
+      onLast();
+    }
+  }
+
+  /**
+   * HTTP/2: a DATA frame's bytes, copied (the frame stays the caller's); {@code end}: the last of the
+   * request (also for the trailers that end it, with no bytes).
+   */
+  void data(ByteBuf data, boolean end) {
+    if (stopped) {
+      return;
+    }
+    int n = data.readableBytes();
+    if (n > 0 && accepts(n)) {
+      content.copy(data);
+      counted(n);
+    }
+    if (end) {
+      onLast();
+    }
+  }
+
+  /** Whether {@code n} more body bytes are kept: false while discarding, or past the size limit (413). */
+  private boolean accepts(int n) {
+    if (discarding || head == null || content == null) {
+      return false;
+    }
+    if (content.size() + n > settings.maxRequestSize()) {
+      tooLarge();
+      return false;
+    }
+    return true;
+  }
+
+  /** {@code n} body bytes were kept: counted in the connection's budget. */
+  private void counted(int n) {
+    held += n;
+    budget.add(self, n);
   }
 
   private void onLast() {

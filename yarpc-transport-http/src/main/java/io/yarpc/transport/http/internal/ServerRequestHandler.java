@@ -8,31 +8,28 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Serves YARPC requests arriving as Netty {@link HttpObject}s on one HTTP/1.1 connection (one handler per
- * connection) or one HTTP/2 stream (one handler per stream, fed by {@code Http2StreamFrameToHttpObjectCodec}
- * behind an {@link Http2StreamFlow}), by wiring together the parts that do the work:
+ * connection; h2c connections are {@link Http2ServerHandler}'s), by wiring together the parts that do the
+ * work:
  *
  * <ul>
  *   <li>{@link RequestReceiver} assembles each request and enforces the receive limits (413, 414, 431, 400,
  *       408), counting the bytes it holds in the connection's {@link ConnectionBudget};
  *   <li>{@link ChannelExchanges} orders the exchanges and decides when the channel closes:
- *       {@link Http1Exchanges} (in order, pipelining, keep-alive) or {@link Http2StreamExchange};
+ *       {@link Http1Exchanges} (in order, pipelining, keep-alive);
  *   <li>{@link CallServer} serves each exchange in its turn (health check, {@link RequestDecoder}, routing,
  *       the handler) and builds its answer;
  *   <li>this handler writes each answer (giving up on it, and closing the connection or resetting the
  *       stream, when the client reads none of it for {@code InboundLimits.writeTimeout}: {@link
  *       WriteWatch}), finishes the exchange, starts the next, and relays the channel's events (idle, drain,
- *       maximum age, writability, inactive: the current call is cancelled when its client goes away). An
- *       HTTP/1.1 connection stops reading while the client does not read our answers ({@link
+ *       maximum age, writability, inactive: the current call is cancelled when its client goes away). The
+ *       connection stops reading while the client does not read our answers ({@link
  *       ReadGate#UNWRITABLE}).
  * </ul>
  *
@@ -48,57 +45,28 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
 
   private final InboundState state;
   private final InboundSettings settings;
-  private final boolean http2;
-  private final Http2StreamFlow flow; // HTTP/2: the stream's credit and header count; else null
-  private final LongSupplier http2WriteMark; // HTTP/2: bytes written for the stream; else null
   private final RequestReceiver receiver;
   private final CallServer calls;
   private ChannelHandlerContext ctx;
   private ChannelExchanges exchanges;
   private ConnectionBudget budget;
   private ConnectionBudget.Receiver self;
-  private ReadGate gate; // HTTP/1.1 only
-  private boolean handshaken; // HTTP/1.1: a first request (or a failed one) has been decoded
+  private ReadGate gate;
+  private boolean handshaken; // a first request (or a failed one) has been decoded
 
   /** A handler for one HTTP/1.1 connection; response bodies are allocated from {@code writeAllocator}. */
   public ServerRequestHandler(
       InboundState state, InboundSettings settings, ByteBufAllocator writeAllocator) {
-    this(state, settings, writeAllocator, false, null, null);
-  }
-
-  /**
-   * A handler for one HTTP/2 stream, behind {@code flow}; {@code writeMark} gives the bytes written for the
-   * stream so far.
-   */
-  ServerRequestHandler(
-      InboundState state,
-      InboundSettings settings,
-      ByteBufAllocator writeAllocator,
-      Http2StreamFlow flow,
-      LongSupplier writeMark) {
-    this(state, settings, writeAllocator, true, flow, writeMark);
-  }
-
-  private ServerRequestHandler(
-      InboundState state,
-      InboundSettings settings,
-      ByteBufAllocator writeAllocator,
-      boolean http2,
-      Http2StreamFlow flow,
-      LongSupplier writeMark) {
     this.state = state;
     this.settings = settings;
-    this.http2 = http2;
-    this.flow = flow;
-    this.http2WriteMark = writeMark;
-    this.receiver = new RequestReceiver(settings, http2, this::received);
+    this.receiver = new RequestReceiver(settings, false, this::received);
     this.calls =
         new CallServer(
             state,
             settings.healthPath(),
             settings.deadlinePolicy(),
             writeAllocator,
-            http2,
+            false,
             new CallServer.Answers() {
               @Override
               public void write(Exchange ex, FullHttpResponse res) {
@@ -119,12 +87,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
 
               @Override
               public void refuse(Exchange ex) {
-                receiver.stop();
-                if (ctx.channel().isActive() && !ex.isFinished()) {
-                  ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM));
-                }
-                ctx.close();
-                ServerRequestHandler.this.finish(ex);
+                abort(ex); // HTTP/2 only: HTTP/1.1 answers refusals with their error
               }
             });
   }
@@ -132,39 +95,27 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    if (http2) {
-      this.exchanges = new Http2StreamExchange(state);
-      this.budget = flow.budget();
-      this.self = flow;
-      flow.requests(this);
-    } else {
-      this.gate = new ReadGate(ctx.channel());
-      this.exchanges = new Http1Exchanges(state, gate);
-      this.budget =
-          new ConnectionBudget(
-              state.pending(), settings.limits().maxPendingBytesPerConnection(), ctx.executor());
-      this.self = new Http1Receiver(gate);
-      if (!ctx.channel().isWritable()) {
-        gate.pause(ReadGate.UNWRITABLE);
-      }
+    this.gate = new ReadGate(ctx.channel());
+    this.exchanges = new Http1Exchanges(state, gate);
+    this.budget =
+        new ConnectionBudget(
+            state.pending(), settings.limits().maxPendingBytesPerConnection(), ctx.executor());
+    this.self = new Http1Receiver(gate);
+    if (!ctx.channel().isWritable()) {
+      gate.pause(ReadGate.UNWRITABLE);
     }
     receiver.attach(ctx, budget, self);
     calls.attach(ctx);
   }
 
-  /** Starts the receive timer at the first byte of a request (HTTP/1.1: called by {@link ReadStartHandler}). */
+  /** Starts the receive timer at the first byte of a request (called by {@link ReadStartHandler}). */
   void requestBytesArrived() {
     receiver.requestBytesArrived();
   }
 
-  /** HTTP/2: the stream's headers carry more than {@code max} fields (found by {@link Http2StreamFlow}). */
-  void tooManyHeaders(int max) {
-    receiver.tooManyHeaders(max);
-  }
-
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (!handshaken && !http2) {
+    if (!handshaken) {
       handshaken = true;
       ConnectionTimers.handshakeDone(ctx.channel());
     }
@@ -207,14 +158,10 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
                       finish(ex);
                     });
     WriteWatch.watch(
-        ctx,
-        written,
-        http2 ? http2WriteMark : this::http1WriteMark,
-        settings.writeTimeoutNanos(),
-        this::writeTimedOut);
+        ctx, written, this::http1WriteMark, settings.writeTimeoutNanos(), this::writeTimedOut);
   }
 
-  /** HTTP/1.1: the bytes still queued on the socket, which change as the client reads. */
+  /** The bytes still queued on the socket, which change as the client reads. */
   private long http1WriteMark() {
     ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
     return out == null ? -1 : out.totalPendingWriteBytes();
@@ -226,14 +173,8 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
         "HTTP inbound {}: the client read nothing of an answer for {} ms; {}",
         ctx.channel(),
         TimeUnit.NANOSECONDS.toMillis(settings.writeTimeoutNanos()),
-        http2 ? "resetting the stream" : "closing the connection");
+        "closing the connection");
     receiver.stop();
-    if (http2) {
-      // closing a stream channel whose request was fully read sends no RST_STREAM (Netty
-      // expects our end of the stream to close it): reset it, which releases the frames queued
-      // for it
-      ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
-    }
     ctx.close();
   }
 
@@ -295,9 +236,7 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
       }
     }
     exchanges.dropWaiting();
-    if (!http2) {
-      budget.close();
-    }
+    budget.close();
     ctx.fireChannelInactive();
   }
 
@@ -311,14 +250,6 @@ public final class ServerRequestHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("HTTP inbound connection {} failed: {}", ctx.channel(), cause.toString());
     receiver.stop();
-    if (http2 && ServerInitializer.isHttp2Error(cause)) {
-      // a stream error the client caused: Netty resets the stream right after this with the
-      // error's code (PROTOCOL_ERROR...), which its limit on provoked resets counts
-      // (CVE-2025-55163); closing the stream here first would reset it with CANCEL, which that
-      // limit ignores. Closed on the next turn of the loop if nothing did.
-      ctx.executor().execute(() -> ctx.close());
-      return;
-    }
     ctx.close();
   }
 
