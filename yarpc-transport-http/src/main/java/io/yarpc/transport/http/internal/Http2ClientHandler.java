@@ -4,10 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
@@ -30,7 +28,6 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.netty.internal.KeepAliveHandler;
 import java.nio.channels.ClosedChannelException;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -65,9 +62,6 @@ import java.util.concurrent.RejectedExecutionException;
  * cancellation, which may be called from any thread.
  */
 final class Http2ClientHandler extends Http2ConnectionHandler {
-  private static final HttpHeadersFactory RESPONSE_HEADERS =
-      DefaultHttpHeadersFactory.headersFactory().withValidation(false);
-
   private final HttpPeer peer;
   private final String scheme;
   private final Http2Connection.PropertyKey streamKey;
@@ -472,13 +466,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
         return; // 100 Continue and the like
       }
       s.received = true;
-      HttpHeaders h = RESPONSE_HEADERS.newHeaders();
-      for (Map.Entry<CharSequence, CharSequence> e : headers) {
-        CharSequence name = e.getKey();
-        if (name.length() == 0 || name.charAt(0) != ':') {
-          h.add(name, e.getValue());
-        }
-      }
+      HttpHeaders h = new Http2HeadersView(headers); // the decoded block, not copied
       long declared = contentLength(h);
       if (declared > s.call.maxResponseBodySize()) {
         tooLarge(s);
