@@ -1,6 +1,5 @@
 package io.yarpc.transport.http.internal;
 
-import io.netty.channel.Channel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.yarpc.errors.YarpcException;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +25,7 @@ public final class ClientCall {
   private final int maxResponseBodySize;
   private final CompletableFuture<ClientResponse> result = new CompletableFuture<>();
   private final AtomicBoolean settled = new AtomicBoolean();
-  private volatile Channel channel;
+  private volatile Runnable abort; // closes the connection (HTTP/1.1) or resets the stream (HTTP/2)
   private volatile boolean cancelled;
   private boolean requestReleased; // guarded by this
   private int attempts; // guarded by this
@@ -75,10 +74,14 @@ public final class ClientCall {
     }
   }
 
-  void attach(Channel channel) {
-    this.channel = channel;
+  /**
+   * The current attempt runs where {@code abort} stops it (any thread): it closes the HTTP/1.1 connection
+   * or resets the HTTP/2 stream. Run at once when the call was cancelled meanwhile.
+   */
+  void attach(Runnable abort) {
+    this.abort = abort;
     if (cancelled) {
-      channel.close();
+      abort.run();
     }
   }
 
@@ -98,9 +101,9 @@ public final class ClientCall {
     }
     cancelled = true;
     releaseRequest();
-    Channel ch = channel;
-    if (ch != null) {
-      ch.close();
+    Runnable a = abort;
+    if (a != null) {
+      a.run();
     }
     result.cancel(false);
   }

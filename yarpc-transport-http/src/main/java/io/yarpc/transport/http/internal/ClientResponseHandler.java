@@ -13,10 +13,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http2.Http2Error;
-import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2GoAwayFrame;
-import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.errors.Code;
@@ -24,36 +20,30 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.netty.internal.KeepAliveHandler;
 
 /**
- * Sends the current {@link ClientCall}'s request on its connection (HTTP/1.1, one call at a time) or stream
- * (HTTP/2, one call) and receives its response: gathers the content chunks ({@link ReceivedContent}: the
- * received buffers on HTTP/1.1, a copy on HTTP/2), enforces the response body limit, and settles the call. On
- * HTTP/1.1 the connection goes back to its peer's pool when the exchange ended cleanly, before the caller
- * hears of the response. Everything received that nobody takes is released here. Confined to the channel's
- * event loop.
+ * Sends the current {@link ClientCall}'s request on its HTTP/1.1 connection (one call at a time) and
+ * receives its response: gathers the content chunks ({@link ReceivedContent}, which keeps the received
+ * buffers), enforces the response body limit, and settles the call. The connection goes back to its peer's
+ * pool when the exchange ended cleanly, before the caller hears of the response. Everything received that
+ * nobody takes is released here. Confined to the channel's event loop. (HTTP/2 calls: {@link
+ * Http2ClientHandler}.)
  *
  * <p>An attempt that provably did not reach the server is retried (see {@link ClientCall}): a write that
- * failed on a reused HTTP/1.1 connection (the server closed it while idle), an HTTP/2 stream reset with
- * {@code REFUSED_STREAM} (over the server's stream limit) or above the last stream of a GOAWAY.
+ * failed on a reused connection (the server closed it while idle).
  */
 final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   private final HttpPeer peer;
-  private final boolean stream;
 
   private Channel channel;
   private ClientCall current;
   private boolean reused; // the current attempt runs on a connection that served calls before
   private boolean writing; // the current attempt's request write has not completed yet
   private boolean received; // any response byte for the current attempt
-  private boolean
-      notProcessed; // the server said it did not process the request (refused stream, GOAWAY)
-  private boolean refused; // that was a REFUSED_STREAM
   private HttpResponse head;
   private ReceivedContent content;
   private boolean keepAlive;
 
-  ClientResponseHandler(HttpPeer peer, boolean stream) {
+  ClientResponseHandler(HttpPeer peer) {
     this.peer = peer;
-    this.stream = stream;
   }
 
   @Override
@@ -70,11 +60,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   void start(ClientCall call, boolean reused) {
     FullHttpRequest request = call.attempt();
     if (request == null) { // settled (cancelled) meanwhile
-      if (stream) {
-        channel.close();
-      } else {
-        peer.releaseH1(channel, true);
-      }
+      peer.releaseH1(channel, true);
       return;
     }
     if (!channel.isActive()) {
@@ -86,11 +72,9 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     this.reused = reused;
     writing = true;
     received = false;
-    notProcessed = false;
-    refused = false;
     head = null;
     keepAlive = HttpUtil.isKeepAlive(request);
-    call.attach(channel);
+    call.attach(channel::close);
     channel
         .writeAndFlush(request)
         .addListener(
@@ -102,9 +86,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
                   }
                   if (!f.isSuccess()) {
                     attemptEnded(f.cause());
-                    if (!stream) {
-                      channel.close(); // an HTTP/2 stream whose write failed is closed by the codec
-                    }
+                    channel.close();
                   } else if (!channel.isActive()) {
                     attemptEnded(null); // the channel closed while we were writing
                   }
@@ -119,27 +101,9 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     if (call == null || call.isSettled()) {
       return;
     }
-    if (!received && cause instanceof Http2Exception.HeaderListSizeException) {
-      call.fail(
-          YarpcException.withCause(
-              Code.INVALID_ARGUMENT,
-              "request headers are larger than peer "
-                  + peer.identifier()
-                  + " accepts: "
-                  + YarpcException.describe(cause),
-              cause));
-      return;
-    }
-    boolean safeToRetry = !received && (stream ? notProcessed : reused && cause != null);
-    // a refused stream is sent again once (its refusal may have raced a SETTINGS change); a server
-    // that
-    // refuses again is at a limit or stopping, and retrying it is the caller's policy
-    if (safeToRetry && (!refused || call.firstRefusal()) && call.mayRetry()) {
-      if (stream) {
-        peer.sendH2(call);
-      } else {
-        peer.sendOnNewConnection(call);
-      }
+    boolean safeToRetry = !received && reused && cause != null;
+    if (safeToRetry && call.mayRetry()) {
+      peer.sendOnNewConnection(call);
       return;
     }
     String keepAliveFailure = KeepAliveHandler.failure(channel);
@@ -157,9 +121,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
                     "connection to peer %s closed before the response was complete",
                     peer.identifier());
     call.fail(safeToRetry ? error.withUnprocessed() : error);
-    if (!stream) {
-      peer.disconnected();
-    }
+    peer.disconnected();
   }
 
   private void retryOrFail(ClientCall call, boolean reused, Throwable cause) {
@@ -175,7 +137,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
     ClientCall call = current;
     if (!(msg instanceof HttpObject) || call == null) {
       ReferenceCountUtil.release(msg);
-      if (call == null && msg instanceof HttpObject && !stream) {
+      if (call == null && msg instanceof HttpObject) {
         ctx.close(); // a response nobody asked for: the connection is out of step
       }
       return;
@@ -210,7 +172,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       if (content != null) {
         content.release(); // a second head for one call: nothing keeps what came with the first
       }
-      content = new ReceivedContent(ctx.alloc(), stream, declared);
+      content = new ReceivedContent(ctx.alloc(), false, declared);
     }
     if (msg instanceof HttpContent) {
       HttpContent chunk = (HttpContent) msg;
@@ -242,10 +204,8 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       channel.close();
       return;
     }
-    if (!stream) {
-      peer.releaseH1(
-          channel, keepAlive && !writing); // back in the pool before the caller hears of it
-    }
+    peer.releaseH1(
+        channel, keepAlive && !writing); // back in the pool before the caller hears of it
     peer.callSucceeded();
     call.deliver(response);
   }
@@ -259,7 +219,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
             call.maxResponseBodySize()));
   }
 
-  /** Fails the current call and closes the connection or stream (it cannot be reused). */
+  /** Fails the current call and closes the connection (it cannot be reused). */
   private void abort(YarpcException error) {
     ClientCall call = current;
     current = null;
@@ -284,19 +244,6 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       if (current == null) {
         ctx.close();
       }
-      return;
-    }
-    if (evt instanceof Http2ResetFrame) {
-      if (((Http2ResetFrame) evt).errorCode() == Http2Error.REFUSED_STREAM.code()) {
-        notProcessed = true; // the server did not process the stream: safe to send again
-        refused = true;
-      }
-      ReferenceCountUtil.release(evt);
-      return;
-    }
-    if (evt instanceof Http2GoAwayFrame) {
-      notProcessed = true; // our stream is above the GOAWAY's last stream id: never processed
-      ReferenceCountUtil.release(evt);
       return;
     }
     ctx.fireUserEventTriggered(evt);

@@ -1,11 +1,8 @@
 package io.yarpc.transport.http.internal;
 
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
-import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.WeightedFairQueueByteDistributor;
 
@@ -35,9 +32,15 @@ final class H2Tuning {
 
   private H2Tuning() {}
 
-  /** A frame-codec builder for one end ({@code server} or client) with the scheduler described above. */
-  static Http2FrameCodecBuilder codecBuilder(boolean server) {
-    return new Builder(server);
+  /** A client's connection state, with the scheduler described above. */
+  static DefaultHttp2Connection clientConnection() {
+    DefaultHttp2Connection connection = new DefaultHttp2Connection(false);
+    WeightedFairQueueByteDistributor distributor = new WeightedFairQueueByteDistributor(connection);
+    distributor.allocationQuantum(ALLOCATION_QUANTUM);
+    connection
+        .remote()
+        .flowController(new DefaultHttp2RemoteFlowController(connection, distributor));
+    return connection;
   }
 
   /**
@@ -82,30 +85,5 @@ final class H2Tuning {
   /** SETTINGS to announce: Netty's defaults with the stream window above. */
   static Http2Settings initialSettings() {
     return Http2Settings.defaultSettings().initialWindowSize(STREAM_WINDOW);
-  }
-
-  /**
-   * Raises the connection window to {@link #CONNECTION_WINDOW}: a WINDOW_UPDATE on stream 0, written from
-   * {@code ctx} (a handler after the frame codec) so the codec records it.
-   */
-  static void widenConnectionWindow(ChannelHandlerContext ctx) {
-    ctx.writeAndFlush(
-        new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
-  }
-
-  /** Netty's builder over a connection whose outbound flow controller uses {@link #ALLOCATION_QUANTUM}. */
-  private static final class Builder extends Http2FrameCodecBuilder {
-    final DefaultHttp2Connection connection;
-    final DefaultHttp2RemoteFlowController remote;
-
-    Builder(boolean server) {
-      connection = new DefaultHttp2Connection(server);
-      WeightedFairQueueByteDistributor distributor =
-          new WeightedFairQueueByteDistributor(connection);
-      distributor.allocationQuantum(ALLOCATION_QUANTUM);
-      remote = new DefaultHttp2RemoteFlowController(connection, distributor);
-      connection.remote().flowController(remote);
-      connection(connection);
-    }
   }
 }

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http2.DefaultHttp2PingFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
@@ -18,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 /**
  * The keepalive of one {@link HttpPeer}'s connections ({@link KeepAlive}; yarpc-netty's {@link
@@ -72,20 +70,20 @@ final class HttpKeepAlive {
         });
   }
 
-  /** Adds the keepalive to a new h2c or h2 connection, which carries calls while {@code hasCalls}. */
-  void installH2(ChannelPipeline p, BooleanSupplier hasCalls) {
+  /** Adds the keepalive to a new h2c or h2 connection, whose HTTP/2 handler is {@code calls}. */
+  void installH2(ChannelPipeline p, Http2ClientHandler calls) {
     KeepAliveHandler.install(
         p,
         keepAlive,
         new KeepAliveHandler.Pinger() {
           @Override
           public boolean hasCalls() {
-            return hasCalls.getAsBoolean();
+            return calls.hasCalls();
           }
 
           @Override
           public CompletionStage<?> ping(Channel channel) {
-            channel.writeAndFlush(new DefaultHttp2PingFrame(PING_PAYLOADS.incrementAndGet()));
+            calls.ping(PING_PAYLOADS.incrementAndGet());
             return null; // the ACK arrives on this connection
           }
         });

@@ -4,24 +4,12 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2GoAwayFrame;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2SettingsFrame;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
@@ -32,7 +20,6 @@ import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.transport.KeepAlive;
 import java.net.ConnectException;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -419,7 +406,7 @@ public final class HttpPeer extends AbstractPeer {
                         .setMaxChunkSize(1 << 20),
                     false,
                     false));
-            ClientResponseHandler calls = new ClientResponseHandler(HttpPeer.this, false);
+            ClientResponseHandler calls = new ClientResponseHandler(HttpPeer.this);
             p.addLast("yarpc", calls);
             if (keepAlive != null) {
               keepAlive.installH1(p, calls);
@@ -477,18 +464,24 @@ public final class HttpPeer extends AbstractPeer {
   // h2c
 
   /**
-   * The multiplexed h2c connection. It is {@linkplain #ready ready} once the server's first SETTINGS have
-   * arrived: streams are only opened after that, so the client never exceeds the server's
-   * {@code SETTINGS_MAX_CONCURRENT_STREAMS} (streams over it wait in the codec for a free slot).
+   * The multiplexed h2c (or h2) connection and its {@link Http2ClientHandler}, which is {@linkplain
+   * Http2ClientHandler#ready ready} once the server's first SETTINGS have arrived: streams are only opened
+   * after that, so the client never exceeds the server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} (streams
+   * over it wait in the encoder for a free slot).
    */
-  private final class H2Connection {
-    final CompletableFuture<Channel> ready = new CompletableFuture<>();
+  private static final class H2Connection {
+    final Http2ClientHandler handler;
     volatile Channel channel;
-    volatile boolean goingAway;
+
+    H2Connection(Http2ClientHandler handler) {
+      this.handler = handler;
+    }
 
     boolean usable() {
       Channel ch = channel;
-      return !goingAway && !ready.isCompletedExceptionally() && (ch == null || ch.isActive());
+      return !handler.goingAway()
+          && !handler.ready().isCompletedExceptionally()
+          && (ch == null || ch.isActive());
     }
   }
 
@@ -514,27 +507,27 @@ public final class HttpPeer extends AbstractPeer {
         }
       }
     }
-    conn.ready.whenComplete(
-        (parent, error) -> {
-          if (error != null) {
-            call.failUnprocessed(connectionFailure(error)); // the connection never became ready
-            disconnected();
-            return;
-          }
-          callSucceeded();
-          openStream(parent, call);
-        });
+    H2Connection c = conn;
+    c.handler
+        .ready()
+        .whenComplete(
+            (ch, error) -> {
+              if (error != null) {
+                call.failUnprocessed(connectionFailure(error)); // it never became ready
+                disconnected();
+                return;
+              }
+              callSucceeded();
+              if (!call.isSettled()) {
+                c.handler.send(call);
+              }
+            });
   }
 
   private H2Connection connectH2() {
-    Http2FrameCodec codec =
-        H2Tuning.codecBuilder(false)
-            .initialSettings(
-                H2Tuning.initialSettings().maxHeaderListSize(context().maxResponseHeaderSize()))
-            .encoderEnforceMaxConcurrentStreams(
-                true) // streams over the server's limit wait for a free slot
-            .build();
-    H2Connection conn = new H2Connection();
+    ClientContext context = context();
+    H2Connection conn =
+        new H2Connection(Http2ClientHandler.create(this, context.maxResponseHeaderSize()));
     ChannelFuture f =
         connector.connect(
             true,
@@ -542,68 +535,15 @@ public final class HttpPeer extends AbstractPeer {
               p.addLast(
                   "idle",
                   new IdleStateHandler(
-                      0, 0, context().idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
-              p.addLast(
-                  "h2-events",
-                  new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                      if (evt instanceof IdleStateEvent) {
-                        if (codec.connection().numActiveStreams() == 0) {
-                          ctx.channel().close();
-                        }
-                        return;
-                      }
-                      ctx.fireUserEventTriggered(evt);
-                    }
-                  });
-              p.addLast("h2", codec);
-              p.addLast("h2-mux", new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                      0, 0, context.idleConnectionTimeoutNanos(), TimeUnit.NANOSECONDS));
+              p.addLast("h2", conn.handler);
               if (keepAlive != null) {
-                // a connection is opened for a call, which waits for it to be ready
-                keepAlive.installH2(
-                    p, () -> !conn.ready.isDone() || codec.connection().numActiveStreams() > 0);
+                keepAlive.installH2(p, conn.handler);
               }
-              p.addLast(
-                  "h2-connection",
-                  new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                      if (msg instanceof Http2SettingsFrame) {
-                        if (conn.ready.complete(ctx.channel())) {
-                          H2Tuning.widenConnectionWindow(ctx);
-                        }
-                      } else if (msg instanceof Http2GoAwayFrame) {
-                        conn.goingAway = true; // new calls open a new connection
-                      }
-                      ReferenceCountUtil.release(msg);
-                    }
-
-                    @Override
-                    public void channelInactive(ChannelHandlerContext ctx) {
-                      conn.goingAway = true;
-                      String why = KeepAliveHandler.failure(ctx.channel());
-                      conn.ready.completeExceptionally(
-                          why == null
-                              ? new ClosedChannelException()
-                              : YarpcException.of(
-                                  Code.UNAVAILABLE,
-                                  "connection to peer %s closed: %s",
-                                  identifier(),
-                                  why));
-                      ctx.fireChannelInactive();
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                      conn.ready.completeExceptionally(cause);
-                      ctx.close();
-                    }
-                  });
             },
             (ch, error) -> {
               if (error != null) {
-                conn.ready.completeExceptionally(error);
+                conn.handler.ready().completeExceptionally(error);
               }
             });
     f.addListener(
@@ -623,33 +563,6 @@ public final class HttpPeer extends AbstractPeer {
               }
             });
     return conn;
-  }
-
-  private void openStream(Channel parent, ClientCall call) {
-    if (call.isSettled()) {
-      return;
-    }
-    Http2StreamChannelBootstrap sb =
-        new Http2StreamChannelBootstrap(parent)
-            .handler(
-                new ChannelInitializer<Http2StreamChannel>() {
-                  @Override
-                  protected void initChannel(Http2StreamChannel ch) {
-                    ch.config().setAllocator(parent.config().getAllocator());
-                    ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(false));
-                    ch.pipeline().addLast("yarpc", new ClientResponseHandler(HttpPeer.this, true));
-                  }
-                });
-    sb.open()
-        .addListener(
-            (Future<Http2StreamChannel> opened) -> {
-              if (!opened.isSuccess()) {
-                call.failUnprocessed(connectionFailure(opened.cause())); // no stream, nothing sent
-                return;
-              }
-              Http2StreamChannel ch = opened.getNow();
-              h1Handler(ch).start(call, false); // the listener runs on the stream's event loop
-            });
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -681,8 +594,7 @@ public final class HttpPeer extends AbstractPeer {
       ch.close();
     }
     if (conn != null) {
-      conn.goingAway = true;
-      conn.ready.thenAccept(Channel::close);
+      conn.handler.ready().thenAccept(Channel::close);
       Channel ch = conn.channel;
       if (ch != null) {
         ch.close();
