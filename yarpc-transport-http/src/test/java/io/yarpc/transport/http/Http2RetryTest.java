@@ -5,7 +5,6 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.testing.RetrySuite;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.UnaryOutbound;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,10 +19,6 @@ class Http2RetryTest extends RetrySuite {
 
   @Override
   @Test
-  @Disabled(
-      "h2c client: after the first attempt times out, the client sends neither RST_STREAM nor the"
-          + " second attempt's HEADERS on the connection (frame logs of both ends); the server is not"
-          + " involved. Left to the client rewrite.")
   protected void aSlowAttemptIsAbandonedAndAnIdempotentCallRetried() {}
 
   @Override
