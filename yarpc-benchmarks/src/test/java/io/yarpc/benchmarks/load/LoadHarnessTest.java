@@ -47,7 +47,11 @@ class LoadHarnessTest {
     report.writeJson(json);
 
     List<String> streaming =
-        List.of(EchoSystem.GRPC_JAVA, EchoSystem.YARPC_GRPC, EchoSystem.YARPC_GRPC_DIRECT);
+        List.of(
+            EchoSystem.GRPC_JAVA,
+            EchoSystem.YARPC_GRPC,
+            EchoSystem.YARPC_GRPC_DIRECT,
+            EchoSystem.YARPC_GRPC_OBSERVED);
     assertThat(report.cells()).hasSize(LoadOptions.ALL_SYSTEMS.size() + streaming.size());
     for (CellResult c : report.cells()) {
       assertThat(c.ok())
