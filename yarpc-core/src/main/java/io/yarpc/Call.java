@@ -24,9 +24,10 @@ public final class Call {
   private static final ThreadLocal<Call> CURRENT = new ThreadLocal<>();
 
   private final RequestMeta meta;
-  private final Headers.Builder responseHeaders = Headers.builder();
-  private final List<Runnable> cancelListeners = new ArrayList<>();
-  private YarpcException cancellation;
+  // Both made on first use: most calls set no response header and have one cancel listener or none.
+  private Headers.Builder responseHeaders; // guarded by this
+  private Object cancelListeners; // guarded by this: null, one Runnable, or a List<Runnable>
+  private YarpcException cancellation; // guarded by this
 
   /** A call for {@code meta}; made by the dispatcher (and by tests that need one). */
   public Call(RequestMeta meta) {
@@ -91,12 +92,15 @@ public final class Call {
    * only).
    */
   public synchronized void setResponseHeader(String key, String value) {
+    if (responseHeaders == null) {
+      responseHeaders = Headers.builder();
+    }
     responseHeaders.add(key, value);
   }
 
   /** The response headers collected so far. */
   public synchronized Headers responseHeaders() {
-    return responseHeaders.build();
+    return responseHeaders == null ? Headers.empty() : responseHeaders.build();
   }
 
   /** Whether the call was cancelled or ran past its deadline. */
@@ -117,16 +121,34 @@ public final class Call {
     requireNonNull(listener, "listener");
     synchronized (this) {
       if (cancellation == null) {
-        cancelListeners.add(listener);
-        return () -> {
-          synchronized (this) {
-            cancelListeners.remove(listener);
-          }
-        };
+        addListener(listener);
+        return () -> removeListener(listener);
       }
     }
     listener.run();
     return () -> {};
+  }
+
+  @SuppressWarnings("unchecked")
+  private void addListener(Runnable listener) {
+    if (cancelListeners == null) {
+      cancelListeners = listener;
+    } else if (cancelListeners instanceof Runnable) {
+      List<Runnable> list = new ArrayList<>(4);
+      list.add((Runnable) cancelListeners);
+      list.add(listener);
+      cancelListeners = list;
+    } else {
+      ((List<Runnable>) cancelListeners).add(listener);
+    }
+  }
+
+  private synchronized void removeListener(Runnable listener) {
+    if (cancelListeners == listener) {
+      cancelListeners = null;
+    } else if (cancelListeners instanceof List) {
+      ((List<?>) cancelListeners).remove(listener);
+    }
   }
 
   /**
@@ -135,21 +157,29 @@ public final class Call {
    */
   public void cancel(YarpcException reason) {
     requireNonNull(reason, "reason");
-    List<Runnable> listeners;
+    Object listeners;
     synchronized (this) {
       if (cancellation != null) {
         return;
       }
       cancellation = reason;
-      listeners = new ArrayList<>(cancelListeners);
-      cancelListeners.clear();
+      listeners = cancelListeners;
+      cancelListeners = null;
     }
-    for (Runnable l : listeners) {
-      try {
-        l.run();
-      } catch (RuntimeException ignored) {
-        // a listener's failure must not stop the others
+    if (listeners instanceof Runnable) {
+      runListener((Runnable) listeners);
+    } else if (listeners != null) {
+      for (Object l : (List<?>) listeners) {
+        runListener((Runnable) l);
       }
+    }
+  }
+
+  private static void runListener(Runnable listener) {
+    try {
+      listener.run();
+    } catch (RuntimeException ignored) {
+      // a listener's failure must not stop the others
     }
   }
 

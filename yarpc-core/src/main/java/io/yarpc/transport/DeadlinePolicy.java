@@ -93,7 +93,7 @@ public final class DeadlinePolicy {
   public RequestMeta apply(RequestMeta meta, RpcType type) {
     Deadline received = meta.deadline();
     Deadline applied = apply(received, type);
-    return applied == received ? meta : meta.toBuilder().deadline(applied).build();
+    return applied == received ? meta : meta.withDeadline(applied);
   }
 
   private Duration capped(Duration timeout) {

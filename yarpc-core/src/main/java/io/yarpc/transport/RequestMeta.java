@@ -41,6 +41,28 @@ public final class RequestMeta {
     this.connection = b.connection;
   }
 
+  /** {@code m} with another deadline; no builder: inbounds apply a deadline policy to every call. */
+  private RequestMeta(RequestMeta m, Deadline deadline) {
+    this.caller = m.caller;
+    this.service = m.service;
+    this.procedure = m.procedure;
+    this.encoding = m.encoding;
+    this.transport = m.transport;
+    this.headers = m.headers;
+    this.propagationHeaders = m.propagationHeaders;
+    this.shardKey = m.shardKey;
+    this.routingKey = m.routingKey;
+    this.routingDelegate = m.routingDelegate;
+    this.callerProcedure = m.callerProcedure;
+    this.deadline = deadline;
+    this.connection = m.connection;
+  }
+
+  /** This meta with {@code deadline} ({@code null}: none) instead of its own. */
+  RequestMeta withDeadline(Deadline deadline) {
+    return new RequestMeta(this, deadline);
+  }
+
   /** A builder with every field unset. */
   public static Builder builder() {
     return new Builder();

@@ -3,6 +3,8 @@ package io.yarpc.encoding.protobuf.internal;
 import io.grpc.Metadata;
 import io.yarpc.transport.Headers;
 import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * YARPC application headers to grpc {@link Metadata} and back. Keys are lower case on both sides. A
@@ -12,7 +14,46 @@ import java.util.Base64;
  * headers and are skipped, as are header keys grpc does not accept.
  */
 final class HeaderMetadata {
+  private static final int KEY_CACHE_LIMIT = 4096;
+
+  /** Keys by name: a service reads and writes the same few headers on every call. */
+  private static final Map<String, Metadata.Key<String>> ASCII_KEYS = new ConcurrentHashMap<>();
+
+  private static final Map<String, Metadata.Key<byte[]>> BINARY_KEYS = new ConcurrentHashMap<>();
+
   private HeaderMetadata() {}
+
+  /**
+   * The ASCII key named {@code name}.
+   *
+   * @throws IllegalArgumentException when grpc does not accept the name
+   */
+  static Metadata.Key<String> asciiKey(String name) {
+    Metadata.Key<String> key = ASCII_KEYS.get(name);
+    if (key == null) {
+      key = Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER);
+      if (ASCII_KEYS.size() < KEY_CACHE_LIMIT) {
+        ASCII_KEYS.put(name, key);
+      }
+    }
+    return key;
+  }
+
+  /**
+   * The binary key named {@code name} (ending in {@code -bin}).
+   *
+   * @throws IllegalArgumentException when grpc does not accept the name
+   */
+  static Metadata.Key<byte[]> binaryKey(String name) {
+    Metadata.Key<byte[]> key = BINARY_KEYS.get(name);
+    if (key == null) {
+      key = Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER);
+      if (BINARY_KEYS.size() < KEY_CACHE_LIMIT) {
+        BINARY_KEYS.put(name, key);
+      }
+    }
+    return key;
+  }
 
   /** The application headers in {@code metadata} (the last value of a repeated key wins). */
   public static Headers toHeaders(Metadata metadata) {
@@ -26,14 +67,14 @@ final class HeaderMetadata {
       }
       if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
         byte[] last = null;
-        for (byte[] v : metadata.getAll(Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER))) {
+        for (byte[] v : metadata.getAll(binaryKey(key))) {
           last = v;
         }
         if (last != null) {
           b.add(key, Base64.getEncoder().withoutPadding().encodeToString(last));
         }
       } else {
-        String v = metadata.get(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER));
+        String v = metadata.get(asciiKey(key));
         if (v != null) {
           b.add(key, v);
         }
@@ -44,6 +85,9 @@ final class HeaderMetadata {
 
   /** {@code headers} added to {@code into} (which is returned). */
   public static Metadata addTo(Headers headers, Metadata into) {
+    if (headers.isEmpty()) {
+      return into;
+    }
     headers.forEach(
         (key, value) -> {
           if (skipped(key)) {
@@ -51,11 +95,9 @@ final class HeaderMetadata {
           }
           try {
             if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
-              into.put(
-                  Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER),
-                  Base64.getDecoder().decode(value));
+              into.put(binaryKey(key), Base64.getDecoder().decode(value));
             } else {
-              into.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
+              into.put(asciiKey(key), value);
             }
           } catch (IllegalArgumentException notValidForGrpc) {
             // a key grpc does not accept, or a -bin value that is not base64: not representable

@@ -16,8 +16,12 @@ final class SerialExecutor implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
 
   private final Executor delegate;
-  private final ArrayDeque<Runnable> queue = new ArrayDeque<>(4);
-  private boolean running;
+  private final Runnable drain = this::drain;
+  // The pending tasks, oldest first: head, then the rest. A unary call's callbacks never need the
+  // rest (each is submitted while the one before runs), so it is made only when needed.
+  private Runnable head; // guarded by this
+  private ArrayDeque<Runnable> rest; // guarded by this
+  private boolean running; // guarded by this
 
   /** Runs tasks on {@code delegate}. */
   public SerialExecutor(Executor delegate) {
@@ -26,15 +30,22 @@ final class SerialExecutor implements Executor {
 
   @Override
   public void execute(Runnable task) {
-    synchronized (queue) {
-      queue.add(task);
+    synchronized (this) {
+      if (head == null) {
+        head = task; // nothing pending, so nothing older is in rest either
+      } else {
+        if (rest == null) {
+          rest = new ArrayDeque<>(4);
+        }
+        rest.add(task);
+      }
       if (running) {
         return;
       }
       running = true;
     }
     try {
-      delegate.execute(this::drain);
+      delegate.execute(drain);
     } catch (RejectedExecutionException e) {
       drain(); // the delegate shut down: run here rather than lose the listener's callbacks
     }
@@ -43,12 +54,13 @@ final class SerialExecutor implements Executor {
   private void drain() {
     while (true) {
       Runnable next;
-      synchronized (queue) {
-        next = queue.poll();
+      synchronized (this) {
+        next = head;
         if (next == null) {
           running = false;
           return;
         }
+        head = rest == null ? null : rest.poll();
       }
       try {
         next.run();

@@ -48,6 +48,10 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
   final SerialExecutor serial;
   final Context.CancellableContext context;
   private final Metadata requestHeaders;
+
+  /** Inside a dispatched call: the dispatcher's deadline timer cancels the call, and this context. */
+  private final boolean dispatched;
+
   private volatile AutoCloseable cancelRegistration;
   private ServerCall.Listener<Q> listener;
   private String compressor; // guarded by this
@@ -71,7 +75,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     // dispatched call it arms no timer of its own: the dispatcher's deadline timer cancels the
     // YARPC call, which cancels this context. A handler invoked without a dispatcher (no current
     // call) keeps a real timer.
-    boolean dispatched = Call.current() == call;
+    this.dispatched = Call.current() == call;
     this.context =
         deadline == null
             ? base.withCancellation()
@@ -87,20 +91,23 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
   final void begin() {
     // Cancellation arrives on a transport's event loop (the caller went away) or the timer thread
     // (the deadline); onCancelled may run the handler's own onCancel, so it hops to the callback
-    // executor.
-    context.addListener(
-        c -> {
-          if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
-            onCancelled(
-                YarpcException.of(
-                    Code.DEADLINE_EXCEEDED,
-                    "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
-                    meta.procedure(),
-                    meta.service(),
-                    meta.caller()));
-          }
-        },
-        this::offTransportThread);
+    // executor. Only the context's own timer needs a listener: a dispatched call's context times
+    // out through the call (below), which tells onCancelled itself.
+    if (!dispatched) {
+      context.addListener(
+          c -> {
+            if (c.cancellationCause() instanceof java.util.concurrent.TimeoutException) {
+              onCancelled(
+                  YarpcException.of(
+                      Code.DEADLINE_EXCEEDED,
+                      "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out",
+                      meta.procedure(),
+                      meta.service(),
+                      meta.caller()));
+            }
+          },
+          this::offTransportThread);
+    }
     cancelRegistration =
         call.onCancel(
             () -> {
@@ -160,59 +167,71 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     if (listenerDone || (needsListener && listener == null)) {
       return;
     }
-    call.wrap(
-            () -> {
-              Context previous = context.attach();
-              try {
-                action.accept(listener);
-              } catch (Throwable t) {
-                log.debug("grpc handler of {} threw", meta.procedure(), t);
-                closeAfterThrow(t);
-              } finally {
-                context.detach(previous);
-              }
-            })
-        .run();
+    asCall(
+        () -> {
+          Context previous = context.attach();
+          try {
+            action.accept(listener);
+          } catch (Throwable t) {
+            log.debug("grpc handler of {} threw", meta.procedure(), t);
+            closeAfterThrow(t);
+          } finally {
+            context.detach(previous);
+          }
+        });
+  }
+
+  /**
+   * Runs {@code task} with the YARPC call current: here when it is already (a unary call's callbacks
+   * run on the dispatcher's thread, inside the call), else wrapped.
+   */
+  private void asCall(Runnable task) {
+    if (Call.current() == call) {
+      task.run();
+    } else {
+      call.wrap(task).run();
+    }
   }
 
   /** Tells the listener the call ended: {@code onComplete} after a close, else {@code onCancel}; once. */
   final void endListener(boolean completed) {
     serial.execute(
-        call.wrap(
-            () -> {
-              if (listenerDone) {
-                return;
-              }
-              listenerDone = true;
-              ServerCall.Listener<Q> l = listener;
-              Context previous = context.attach();
-              try {
-                if (l != null) {
-                  if (completed) {
-                    l.onComplete();
-                  } else {
-                    l.onCancel();
+        () ->
+            asCall(
+                () -> {
+                  if (listenerDone) {
+                    return;
                   }
-                }
-              } catch (Throwable t) {
-                log.warn(
-                    "grpc listener of {} threw on {}",
-                    meta.procedure(),
-                    completed ? "onComplete" : "onCancel",
-                    t);
-              } finally {
-                context.detach(previous);
-                context.cancel(null);
-                AutoCloseable registration = cancelRegistration;
-                if (registration != null) {
+                  listenerDone = true;
+                  ServerCall.Listener<Q> l = listener;
+                  Context previous = context.attach();
                   try {
-                    registration.close();
-                  } catch (Exception ignored) {
-                    // removing a listener cannot fail
+                    if (l != null) {
+                      if (completed) {
+                        l.onComplete();
+                      } else {
+                        l.onCancel();
+                      }
+                    }
+                  } catch (Throwable t) {
+                    log.warn(
+                        "grpc listener of {} threw on {}",
+                        meta.procedure(),
+                        completed ? "onComplete" : "onCancel",
+                        t);
+                  } finally {
+                    context.detach(previous);
+                    context.cancel(null);
+                    AutoCloseable registration = cancelRegistration;
+                    if (registration != null) {
+                      try {
+                        registration.close();
+                      } catch (Exception ignored) {
+                        // removing a listener cannot fail
+                      }
+                    }
                   }
-                }
-              }
-            }));
+                }));
   }
 
   /** A listener callback threw: close the call as grpc's server does. */

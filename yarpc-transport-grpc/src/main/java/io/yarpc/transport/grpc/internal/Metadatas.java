@@ -443,10 +443,10 @@ final class Metadatas {
     Headers.Builder headers = null;
     Headers.Builder propagation = null;
     String encoding = null;
-    String contentType = null;
+    byte[] contentType = null; // decoded only when needed: without rpc-encoding
     String caller = null;
     String service = null;
-    String userAgent = null;
+    byte[] userAgent = null; // decoded only when needed: without rpc-caller
     byte[][] raw = InternalMetadata.serialize(md);
     int count = InternalMetadata.headerCount(md);
     Map<String, Integer> seen = count > 8 ? new HashMap<>(count * 2) : null;
@@ -454,16 +454,18 @@ final class Metadatas {
       String name = name(raw[2 * i]);
       checkSingle(name, seen, raw, i);
       byte[] value = raw[2 * i + 1];
+      // Values that repeat from call to call come from WireStrings; keys that vary (shard and
+      // routing keys, application headers) are decoded.
       switch (name) {
-        case CALLER -> caller = decode(name, value);
-        case SERVICE -> service = decode(name, value);
+        case CALLER -> caller = WireStrings.VALUES.decode(value);
+        case SERVICE -> service = WireStrings.VALUES.decode(value);
         case SHARD_KEY -> b.shardKey(decode(name, value));
         case ROUTING_KEY -> b.routingKey(decode(name, value));
-        case ROUTING_DELEGATE -> b.routingDelegate(decode(name, value));
-        case ENCODING -> encoding = decode(name, value);
-        case CALLER_PROCEDURE -> b.callerProcedure(decode(name, value));
-        case CONTENT_TYPE -> contentType = decode(name, value);
-        case USER_AGENT -> userAgent = decode(name, value);
+        case ROUTING_DELEGATE -> b.routingDelegate(WireStrings.VALUES.decode(value));
+        case ENCODING -> encoding = WireStrings.VALUES.decode(value);
+        case CALLER_PROCEDURE -> b.callerProcedure(WireStrings.VALUES.decode(value));
+        case CONTENT_TYPE -> contentType = value;
+        case USER_AGENT -> userAgent = value;
         case ROUTING_ZONE, ROUTING_REGION, "te" -> {}
         default -> {
           if (PropagationHeaders.isPropagationKey(name)) {
@@ -481,14 +483,18 @@ final class Metadatas {
       }
     }
     if ((encoding == null || encoding.isEmpty()) && contentType != null) {
-      encoding = contentSubtype(contentType);
-      if (encoding.isEmpty() && contentType.equals(BASE_CONTENT_TYPE)) {
+      String type = WireStrings.VALUES.decode(contentType);
+      encoding = contentSubtype(type);
+      if (encoding.isEmpty() && type.equals(BASE_CONTENT_TYPE)) {
         encoding = PROTO_ENCODING; // plain application/grpc: the protobuf codec
       }
     }
     b.encoding(encoding);
     b.service(service == null || service.isEmpty() ? defaultService : service);
-    b.caller(caller == null || caller.isEmpty() ? callerOf(userAgent) : caller);
+    if (caller == null || caller.isEmpty()) {
+      caller = userAgent == null ? UNKNOWN_CALLER : callerOfAgent(userAgent);
+    }
+    b.caller(caller);
     if (headers != null) {
       b.headers(headers.build());
     }
@@ -500,7 +506,8 @@ final class Metadatas {
 
   /**
    * The name of a key on the wire: one of {@link #KNOWN_NAMES} without allocating (every request and
-   * response carries several of them), else decoded.
+   * response carries several of them), else decoded through {@link WireStrings} (a client sends the
+   * same names with every call).
    */
   private static String name(byte[] raw) {
     for (int k = 0; k < KNOWN_NAMES.length; k++) {
@@ -508,7 +515,7 @@ final class Metadatas {
         return KNOWN_NAMES[k];
       }
     }
-    return new String(raw, StandardCharsets.US_ASCII);
+    return WireStrings.NAMES.decode(raw);
   }
 
   /**
@@ -553,6 +560,23 @@ final class Metadatas {
 
   /** The caller a call without {@code rpc-caller} gets: the product of its user agent, else this. */
   public static final String UNKNOWN_CALLER = "unknown";
+
+  /** The last user agent a caller was named after, and that caller: a client sends the same one. */
+  private record AgentCaller(String userAgent, String caller) {}
+
+  private static volatile AgentCaller lastAgentCaller = new AgentCaller("", UNKNOWN_CALLER);
+
+  /** {@link #callerOf} the user agent in {@code raw}, without allocating for the last one seen. */
+  private static String callerOfAgent(byte[] raw) {
+    String userAgent = WireStrings.VALUES.decode(raw);
+    AgentCaller last = lastAgentCaller;
+    if (last.userAgent() == userAgent) { // WireStrings gives the same String for the same bytes
+      return last.caller();
+    }
+    String caller = callerOf(userAgent);
+    lastAgentCaller = new AgentCaller(userAgent, caller);
+    return caller;
+  }
 
   /** The product token of a user agent ({@code grpc-java-netty/1.85.1} gives {@code grpc-java-netty}). */
   static String callerOf(String userAgent) {
@@ -617,8 +641,39 @@ final class Metadatas {
     return md;
   }
 
+  /** The bytes of {@link #SERVICE}, as {@link #key} writes the name. */
+  private static final byte[] SERVICE_NAME_BYTES = SERVICE.getBytes(StandardCharsets.US_ASCII);
+
+  /** The service a server last answered for, with its bytes on the wire: a server answers for one. */
+  private record ServiceBytes(String service, byte[] bytes) {}
+
+  private static volatile ServiceBytes lastService = new ServiceBytes("", new byte[0]);
+
+  /**
+   * New trailers of a unary response: {@code rpc-service: service} unless {@code service} is empty, with
+   * room for the status grpc-java adds ({@code grpc-status}, {@code grpc-message}) and a few more
+   * entries, so that none of these grows the metadata; the service's bytes are shared between calls.
+   */
+  static Metadata responseTrailers(String service) {
+    if (service.isEmpty()) {
+      return new Metadata();
+    }
+    ServiceBytes last = lastService;
+    if (!last.service().equals(service)) {
+      last = new ServiceBytes(service, service.getBytes(StandardCharsets.UTF_8));
+      lastService = last;
+    }
+    byte[][] namesAndValues = new byte[8][]; // 4 entries
+    namesAndValues[0] = SERVICE_NAME_BYTES;
+    namesAndValues[1] = last.bytes();
+    return InternalMetadata.newMetadata(1, namesAndValues);
+  }
+
   /** Adds response headers to {@code md}, skipping reserved ones and those gRPC cannot carry. */
   public static void putResponseHeaders(Metadata md, Headers headers) {
+    if (headers.isEmpty()) {
+      return;
+    }
     headers.forEach(
         (k, v) -> {
           if (!isReserved(k)) {

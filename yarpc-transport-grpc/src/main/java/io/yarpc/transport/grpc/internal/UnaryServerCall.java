@@ -314,10 +314,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
       if (cancelled || closed) {
         return bodyOf(response, error);
       }
-      Metadata trailers = new Metadata();
-      if (!meta.service().isEmpty()) {
-        trailers.put(Metadatas.key(Metadatas.SERVICE), meta.service());
-      }
+      Metadata trailers = Metadatas.responseTrailers(meta.service());
       YarpcException failure = error == null ? null : YarpcException.from(error);
       Response sent = failure == null ? response : failure.response();
       Metadata initial;
