@@ -81,7 +81,14 @@ public abstract class AbstractPeer implements Peer {
     }
   }
 
-  /** Closes the peer once its last subscriber released it (or its transport stops). */
+  /**
+   * Closes the peer once its last subscriber released it (or its transport stops). Gracefully: calls in
+   * flight on the peer's connections finish with their answers (or at their deadlines) before those
+   * connections close; a call sent through the peer afterwards ends too, either refused with {@code
+   * unavailable} and marked unprocessed, or carried on a connection closed when it ends. Only the
+   * transport's stop may cut calls short. Does not block. {@code PeerReleaseSuite} in yarpc-testing checks
+   * a transport against this.
+   */
   protected abstract void close();
 
   @Override

@@ -43,6 +43,7 @@ public final class TcpProxy implements AutoCloseable {
   private final String name;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final AtomicInteger accepted = new AtomicInteger();
+  private final AtomicInteger forwarding = new AtomicInteger();
   private final Object gate = new Object();
   private boolean blackHoled; // guarded by gate
   private boolean closed; // guarded by gate
@@ -78,6 +79,14 @@ public final class TcpProxy implements AutoCloseable {
   /** How many connections the proxy has accepted so far. */
   public int acceptedConnections() {
     return accepted.get();
+  }
+
+  /**
+   * How many connections are open now: accepted, connected to the target, and not yet closed in both
+   * directions. A client that closes its end, and a server that then closes its own, takes one off.
+   */
+  public int openConnections() {
+    return forwarding.get();
   }
 
   /** Stops forwarding in both directions; connections stay open and new ones are accepted. */
@@ -154,6 +163,7 @@ public final class TcpProxy implements AutoCloseable {
       return;
     }
     AtomicInteger open = new AtomicInteger(2);
+    forwarding.incrementAndGet();
     pump(client, server, open, "up");
     pump(server, client, open, "down");
   }
@@ -186,6 +196,7 @@ public final class TcpProxy implements AutoCloseable {
               if (open.decrementAndGet() == 0) {
                 closeQuietly(from);
                 closeQuietly(to);
+                forwarding.decrementAndGet();
               }
             },
             name + "-" + direction);

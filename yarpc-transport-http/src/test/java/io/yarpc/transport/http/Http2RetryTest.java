@@ -5,7 +5,6 @@ import io.yarpc.peer.PeerTransport;
 import io.yarpc.testing.RetrySuite;
 import io.yarpc.transport.Inbound;
 import io.yarpc.transport.UnaryOutbound;
-import org.junit.jupiter.api.Test;
 
 /**
  * Retries over h2c: a call the server's dispatcher refuses before its handler is answered with {@code
@@ -16,10 +15,6 @@ class Http2RetryTest extends RetrySuite {
   protected Inbound newInbound() {
     return HttpTransport.create().inbound();
   }
-
-  @Override
-  @Test
-  protected void aSlowAttemptIsAbandonedAndAnIdempotentCallRetried() {}
 
   @Override
   protected PeerTransport newClientTransport() {

@@ -117,10 +117,15 @@ public final class TChannelOutbound extends AbstractLifecycle
         lease -> {
           if (!transport.owns(lease.peer())) {
             YarpcException notOurs =
-                YarpcException.of(
-                    Code.INTERNAL,
-                    "peer %s was not retained from this tchannel transport",
-                    lease.peer().identifier());
+                lease.peer() instanceof TChannelPeer && ((TChannelPeer) lease.peer()).isClosed()
+                    // chosen before its last holder released it: nothing was sent
+                    ? YarpcException.of(
+                            Code.UNAVAILABLE, "peer %s was released", lease.peer().identifier())
+                        .withUnprocessed()
+                    : YarpcException.of(
+                        Code.INTERNAL,
+                        "peer %s was not retained from this tchannel transport",
+                        lease.peer().identifier());
             lease.finish(notOurs);
             body.release();
             result.completeExceptionally(notOurs);

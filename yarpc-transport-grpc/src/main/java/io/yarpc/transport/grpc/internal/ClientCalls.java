@@ -107,10 +107,20 @@ public final class ClientCalls {
     return options;
   }
 
-  /** The channel behind a chosen peer. */
+  /**
+   * The channel behind a chosen peer.
+   *
+   * @throws YarpcException {@code unavailable} when the peer was released since it was chosen (its
+   *     channel is shutting down and takes no new call; the caller marks it unprocessed, as nothing was
+   *     sent), {@code internal} when another transport made it
+   */
   static GrpcPeer grpcPeer(Peer peer) {
     if (peer instanceof GrpcPeer) {
-      return (GrpcPeer) peer;
+      GrpcPeer p = (GrpcPeer) peer;
+      if (p.isShutdown()) {
+        throw YarpcException.of(Code.UNAVAILABLE, "peer %s was released", peer.identifier());
+      }
+      return p;
     }
     throw YarpcException.of(
         Code.INTERNAL,

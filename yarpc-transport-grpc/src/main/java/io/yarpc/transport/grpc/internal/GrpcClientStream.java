@@ -99,7 +99,7 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
                 .newCall(calls.method(fullMethodName, true), calls.options(meta.deadline()));
         call.start(this, md);
       } catch (RuntimeException e) { // nothing was sent: no onClose will follow
-        YarpcException error = YarpcException.from(e);
+        YarpcException error = YarpcException.from(e).withUnprocessed();
         chosen.finish(error);
         trailers.complete(Headers.empty());
         established.completeExceptionally(error);

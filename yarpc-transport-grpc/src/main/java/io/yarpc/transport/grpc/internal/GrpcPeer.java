@@ -202,6 +202,11 @@ public final class GrpcPeer extends AbstractPeer {
     onClose.accept(this);
   }
 
+  /** Whether the peer was closed (released): its channel takes no new call. */
+  public boolean isShutdown() {
+    return shutdown;
+  }
+
   /** Whether the channel has shut down and finished every call. */
   public boolean isTerminated() {
     return channel.isTerminated();

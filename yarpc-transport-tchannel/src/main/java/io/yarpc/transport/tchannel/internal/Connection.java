@@ -111,6 +111,8 @@ public final class Connection extends ChannelDuplexHandler {
   private final OutgoingCalls outbound;
   private volatile Channel channel;
   private volatile boolean closed;
+  private volatile boolean
+      draining; // closeWhenIdle: no new outbound calls, close after the last one
   private volatile Throwable tlsFailure; // the TLS error the connection closed for, if any
   private boolean started; // event loop only: the handshake started
   private boolean closeNotified; // event loop only
@@ -154,10 +156,10 @@ public final class Connection extends ChannelDuplexHandler {
     return handshake.future();
   }
 
-  /** Whether the handshake is done and the connection still open. */
+  /** Whether the handshake is done, the connection still open, and not closing once idle. */
   public boolean isActive() {
     Channel ch = channel;
-    return !closed && handshake.isDone() && ch != null && ch.isActive();
+    return !closed && !draining && handshake.isDone() && ch != null && ch.isActive();
   }
 
   /** The channel (null before the handler is added). */
@@ -207,6 +209,18 @@ public final class Connection extends ChannelDuplexHandler {
     if (ch != null) {
       ch.close();
     }
+  }
+
+  /**
+   * Closes the connection once the calls this side sent on it have ended (answered, failed, or past their
+   * deadlines), at once when none is pending; until then it takes no new call (it is no longer {@linkplain
+   * #isActive active}; a call sent meanwhile fails with {@code unavailable}, unprocessed). For a peer that
+   * was released: its calls in flight finish. Calls the other side sent on this connection are not waited
+   * for. Any thread; does not block.
+   */
+  public void closeWhenIdle() {
+    draining = true;
+    outbound.whenIdle(this::close);
   }
 
   @Override

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -43,6 +44,7 @@ final class OutgoingCalls {
   private final Supplier<String> peerName;
   private final AtomicInteger nextId;
   private final ConcurrentHashMap<Integer, ClientCall> calls = new ConcurrentHashMap<>();
+  private final AtomicReference<Runnable> whenIdle = new AtomicReference<>();
 
   /**
    * The outbound calls of one connection.
@@ -114,6 +116,7 @@ final class OutgoingCalls {
     public void rejected() {
       requestBody.release();
       calls.remove(id);
+      ended();
       result.completeExceptionally(
           YarpcException.of(Code.UNAVAILABLE, "tchannel transport is stopping").withUnprocessed());
     }
@@ -122,6 +125,25 @@ final class OutgoingCalls {
   /** How many calls are pending. */
   int size() {
     return calls.size();
+  }
+
+  /**
+   * Runs {@code action} once, on the thread that ends the last pending call, or now when none is pending.
+   * The caller stops adding calls first; a call added meanwhile may find it already run.
+   */
+  void whenIdle(Runnable action) {
+    whenIdle.set(action);
+    ended();
+  }
+
+  /** A call was removed: runs the idle action when it was the last one. */
+  private void ended() {
+    if (whenIdle.get() != null && calls.isEmpty()) {
+      Runnable action = whenIdle.getAndSet(null);
+      if (action != null) {
+        action.run();
+      }
+    }
   }
 
   /** Takes the next id as it is, unchecked: the handshake's init req takes the first one. */
@@ -204,6 +226,7 @@ final class OutgoingCalls {
       long ttl = call.meta.deadline() == null ? 0 : call.meta.deadline().remainingMillis();
       out.writeAndFlush(Frames.cancel(out.alloc(), call.id, ttl, call.tracing, why));
     }
+    ended(); // after the cancel frame: closing now still sends it
   }
 
   private static void cleanup(ClientCall call) {
@@ -221,6 +244,7 @@ final class OutgoingCalls {
       } else {
         out.runOnLoop(() -> cleanup(call), () -> {});
       }
+      ended();
     }
     call.result.completeExceptionally(error);
   }
@@ -266,6 +290,15 @@ final class OutgoingCalls {
       return;
     }
     calls.remove(id);
+    try {
+      deliver(call);
+    } finally {
+      ended(); // after the answer is delivered: an idle connection may close now
+    }
+  }
+
+  /** Event loop: the whole response of {@code call} arrived; completes its future. */
+  private void deliver(ClientCall call) throws ProtocolException {
     MessageAssembler a = call.assembler;
     call.assembler = null;
     byte[] arg2 = a.argBytes(1);

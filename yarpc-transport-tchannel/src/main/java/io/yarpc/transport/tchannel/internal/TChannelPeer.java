@@ -16,7 +16,8 @@ import java.util.concurrent.ScheduledFuture;
  * One remote {@code host:port} and its one connection, owned by the transport and shared by every
  * outbound that retains it. The connection is opened when the peer is retained (while the transport
  * runs), reopened with a {@link Backoff} (10 ms doubling up to 1 s, full jitter) while the peer stays
- * retained, and closed when the last subscriber releases the peer or the transport stops. A connection
+ * retained, and closed when the last subscriber releases the peer (once the calls in flight on it have
+ * ended) or the transport stops. A connection
  * the peer dialled belongs to the peer; a connection the peer adopted from an inbound (the remote side
  * dialled us and advertised this {@code host:port}) stays the inbound's and is not closed by the peer.
  *
@@ -65,6 +66,11 @@ public final class TChannelPeer extends AbstractPeer {
       return ConnectionStatus.AVAILABLE;
     }
     return connecting != null ? ConnectionStatus.CONNECTING : ConnectionStatus.UNAVAILABLE;
+  }
+
+  /** Whether the peer was closed (released, or its transport stopped). */
+  public synchronized boolean isClosed() {
+    return closed;
   }
 
   /** The current connection, or null. */
@@ -246,7 +252,11 @@ public final class TChannelPeer extends AbstractPeer {
     }
   }
 
-  /** Stops reconnecting and closes the peer's own connection; later acquires fail. */
+  /**
+   * Stops reconnecting and closes the peer's own connection once the calls sent on it have ended
+   * ({@link Connection#closeWhenIdle}); later calls through the peer fail with {@code unavailable}. The
+   * transport's stop closes whatever is still open.
+   */
   @Override
   public void close() {
     Connection c;
@@ -260,7 +270,7 @@ public final class TChannelPeer extends AbstractPeer {
       connection = null;
     }
     if (c != null && c.isInitiator()) {
-      c.close();
+      c.closeWhenIdle();
     }
     notifySubscribers();
   }

@@ -1,0 +1,286 @@
+package io.yarpc.testing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.yarpc.Dispatcher;
+import io.yarpc.Outbounds;
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
+import io.yarpc.peer.Peer;
+import io.yarpc.peer.PeerChooser;
+import io.yarpc.peer.PeerLease;
+import io.yarpc.peer.PeerSubscriber;
+import io.yarpc.peer.PeerTransport;
+import io.yarpc.transport.AbstractLifecycle;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.Deadline;
+import io.yarpc.transport.Inbound;
+import io.yarpc.transport.Procedure;
+import io.yarpc.transport.Request;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.UnaryOutbound;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a peer transport does when the last holder of a peer releases it (a peer list dropped the
+ * address: a DNS or config update, a scale-down) while calls to it are under way, over a real transport on
+ * loopback: the calls in flight finish with their answers, and the peer's connections close once the
+ * calls are done, or once the last one's deadline has passed. This is the contract of {@link
+ * io.yarpc.peer.AbstractPeer#close()}; gRPC's graceful channel shutdown and yarpc-go's TChannel and HTTP
+ * peers behave so.
+ *
+ * <p>A transport's test extends it and says how to build its inbounds and outbounds. The client reaches
+ * the server through a {@link TcpProxy}, which counts the connections still open. No test asserts on wall
+ * time.
+ */
+public abstract class PeerReleaseSuite {
+  /** How long a test waits for a call or a condition. */
+  protected static final long WAIT_SECONDS = 20;
+
+  private static final String SERVICE = "release-server";
+
+  private final List<Dispatcher> dispatchers = new ArrayList<>();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final CompletableFuture<Void> gate = new CompletableFuture<>();
+  private final Semaphore entered = new Semaphore(0);
+
+  /** A new inbound, not started, listening on an ephemeral port of 127.0.0.1. */
+  protected abstract Inbound newInbound();
+
+  /** A new client transport whose peers are {@code 127.0.0.1:port} identifiers. */
+  protected abstract PeerTransport newClientTransport();
+
+  /** A unary outbound of {@code transport} (from {@link #newClientTransport()}) over {@code chooser}. */
+  protected abstract UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser);
+
+  @AfterEach
+  final void stopAll() throws Exception {
+    gate.complete(null); // a handler still waiting answers, so the server can stop
+    for (int i = dispatchers.size() - 1; i >= 0; i--) {
+      dispatchers.get(i).stop();
+    }
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  @Test
+  void callsInFlightFinishWithTheirAnswersAfterTheirPeerIsReleased() throws Exception {
+    Client client = client(server());
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(client.call("slow", "call " + i, Duration.ofSeconds(WAIT_SECONDS)));
+    }
+    assertThat(entered.tryAcquire(3, WAIT_SECONDS, TimeUnit.SECONDS))
+        .as("the three calls reached their handler")
+        .isTrue();
+
+    client.chooser.release();
+    gate.complete(null);
+
+    for (int i = 0; i < calls.size(); i++) {
+      assertThat(text(await(calls.get(i))))
+          .as("call %d, in flight when its peer was released", i)
+          .isEqualTo("call " + i);
+    }
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        "the released peer's connections close once its calls are done: "
+            + client.proxy.openConnections()
+            + " still open");
+  }
+
+  /**
+   * A call whose lease was taken before the release may be sent after it: a transport either refuses it
+   * with {@code unavailable}, marked unprocessed so a retry may send it elsewhere (gRPC, h2c, TChannel), or
+   * carries it on a connection closed when it ends (HTTP/1.1). Either way it ends, and leaves no
+   * connection open.
+   */
+  @Test
+  void aCallSentThroughAReleasedPeerEndsAndLeavesNoConnectionOpen() throws Exception {
+    Client client = client(server());
+    assertThat(text(await(client.call("echo", "before", Duration.ofSeconds(WAIT_SECONDS)))))
+        .isEqualTo("before");
+
+    client.chooser.release();
+
+    try {
+      assertThat(text(await(client.call("echo", "after", Duration.ofSeconds(WAIT_SECONDS)))))
+          .isEqualTo("after");
+    } catch (YarpcException e) {
+      assertThat(e.code()).as("%s", e).isEqualTo(Code.UNAVAILABLE);
+      assertThat(e.unprocessed()).as("refused before it was sent: %s", e).isTrue();
+    }
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        "a released peer closes its connections: "
+            + client.proxy.openConnections()
+            + " still open");
+  }
+
+  @Test
+  void aCallPastItsDeadlineDoesNotKeepAReleasedPeersConnectionOpen() throws Exception {
+    Client client = client(server());
+    CompletableFuture<Response> stuck = client.call("slow", "stuck", Duration.ofMillis(500));
+    assertThat(entered.tryAcquire(1, WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    client.chooser.release();
+
+    assertThatThrownBy(() -> await(stuck))
+        .isInstanceOfSatisfying(
+            YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED));
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        "the released peer's connection closes once its last call is over: "
+            + client.proxy.openConnections()
+            + " still open");
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  /** A started server: {@code echo}, and {@code slow}, which answers its text once the gate opens. */
+  private InetSocketAddress server() {
+    Inbound in = newInbound();
+    Dispatcher d = Dispatcher.builder(SERVICE).inbound(in).build();
+    d.register(
+        List.of(
+            Procedure.builder("echo")
+                .unary(request -> CompletableFuture.completedFuture(Response.of(copy(request))))
+                .build(),
+            Procedure.builder("slow")
+                .unary(
+                    request -> {
+                      Body body = copy(request);
+                      entered.release();
+                      return gate.thenApply(v -> Response.of(body));
+                    })
+                .build()));
+    d.start();
+    dispatchers.add(d);
+    return (InetSocketAddress) in.listenAddress();
+  }
+
+  private static Body copy(Request request) {
+    return Body.of(request.body().toByteArray());
+  }
+
+  /** A started client dispatcher whose one peer is a proxy in front of {@code server}. */
+  private Client client(InetSocketAddress server) throws Exception {
+    TcpProxy proxy = TcpProxy.start(server);
+    closeables.add(proxy);
+    PeerTransport transport = newClientTransport();
+    OnePeer chooser = new OnePeer(transport, proxy.hostPort());
+    Dispatcher d =
+        Dispatcher.builder("release-client")
+            .outbound(SERVICE, Outbounds.unary(outbound(transport, chooser)))
+            .build();
+    d.start();
+    dispatchers.add(d);
+    return new Client(d, chooser, proxy);
+  }
+
+  private record Client(Dispatcher dispatcher, OnePeer chooser, TcpProxy proxy) {
+    CompletableFuture<Response> call(String procedure, String text, Duration timeout) {
+      RequestMeta meta =
+          RequestMeta.builder()
+              .service(SERVICE)
+              .procedure(procedure)
+              .encoding("raw")
+              .deadline(Deadline.after(timeout))
+              .build();
+      return dispatcher.clientConfig(SERVICE).call(Request.of(meta, Body.of(text.getBytes(UTF_8))));
+    }
+  }
+
+  private static String text(Response response) {
+    try {
+      return new String(response.body().toByteArray(), UTF_8);
+    } finally {
+      response.body().release();
+    }
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    try {
+      return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw YarpcException.from(e.getCause());
+    }
+  }
+
+  private static void eventually(BooleanSupplier condition, Object message)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError(String.valueOf(message));
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /**
+   * Retains one peer on start and hands it to every call, also after {@link #release()} gave it back to
+   * the transport (a list that dropped a peer may still hold a lease on it).
+   */
+  private static final class OnePeer extends AbstractLifecycle implements PeerChooser {
+    private final PeerTransport transport;
+    private final String identifier;
+    private final PeerSubscriber subscriber = changed -> {};
+    private volatile Peer peer;
+    private boolean released; // guarded by this
+
+    OnePeer(PeerTransport transport, String identifier) {
+      this.transport = transport;
+      this.identifier = identifier;
+    }
+
+    @Override
+    protected void doStart() {
+      peer = transport.retainPeer(identifier, subscriber);
+    }
+
+    @Override
+    protected void doStop() {
+      release();
+    }
+
+    /** Gives the peer back to the transport: its last holder, so the transport closes it. */
+    synchronized void release() {
+      if (!released) {
+        released = true;
+        transport.releasePeer(identifier, subscriber);
+      }
+    }
+
+    @Override
+    public CompletableFuture<PeerLease> choose(RequestMeta meta) {
+      Peer p = peer;
+      return CompletableFuture.completedFuture(
+          new PeerLease() {
+            @Override
+            public Peer peer() {
+              return p;
+            }
+
+            @Override
+            public void finish(Throwable error) {}
+          });
+    }
+  }
+}
