@@ -398,7 +398,8 @@ class TChannelTlsTest {
             TlsMode.ENFORCED,
             InboundLimits.builder()
                 .maxRequestSize(1024)
-                .idleTimeout(Duration.ofMillis(300))
+                // long enough that the connection stays through the three calls on a loaded machine
+                .idleTimeout(Duration.ofSeconds(2))
                 .build(),
             null);
     TChannelTransport client = client(clientConfig().build());
