@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.yarpc.DispatcherStatus.State;
 import io.yarpc.internal.HandlerInvoker;
-import io.yarpc.internal.HandlerPool;
 import io.yarpc.internal.MapRouter;
 import io.yarpc.middleware.Middleware;
 import io.yarpc.peer.ChooserStatus;
@@ -36,6 +35,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -497,7 +498,20 @@ public final class Dispatcher implements Lifecycle {
   }
 
   private static ExecutorService defaultExecutor(String name) {
-    return new HandlerPool("yarpc-" + name + "-handler-", 1024, TimeUnit.SECONDS.toNanos(60));
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            0,
+            1024,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "yarpc-" + name + "-handler-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    return pool;
   }
 
   /**
