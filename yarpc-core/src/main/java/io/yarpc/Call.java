@@ -64,12 +64,10 @@ public final class Call {
     };
   }
 
+  // set, not remove, when nothing was current: the thread's map entry stays (holding null) and the
+  // next call on this thread reuses it instead of allocating one
   private static void restore(Call previous) {
-    if (previous == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(previous);
-    }
+    CURRENT.set(previous);
   }
 
   /** The request's metadata (caller, service, procedure, encoding, headers, deadline...). */

@@ -564,6 +564,76 @@ class DispatcherTest {
   }
 
   @Test
+  void aTransportCancellingTheHandlersFutureCancelsTheCallAndItsDeadline() throws Exception {
+    CountDownLatch cancelled = new CountDownLatch(1);
+    CountDownLatch entered = new CountDownLatch(1);
+    AtomicReference<Call> seen = new AtomicReference<>();
+    Pair p = new Pair();
+    p.server.register(
+        Procedure.builder("held")
+            .unary(
+                req -> {
+                  seen.set(Call.current());
+                  Call.current().onCancel(cancelled::countDown);
+                  entered.countDown();
+                  return new CompletableFuture<>(); // never completes by itself
+                })
+            .build());
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("held")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofMillis(300)))
+            .build();
+    CompletableFuture<Response> f =
+        p.server.router().choose(meta).unary().handle(Request.of(meta, body("x")));
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(f.cancel(false)).isTrue();
+    assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(seen.get().cancellation().code()).isEqualTo(Code.CANCELLED);
+    Thread.sleep(400); // past the deadline: its timer was cancelled with the call
+    assertThat(seen.get().cancellation().code())
+        .as("the first reason stays: the deadline did not fire")
+        .isEqualTo(Code.CANCELLED);
+  }
+
+  @Test
+  void aFinishedCallsDeadlineTimerKeepsNothingOfIt() throws Exception {
+    Pair p = new Pair();
+    p.server.register(
+        Procedure.builder("ok")
+            .unary(req -> CompletableFuture.completedFuture(Response.of(body("ok"))))
+            .build());
+    java.lang.ref.WeakReference<RequestMeta> meta = callWithAnHourToSpare(p);
+    for (int i = 0; i < 50 && meta.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    assertThat(meta.get())
+        .as("the call's timer is still queued, due in an hour, but holds nothing of the call")
+        .isNull();
+  }
+
+  /** Calls the server's "ok" directly with a deadline an hour away; a weak view of its metadata. */
+  private static java.lang.ref.WeakReference<RequestMeta> callWithAnHourToSpare(Pair p)
+      throws Exception {
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("ok")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofHours(1)))
+            .build();
+    CompletableFuture<Response> f =
+        p.server.router().choose(meta).unary().handle(Request.of(meta, body("x")));
+    assertThat(text(f.get(10, TimeUnit.SECONDS))).isEqualTo("ok");
+    return new java.lang.ref.WeakReference<>(meta);
+  }
+
+  @Test
   void clientSideDeadlineFailsTheCallLocally() {
     Pair p = new Pair();
     p.server.register(Procedure.builder("never").unary(req -> new CompletableFuture<>()).build());

@@ -1,13 +1,14 @@
 package io.yarpc.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.PriorityQueue;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,126 +23,202 @@ import org.slf4j.LoggerFactory;
  *       {@code ScheduledThreadPoolExecutor} that removes on cancel leaves the queue empty instead, and every
  *       schedule into an empty queue wakes its thread: measured, those wake-ups were most of YARPC's
  *       per-call CPU over gRPC at one call in flight.
- *   <li><b>Cancelled tasks keep nothing alive.</b> Cancelling drops the task's action at once (it may hold a
- *       call's response), and once cancelled tasks are at least half the queue (and {@value #MIN_PURGE} or
- *       more) they are removed in one linear pass, so cancelling costs amortised O(1) and the queue stays
- *       within twice the live tasks.
+ *   <li><b>No lock.</b> Scheduling pushes the task onto a lock-free stack (one compare-and-set) that the
+ *       timer thread drains into its own deadline heap when it wakes; cancelling is one compare-and-set on
+ *       the task and one atomic count. Only the timer thread touches the heap.
+ *   <li><b>Cancelled tasks keep nothing alive.</b> Cancelling drops the task's target at once (it may hold
+ *       a call's response), and once cancelled tasks are at least half of those held (and {@value
+ *       #MIN_PURGE} or more) the canceller wakes the timer thread, which removes them in one linear pass:
+ *       cancelling costs amortised O(1) and the tasks held stay within about twice the live ones.
  * </ul>
+ *
+ * <p>A task is the handle its scheduler keeps; it runs a function of one target ({@link #schedule(Consumer,
+ * Object, long)}), so a caller whose per-call object is the target and whose function is a method
+ * reference capturing nothing allocates the task alone.
  */
 final class DeadlineTimer {
   private static final Logger log = LoggerFactory.getLogger(DeadlineTimer.class);
 
-  /** Cancelled tasks tolerated in the queue before a purge is considered. */
+  /** Cancelled tasks tolerated before a purge is considered. */
   static final int MIN_PURGE = 1024;
 
   /** Longer delays are cut to this (about 73 years), so that deadlines never overflow {@code nanoTime}. */
   private static final long MAX_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition due = lock.newCondition();
-  private final PriorityQueue<Task> queue = new PriorityQueue<>();
-  private final AtomicLong sequence = new AtomicLong();
-  private int
-      cancelledInQueue; // approximate: a task cancelled while being taken out is counted too
-  private boolean sleeping; // the worker waits; for how long is sleepingUntil (or forever)
-  private boolean sleepingForever;
-  private long sleepingUntil;
+  // what the timer thread is doing, for schedulers deciding whether to wake it
+  private static final int AWAKE = 0; // it drains the stack before it sleeps again: nobody wakes it
+  private static final int SLEEPING_UNTIL = 1; // until sleepingUntil
+  private static final int SLEEPING_FOREVER = 2; // nothing queued
+
+  private static final VarHandle INBOX;
+
+  static {
+    try {
+      INBOX = MethodHandles.lookup().findVarHandle(DeadlineTimer.class, "inbox", Task.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final Thread worker;
+
+  @SuppressWarnings("unused") // through INBOX
+  private volatile Task inbox; // scheduled, not yet in the heap: a stack linked by Task.next
+
+  /** Cancelled tasks still held (in the stack or the heap); approximate while a cancel is under way. */
+  private final AtomicInteger cancelledHeld = new AtomicInteger();
+
+  private volatile boolean purgeRequested;
+  private volatile int sleepState = AWAKE;
+  private volatile long sleepingUntil; // written before sleepState
+  private volatile int heapSize; // published by the timer thread after each pass
+  private volatile long passes; // written by the timer thread only
+
+  // the timer thread's own
+  private final PriorityQueue<Task> heap = new PriorityQueue<>();
+  private long nextOrder;
 
   DeadlineTimer(String threadName) {
-    Thread worker = new Thread(this::work, threadName);
+    worker = new Thread(this::work, threadName);
     worker.setDaemon(true);
     worker.start();
   }
 
   /** Runs {@code action} on the timer thread after {@code delayNanos} (at once when not positive). */
   Task schedule(Runnable action, long delayNanos) {
+    return schedule(Runnable::run, action, delayNanos);
+  }
+
+  /**
+   * Runs {@code function.accept(target)} on the timer thread after {@code delayNanos} (at once when not
+   * positive). The task holds {@code target} until it runs or is cancelled.
+   */
+  <T> Task schedule(Consumer<? super T> function, T target, long delayNanos) {
     long delay = Math.min(Math.max(0, delayNanos), MAX_DELAY_NANOS);
-    Task task = new Task(this, action, System.nanoTime() + delay, sequence.getAndIncrement());
-    lock.lock();
-    try {
-      queue.add(task);
-      if (sleeping && (sleepingForever || task.deadline - sleepingUntil < 0)) {
-        due.signal();
-      }
-    } finally {
-      lock.unlock();
+    Task task = new Task(this, function, target, System.nanoTime() + delay);
+    Task head;
+    do {
+      head = (Task) INBOX.getVolatile(this);
+      task.next = head;
+      task.depth = head == null ? 1 : head.depth + 1;
+    } while (!INBOX.compareAndSet(this, head, task));
+    int state = sleepState;
+    if (state == SLEEPING_FOREVER
+        || (state == SLEEPING_UNTIL && task.deadline - sleepingUntil < 0)) {
+      LockSupport.unpark(worker);
     }
     return task;
   }
 
-  /** Tasks queued, cancelled or not (for tests). */
+  /** Tasks held, cancelled or not (for tests); approximate while tasks are being scheduled. */
   int queued() {
-    lock.lock();
-    try {
-      return queue.size();
-    } finally {
-      lock.unlock();
-    }
+    Task head = (Task) INBOX.getVolatile(this);
+    return heapSize + (head == null ? 0 : head.depth);
+  }
+
+  /** How many times the timer thread woke and went through its queue (for tests). */
+  long passes() {
+    return passes;
   }
 
   private void cancelled() {
-    lock.lock();
-    try {
-      cancelledInQueue++;
-      if (cancelledInQueue >= MIN_PURGE && cancelledInQueue * 2L >= queue.size()) {
-        queue.removeIf(Task::isCancelled);
-        cancelledInQueue = 0;
-      }
-    } finally {
-      lock.unlock();
+    int cancelled = cancelledHeld.incrementAndGet();
+    if (cancelled >= MIN_PURGE && 2L * cancelled >= queued() && !purgeRequested) {
+      purgeRequested = true;
+      LockSupport.unpark(worker);
     }
   }
 
   private void work() {
-    lock.lock();
-    try {
-      while (true) {
-        Task head = queue.peek();
-        if (head == null) {
-          sleepUninterruptibly(-1);
-          continue;
-        }
-        if (head.isCancelled()) {
-          queue.poll();
-          cancelledInQueue = Math.max(0, cancelledInQueue - 1);
-          continue;
-        }
-        long delay = head.deadline - System.nanoTime();
-        if (delay > 0) {
-          sleepingUntil = head.deadline;
-          sleepUninterruptibly(delay);
-          continue;
-        }
-        queue.poll();
-        lock.unlock();
-        try {
-          head.runIfStillScheduled();
-        } catch (Throwable t) {
-          log.warn("a timer task failed", t);
-        } finally {
-          lock.lock();
-        }
+    while (true) {
+      try {
+        pass();
+      } catch (Throwable t) { // never let the one timer thread die
+        log.warn("the timer thread failed; it carries on", t);
       }
-    } finally {
-      lock.unlock();
     }
   }
 
-  /** Waits (lock held) until signalled or {@code nanos} pass; forever when negative. */
-  private void sleepUninterruptibly(long nanos) {
-    sleeping = true;
-    sleepingForever = nanos < 0;
-    try {
-      if (nanos < 0) {
-        due.awaitUninterruptibly();
-      } else {
-        due.awaitNanos(nanos);
-      }
-    } catch (InterruptedException ignored) {
-      // the timer thread is never interrupted on purpose; carry on
-    } finally {
-      sleeping = false;
+  /** Drains the stack, purges if asked, runs what is due, then sleeps until the next deadline. */
+  private void pass() {
+    Thread.interrupted(); // nobody should; a set flag would turn every park below into a spin
+    int dropped = drain();
+    if (purgeRequested) {
+      purgeRequested = false;
+      int before = heap.size();
+      heap.removeIf(Task::isCancelled);
+      dropped += before - heap.size();
     }
+    Task head;
+    while ((head = heap.peek()) != null) {
+      if (head.isCancelled()) {
+        heap.poll();
+        dropped++;
+        continue;
+      }
+      if (head.deadline - System.nanoTime() > 0) {
+        break;
+      }
+      heap.poll();
+      try {
+        if (!head.runIfStillScheduled()) {
+          dropped++; // cancelled since it was looked at
+        }
+      } catch (Throwable t) {
+        log.warn("a timer task failed", t);
+      }
+    }
+    heapSize = heap.size();
+    passes++; // the timer thread's only writer
+    if (dropped > 0) {
+      cancelledHeld.addAndGet(-dropped);
+    }
+
+    // Announce the sleep, then look again: a scheduler either sees the announcement (and wakes this
+    // thread if its task is due earlier) or pushed before the look below (and the next pass takes
+    // it).
+    long until = head == null ? 0 : head.deadline;
+    sleepingUntil = until;
+    sleepState = head == null ? SLEEPING_FOREVER : SLEEPING_UNTIL;
+    if (INBOX.getVolatile(this) == null && !purgeRequested) {
+      if (head == null) {
+        LockSupport.park(this);
+      } else {
+        long delay = until - System.nanoTime();
+        if (delay > 0) {
+          LockSupport.parkNanos(this, delay);
+        }
+      }
+    }
+    sleepState = AWAKE;
+  }
+
+  /**
+   * Moves the stack into the heap in scheduling order; returns how many cancelled tasks it dropped
+   * instead.
+   */
+  private int drain() {
+    Task stack = (Task) INBOX.getAndSet(this, null);
+    Task reversed = null;
+    while (stack != null) {
+      Task next = stack.next;
+      stack.next = reversed;
+      reversed = stack;
+      stack = next;
+    }
+    int dropped = 0;
+    while (reversed != null) {
+      Task task = reversed;
+      reversed = task.next;
+      task.next = null;
+      if (task.isCancelled()) {
+        dropped++;
+      } else {
+        task.order = nextOrder++;
+        heap.add(task);
+      }
+    }
+    return dropped;
   }
 
   /** A scheduled task: its handle for cancelling, ordered by deadline then by scheduling order. */
@@ -149,37 +226,58 @@ final class DeadlineTimer {
     private static final int SCHEDULED = 0;
     private static final int RAN = 1;
     private static final int CANCELLED = 2;
-    private static final AtomicIntegerFieldUpdater<Task> STATE =
-        AtomicIntegerFieldUpdater.newUpdater(Task.class, "state");
+    private static final VarHandle STATE;
 
-    private final DeadlineTimer timer;
-    private final long deadline;
-    private final long order;
-    private volatile Runnable action;
-    private volatile int state;
-
-    Task(DeadlineTimer timer, Runnable action, long deadline, long order) {
-      this.timer = timer;
-      this.action = action;
-      this.deadline = deadline;
-      this.order = order;
-    }
-
-    void runIfStillScheduled() {
-      Runnable a = action;
-      if (STATE.compareAndSet(this, SCHEDULED, RAN)) {
-        action = null;
-        a.run();
+    static {
+      try {
+        STATE = MethodHandles.lookup().findVarHandle(Task.class, "state", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
       }
     }
 
-    /** Cancels the task if it has not started; its action is dropped at once. */
+    private final DeadlineTimer timer;
+    private final long deadline;
+    private Consumer<Object> function; // both dropped when the task runs or is cancelled
+    private Object target;
+    private volatile int state;
+    // the timer's: the stack's link and depth (set before the push publishes the task), then order
+    private Task next;
+    private int depth;
+    private long order;
+
+    @SuppressWarnings("unchecked")
+    Task(DeadlineTimer timer, Consumer<?> function, Object target, long deadline) {
+      this.timer = timer;
+      this.function = (Consumer<Object>) function;
+      this.target = target;
+      this.deadline = deadline;
+    }
+
+    /** Runs the task unless it was cancelled; whether it ran. */
+    boolean runIfStillScheduled() {
+      if (!STATE.compareAndSet(this, SCHEDULED, RAN)) {
+        return false;
+      }
+      Consumer<Object> f = function;
+      Object t = target;
+      function = null;
+      target = null;
+      f.accept(t);
+      return true;
+    }
+
+    /**
+     * Cancels the task if it has not started; what it would have run is dropped at once. Once this returns
+     * {@code true} the task never runs.
+     */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
       if (!STATE.compareAndSet(this, SCHEDULED, CANCELLED)) {
         return false;
       }
-      action = null;
+      function = null;
+      target = null;
       timer.cancelled();
       return true;
     }

@@ -14,13 +14,16 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.RpcType;
 import io.yarpc.transport.ServerStream;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,6 +128,10 @@ public final class HandlerInvoker {
     }
   }
 
+  private static final Consumer<Request> RELEASE_REQUEST = r -> r.body().release();
+  private static final Consumer<Response> RELEASE_RESPONSE = r -> r.body().release();
+  private static final Consumer<Object> NOTHING = x -> {};
+
   private Handler<Request, Response> unary(
       Handler<Request, Response> handler, Admission admission) {
     return request -> {
@@ -133,14 +140,9 @@ public final class HandlerInvoker {
         request.body().release();
         return CompletableFuture.failedFuture(refused);
       }
-      return invoke(
-          request.meta(),
-          request,
-          handler,
-          admission,
-          request.meta().deadline(),
-          r -> r.body().release(),
-          () -> request.body().release());
+      return new Invocation<>(
+              this, request.meta(), request, handler, admission, RELEASE_REQUEST, RELEASE_RESPONSE)
+          .start(request.meta().deadline());
     };
   }
 
@@ -152,14 +154,9 @@ public final class HandlerInvoker {
         return CompletableFuture.failedFuture(refused);
       }
       // A oneway handler runs after the ack, with no deadline (as in yarpc-go).
-      return invoke(
-          request.meta(),
-          request,
-          handler,
-          admission,
-          null,
-          r -> {},
-          () -> request.body().release());
+      return new Invocation<>(
+              this, request.meta(), request, handler, admission, RELEASE_REQUEST, NOTHING)
+          .start(null);
     };
   }
 
@@ -170,8 +167,8 @@ public final class HandlerInvoker {
       if (refused != null) {
         return CompletableFuture.failedFuture(refused);
       }
-      return invoke(
-          stream.meta(), stream, handler, admission, stream.meta().deadline(), r -> {}, () -> {});
+      return new Invocation<>(this, stream.meta(), stream, handler, admission, NOTHING, NOTHING)
+          .start(stream.meta().deadline());
     };
   }
 
@@ -199,111 +196,179 @@ public final class HandlerInvoker {
     return null;
   }
 
-  private <I, O> CompletableFuture<O> invoke(
-      RequestMeta meta,
-      I input,
-      Handler<I, O> handler,
-      Admission admission,
-      Deadline deadline,
-      Consumer<O> discard,
-      Runnable releaseInput) {
-    Call call = new Call(meta);
-    CompletableFuture<O> result = new CompletableFuture<>();
-    host.track(1);
+  /**
+   * One admitted call, and the future its transport gets: the object is the call's result, the task the
+   * handler executor runs ({@link #run}), the handler's continuation ({@link #accept}), the body {@link
+   * Call#run} runs ({@link #call}) and its deadline timer's target, so that invoking a handler allocates
+   * this, the {@link Call} and the timer's task.
+   *
+   * <p>However the call ends, its deadline timer is cancelled (it has nothing left to do and would keep
+   * this reachable until due). A transport that cancels this future (its caller went away) cancels the
+   * call.
+   */
+  private static final class Invocation<I, O> extends CompletableFuture<O>
+      implements Runnable, BiConsumer<O, Throwable>, Callable<CompletableFuture<O>> {
+    private final HandlerInvoker invoker;
+    private final RequestMeta meta;
+    private final I input;
+    private final Handler<I, O> handler;
+    private final Admission admission;
+    private final Consumer<? super I> releaseInput;
+    private final Consumer<? super O> discard;
+    private final Call call;
+    private long ttlNanos; // the time the call had when it began, for the timeout message
+    private volatile ScheduledFuture<?> timer;
 
-    ScheduledFuture<?> timer = null;
-    if (deadline != null) {
-      Duration ttl = deadline.timeRemaining();
-      timer =
-          Timers.schedule(
-              () -> {
-                // built only when it fires: formatting it up front was the largest per-call
-                // allocation
-                YarpcException timeout =
-                    YarpcException.of(
-                        Code.DEADLINE_EXCEEDED,
-                        "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out after %s",
-                        meta.procedure(),
-                        meta.service(),
-                        meta.caller(),
-                        GoDurations.format(ttl));
-                // complete first: cancelling the call wakes the handler, whose late result must
-                // lose the race
-                result.completeExceptionally(timeout);
-                call.cancel(timeout);
-              },
-              ttl.toNanos());
+    Invocation(
+        HandlerInvoker invoker,
+        RequestMeta meta,
+        I input,
+        Handler<I, O> handler,
+        Admission admission,
+        Consumer<? super I> releaseInput,
+        Consumer<? super O> discard) {
+      this.invoker = invoker;
+      this.meta = meta;
+      this.input = input;
+      this.handler = handler;
+      this.admission = admission;
+      this.releaseInput = releaseInput;
+      this.discard = discard;
+      this.call = new Call(meta);
     }
-    ScheduledFuture<?> deadlineTimer = timer;
-    // The transport cancels the returned future when its caller goes away. However the call ends,
-    // its deadline timer has nothing left to do (and would keep the call reachable until it was
-    // due).
-    result.whenComplete(
-        (v, e) -> {
-          if (deadlineTimer != null) {
-            deadlineTimer.cancel(false);
-          }
-          if (result.isCancelled()) {
-            call.cancel();
-          }
-        });
 
-    Runnable run =
-        () -> {
-          CompletableFuture<O> inner;
-          if (call.isCancelled()) {
-            inner = CompletableFuture.failedFuture(call.cancellation());
-          } else {
-            try {
-              // the input is released below however the handler ends, so nothing to do if it never
-              // took it
-              inner = call.run(() -> InboundCalls.handle(handler, input, () -> {}));
-            } catch (
-                Throwable t) { // call.run's own failure (a Callable may throw checked exceptions)
-              inner = CompletableFuture.failedFuture(t);
-            }
-          }
-          inner.whenComplete(
-              (value, error) -> {
-                releaseInput.run();
-                if (deadlineTimer != null) {
-                  deadlineTimer.cancel(false);
-                }
-                boolean taken =
-                    error == null
-                        ? result.complete(value)
-                        : result.completeExceptionally(toCaller(error, meta, call));
-                if (!taken) {
-                  if (value != null) {
-                    discard.accept(value);
-                  } else if (error != null) {
-                    YarpcException.releaseResponse(error);
-                  }
-                }
-                admission.exit();
-                host.track(-1);
-              });
-        };
-
-    if (admission.direct) {
-      run.run();
-    } else {
+    /** Arms the deadline (none when null) and hands the call to its handler. */
+    CompletableFuture<O> start(Deadline deadline) {
+      invoker.host.track(1);
+      if (deadline != null) {
+        ttlNanos = deadline.remainingNanos();
+        timer = Timers.schedule(Invocation::timedOut, this, ttlNanos);
+      }
+      if (admission.direct) {
+        run();
+        return this;
+      }
       try {
-        host.executor().execute(run);
+        invoker.host.executor().execute(this);
       } catch (RejectedExecutionException e) {
-        releaseInput.run();
-        if (deadlineTimer != null) {
-          deadlineTimer.cancel(false);
-        }
+        releaseInput.accept(input);
+        cancelTimer();
         admission.exit();
-        host.track(-1);
-        result.completeExceptionally(
+        invoker.host.track(-1);
+        completeExceptionally(
             YarpcException.withCause(
                     Code.RESOURCE_EXHAUSTED, "handler executor rejected the call", e)
                 .withUnprocessed());
       }
+      return this;
     }
-    return result;
+
+    /** On the timer thread, at the deadline. */
+    private void timedOut() {
+      // built only when it fires: formatting it up front was the largest per-call allocation
+      YarpcException timeout =
+          YarpcException.of(
+              Code.DEADLINE_EXCEEDED,
+              "call to procedure \"%s\" of service \"%s\" from caller \"%s\" timed out after %s",
+              meta.procedure(),
+              meta.service(),
+              meta.caller(),
+              GoDurations.format(Duration.ofNanos(ttlNanos)));
+      // complete first: cancelling the call wakes the handler, whose late result must lose the race
+      super.completeExceptionally(timeout);
+      call.cancel(timeout);
+    }
+
+    /** Runs the handler with the call current (on the handler executor, or the inbound's thread). */
+    @Override
+    public void run() {
+      CompletableFuture<O> inner;
+      if (call.isCancelled()) {
+        inner = CompletableFuture.failedFuture(call.cancellation());
+      } else {
+        try {
+          inner = call.run(this);
+        } catch (Throwable t) { // call.run's own failure (a Callable may throw checked exceptions)
+          inner = CompletableFuture.failedFuture(t);
+        }
+      }
+      if (inner.isDone()) { // most handlers answer at once: no continuation to allocate
+        O value = null;
+        Throwable error = null;
+        try {
+          value = inner.join();
+        } catch (CompletionException e) {
+          error = e.getCause() != null ? e.getCause() : e;
+        } catch (Throwable t) {
+          error = t;
+        }
+        accept(value, error);
+      } else {
+        inner.whenComplete(this);
+      }
+    }
+
+    /** The handler's call, with this call current. */
+    @Override
+    public CompletableFuture<O> call() {
+      // the input is released in accept however the handler ends, so nothing to do if it never took
+      // it
+      return InboundCalls.handle(handler, input, () -> {});
+    }
+
+    /** The handler's own future completed. */
+    @Override
+    public void accept(O value, Throwable error) {
+      releaseInput.accept(input);
+      cancelTimer();
+      boolean taken =
+          error == null
+              ? super.complete(value)
+              : super.completeExceptionally(invoker.toCaller(error, meta, call));
+      if (!taken) {
+        if (value != null) {
+          discard.accept(value);
+        } else if (error != null) {
+          YarpcException.releaseResponse(error);
+        }
+      }
+      admission.exit();
+      invoker.host.track(-1);
+    }
+
+    /** The transport's caller went away: the call is cancelled, and its deadline with it. */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      return endedOutside(super.cancel(mayInterruptIfRunning));
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable error) {
+      return endedOutside(super.completeExceptionally(error));
+    }
+
+    @Override
+    public boolean complete(O value) {
+      return endedOutside(super.complete(value));
+    }
+
+    /** Ended from outside (this class completes itself through {@code super}'s methods). */
+    private boolean endedOutside(boolean ended) {
+      if (ended) {
+        cancelTimer();
+        if (isCancelled()) {
+          call.cancel();
+        }
+      }
+      return ended;
+    }
+
+    private void cancelTimer() {
+      ScheduledFuture<?> t = timer;
+      if (t != null) {
+        t.cancel(false);
+      }
+    }
   }
 
   /**

@@ -20,14 +20,15 @@ import java.util.stream.Collectors;
  * that one anyway, so its handler reports the canonical encoding-mismatch error.
  */
 public final class MapRouter implements Router {
-  private record Key(String service, String procedure) {}
-
   private record Entry(Procedure procedure, HandlerSpec spec) {}
 
   private final String defaultService;
 
-  /** (service, procedure) -> encoding ("" for the wildcard) -> entry. */
-  private final Map<Key, Map<String, Entry>> table = new ConcurrentHashMap<>();
+  /**
+   * service -> procedure -> encoding ("" for the wildcard) -> entry: nested, so that a lookup allocates no
+   * key.
+   */
+  private final Map<String, Map<String, Map<String, Entry>>> table = new ConcurrentHashMap<>();
 
   /** A router whose procedures without a service belong to {@code defaultService}. */
   public MapRouter(String defaultService) {
@@ -41,8 +42,10 @@ public final class MapRouter implements Router {
    */
   public synchronized void register(Procedure procedure, HandlerSpec spec) {
     String service = procedure.service().isEmpty() ? defaultService : procedure.service();
-    Key key = new Key(service, procedure.name());
-    Map<String, Entry> byEncoding = table.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
+    Map<String, Entry> byEncoding =
+        table
+            .computeIfAbsent(service, k -> new ConcurrentHashMap<>())
+            .computeIfAbsent(procedure.name(), k -> new ConcurrentHashMap<>());
     String encoding = procedure.encoding();
     if (byEncoding.containsKey(encoding)) {
       throw new IllegalArgumentException(
@@ -71,7 +74,9 @@ public final class MapRouter implements Router {
   @Override
   public List<Procedure> procedures() {
     List<Procedure> all = new ArrayList<>();
-    table.values().forEach(m -> m.values().forEach(e -> all.add(e.procedure())));
+    table
+        .values()
+        .forEach(p -> p.values().forEach(m -> m.values().forEach(e -> all.add(e.procedure()))));
     all.sort(
         Comparator.comparing(Procedure::service)
             .thenComparing(Procedure::name)
@@ -83,7 +88,8 @@ public final class MapRouter implements Router {
   public HandlerSpec choose(RequestMeta meta) {
     validate(meta); // so the service is set
     String service = meta.service();
-    Map<String, Entry> byEncoding = table.get(new Key(service, meta.procedure()));
+    Map<String, Map<String, Entry>> byProcedure = table.get(service);
+    Map<String, Entry> byEncoding = byProcedure == null ? null : byProcedure.get(meta.procedure());
     if (byEncoding == null || byEncoding.isEmpty()) {
       if (!knownServices().contains(service)) {
         throw YarpcException.of(
@@ -116,9 +122,9 @@ public final class MapRouter implements Router {
     TreeSet<String> services = new TreeSet<>();
     services.add(defaultService);
     table.forEach(
-        (k, v) -> {
-          if (!v.isEmpty()) {
-            services.add(k.service());
+        (service, byProcedure) -> {
+          if (byProcedure.values().stream().anyMatch(m -> !m.isEmpty())) {
+            services.add(service);
           }
         });
     return services;

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -134,29 +135,17 @@ public final class OutboundInvoker {
         return CompletableFuture.failedFuture(current.cancellation());
       }
 
-      // the time the call had when it began, for the timeout message (the timer below is armed
-      // after the transport's synchronous part, which may take a while on a cold JVM)
-      Duration ttl = unaryLike ? deadline.timeRemaining() : null;
-      CompletableFuture<O> result = new CompletableFuture<>();
-      // The futures the transport itself returned. A middleware may hand back a future of its own
-      // (thenApply, whenComplete), whose cancellation does not reach the transport's: the deadline
-      // and the caller's cancellation are passed to these directly, so the exchange always stops.
-      List<CompletableFuture<?>> wire = middleware.isEmpty() ? null : new CopyOnWriteArrayList<>();
-      Handler<I, O> next =
-          wire == null
-              ? transport
-              : Middleware.apply(
-                  in -> {
-                    CompletableFuture<O> f = transport.handle(in);
-                    if (f != null) {
-                      wire.add(f);
-                      if (result.isDone()) {
-                        f.cancel(false); // the call ended while the middleware was still deciding
-                      }
-                    }
-                    return f;
-                  },
-                  middleware);
+      // the time the call had when it began, for the timeout message (the timer is armed after the
+      // transport's synchronous part, which may take a while on a cold JVM)
+      OutboundCall<I, O> call =
+          new OutboundCall<>(
+              meta,
+              unaryLike ? deadline.remainingNanos() : 0,
+              current,
+              transport,
+              discard,
+              middleware.isEmpty() ? null : new CopyOnWriteArrayList<>());
+      Handler<I, O> next = call.wire == null ? transport : Middleware.apply(call, middleware);
       CompletableFuture<O> inner;
       try {
         inner = next.handle(withMeta.apply(input, meta));
@@ -168,76 +157,154 @@ public final class OutboundInvoker {
             CompletableFuture.failedFuture(
                 YarpcException.of(Code.INTERNAL, "outbound middleware returned no future"));
       }
-      CompletableFuture<O> transportFuture = inner;
-      // The transport's futures first: the middleware's own futures derived from them
-      // (whenComplete, thenApply) then complete through the chain and their actions run.
-      // Cancelled first, a derived future would skip its action (a metrics middleware would
-      // never see the call end).
-      Runnable stop =
-          () -> {
-            if (wire != null) {
-              wire.forEach(f -> f.cancel(false));
-            }
-            transportFuture.cancel(false);
-          };
-
-      ScheduledFuture<?> timer = null;
-      if (unaryLike) {
-        timer =
-            Timers.schedule(
-                () -> {
-                  if (result.completeExceptionally(
-                      timeout(meta, ttl, waitingFor(transportFuture, wire)))) {
-                    stop.run();
-                  }
-                },
-                Math.max(0, deadline.remainingNanos()));
-      }
-      AutoCloseable cancelRegistration =
-          current == null
-              ? null
-              : current.onCancel(
-                  () -> {
-                    if (result.completeExceptionally(current.cancellation())) {
-                      stop.run();
-                    }
-                  });
-      ScheduledFuture<?> deadlineTimer = timer;
-      result.whenComplete(
-          (v, e) -> {
-            if (result.isCancelled()) {
-              stop.run();
-            }
-          });
-      transportFuture.whenComplete(
-          (value, error) -> {
-            if (deadlineTimer != null) {
-              deadlineTimer.cancel(false);
-            }
-            if (cancelRegistration != null) {
-              try {
-                cancelRegistration.close();
-              } catch (Exception ignored) {
-                // removing a listener cannot fail
-              }
-            }
-            boolean taken =
-                error == null
-                    ? result.complete(value)
-                    : result.completeExceptionally(YarpcException.from(error));
-            if (!taken) {
-              if (value != null) {
-                discard.accept(value);
-              } else if (error != null && Futures.unwrap(error) instanceof YarpcException) {
-                Response partial = ((YarpcException) Futures.unwrap(error)).response();
-                if (partial != null) {
-                  partial.body().release();
-                }
-              }
-            }
-          });
-      return result;
+      call.started(inner, unaryLike ? deadline : null);
+      return call;
     };
+  }
+
+  /**
+   * One outbound call, and the future its caller gets: the object is the call's result, the innermost
+   * handler under the middleware ({@link #handle}), the transport future's continuation ({@link
+   * #accept}), the current call's cancel listener ({@link #run}) and its deadline timer's target.
+   *
+   * <p>The deadline and the caller's cancellation stop the exchange through the futures the transport
+   * itself returned ({@link #stop}): a middleware may hand back a future of its own (thenApply,
+   * whenComplete), whose cancellation does not reach the transport's.
+   */
+  private static final class OutboundCall<I, O> extends CompletableFuture<O>
+      implements Handler<I, O>, BiConsumer<O, Throwable>, Runnable {
+    private final RequestMeta meta;
+    private final long ttlNanos;
+    private final Call current;
+    private final Handler<I, O> transport;
+    private final Consumer<O> discard;
+    final List<CompletableFuture<?>> wire; // the transport's futures under middleware, else null
+    private CompletableFuture<O> transportFuture; // what the chain returned; set by started
+    private ScheduledFuture<?> timer; // set by started, before anything reads it
+    private AutoCloseable cancelRegistration;
+
+    OutboundCall(
+        RequestMeta meta,
+        long ttlNanos,
+        Call current,
+        Handler<I, O> transport,
+        Consumer<O> discard,
+        List<CompletableFuture<?>> wire) {
+      this.meta = meta;
+      this.ttlNanos = ttlNanos;
+      this.current = current;
+      this.transport = transport;
+      this.discard = discard;
+      this.wire = wire;
+    }
+
+    /** The transport under the middleware: its futures are recorded for {@link #stop}. */
+    @Override
+    public CompletableFuture<O> handle(I in) {
+      CompletableFuture<O> f = transport.handle(in);
+      if (f != null) {
+        wire.add(f);
+        if (isDone()) {
+          f.cancel(false); // the call ended while the middleware was still deciding
+        }
+      }
+      return f;
+    }
+
+    /** Arms the deadline (none when null) and the current call's cancellation, then waits for {@code f}. */
+    void started(CompletableFuture<O> f, Deadline deadline) {
+      transportFuture = f;
+      if (deadline != null) {
+        timer =
+            Timers.schedule(OutboundCall::timedOut, this, Math.max(0, deadline.remainingNanos()));
+      }
+      if (current != null) {
+        cancelRegistration = current.onCancel(this);
+      }
+      f.whenComplete(this);
+    }
+
+    private static void timedOut(OutboundCall<?, ?> call) {
+      if (call.completeInside(
+          timeout(
+              call.meta,
+              Duration.ofNanos(call.ttlNanos),
+              waitingFor(call.transportFuture, call.wire)))) {
+        call.stop();
+      }
+    }
+
+    /** The current call was cancelled. */
+    @Override
+    public void run() {
+      if (completeInside(current.cancellation())) {
+        stop();
+      }
+    }
+
+    /**
+     * Cancels the transport's futures first: the middleware's own futures derived from them
+     * (whenComplete, thenApply) then complete through the chain and their actions run. Cancelled first,
+     * a derived future would skip its action (a metrics middleware would never see the call end).
+     */
+    private void stop() {
+      if (wire != null) {
+        wire.forEach(f -> f.cancel(false));
+      }
+      transportFuture.cancel(false);
+    }
+
+    /** The transport's future completed. */
+    @Override
+    public void accept(O value, Throwable error) {
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      if (cancelRegistration != null) {
+        try {
+          cancelRegistration.close();
+        } catch (Exception ignored) {
+          // removing a listener cannot fail
+        }
+      }
+      boolean taken =
+          error == null
+              ? super.complete(value)
+              : super.completeExceptionally(YarpcException.from(error));
+      if (!taken) {
+        if (value != null) {
+          discard.accept(value);
+        } else if (error != null && Futures.unwrap(error) instanceof YarpcException) {
+          Response partial = ((YarpcException) Futures.unwrap(error)).response();
+          if (partial != null) {
+            partial.body().release();
+          }
+        }
+      }
+    }
+
+    private boolean completeInside(Throwable error) {
+      return super.completeExceptionally(error);
+    }
+
+    /** The caller gave up: the exchange stops. */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      return endedOutside(super.cancel(mayInterruptIfRunning));
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable error) {
+      return endedOutside(super.completeExceptionally(error));
+    }
+
+    /** Ended by the caller (this class completes itself through {@code super}'s methods). */
+    private boolean endedOutside(boolean ended) {
+      if (ended && isCancelled()) {
+        stop();
+      }
+      return ended;
+    }
   }
 
   private static RequestMeta complete(

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The one shared daemon timer thread ({@code yarpc-timer}) for call deadlines, grpc context deadlines
@@ -25,6 +26,16 @@ public final class Timers {
   public static ScheduledFuture<?> schedule(Runnable task, long nanos) {
     SCHEDULED.increment();
     return TIMER.schedule(task, nanos);
+  }
+
+  /**
+   * Runs {@code function.accept(target)} after {@code nanos} nanoseconds (at once when not positive): with
+   * a method reference capturing nothing and a per-call object as target, the returned task is the only
+   * allocation.
+   */
+  static <T> ScheduledFuture<?> schedule(Consumer<? super T> function, T target, long nanos) {
+    SCHEDULED.increment();
+    return TIMER.schedule(function, target, nanos);
   }
 
   /** How many tasks were ever scheduled on the shared timer (tests count timers per call with it). */
