@@ -20,6 +20,7 @@ import io.yarpc.internal.Futures;
 import io.yarpc.netty.internal.ClientTls;
 import io.yarpc.netty.internal.Connections;
 import io.yarpc.netty.internal.HeapReads;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
@@ -400,7 +401,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       return CompletableFuture.failedFuture(
           YarpcException.withCause(
               Code.UNAVAILABLE,
-              "cannot connect to tchannel peer " + identifier + ": " + YarpcException.describe(e),
+              "cannot connect to tchannel peer " + identifier + ": " + IoErrors.describe(e),
               e));
     }
     connect.addListener(
@@ -412,7 +413,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                     "cannot connect to tchannel peer "
                         + identifier
                         + ": "
-                        + YarpcException.describe(f.cause()),
+                        + IoErrors.describe(f.cause()),
                     f.cause()));
           }
         });
@@ -438,7 +439,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                                 "tchannel handshake with "
                                     + identifier
                                     + " failed: "
-                                    + YarpcException.describe(cause),
+                                    + IoErrors.describe(cause),
                                 cause));
                 connect.channel().close();
               }
