@@ -38,7 +38,7 @@ class NettyIoTest {
 
   @Test
   void theJvmWideChoiceFollowsTheProperty() {
-    String mode = System.getProperty(NettyIo.PROPERTY, "auto");
+    String mode = System.getProperty(NettyIo.PROPERTY, "nio");
     assertThat(NettyIo.get().name()).isEqualTo(NettyIo.of(mode).name());
   }
 
