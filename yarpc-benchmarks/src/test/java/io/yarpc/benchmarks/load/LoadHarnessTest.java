@@ -150,7 +150,7 @@ class LoadHarnessTest {
     assertThat(report.environment()).containsEntry("processes", "separate");
     @SuppressWarnings("unchecked")
     List<String> command = (List<String>) report.environment().get("serverCommand");
-    assertThat(command).contains(ServerProcess.class.getName(), "-Dyarpc.io=nio");
+    assertThat(command).contains(ServerProcess.class.getName(), "-Dyarpc.io=" + options.io);
     assertThat(command.get(0)).endsWith("java");
     // every server JVM is gone when the run returns
     assertThat(ProcessHandle.current().children()).isEmpty();

@@ -31,14 +31,18 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code auto}: Linux's native epoll when Netty's native library loads ({@code netty-all} ships it
  *       for x86_64, aarch64 and riscv64), else NIO;
  *   <li>{@code epoll}, {@code io_uring}: that native I/O, or NIO with a warning when it is not available
- *       here (another OS, a kernel without io_uring, a sandbox that forbids it).
+ *       here (another OS, a kernel without io_uring, a sandbox that forbids it). io_uring is never chosen
+ *       unless asked for.
  * </ul>
  *
- * <p>NIO stays the default until the native paths pass the whole suite: under epoll, the HTTP transport's
- * receive-into-heap option gets direct buffers (the native read allocates its own), and the HTTPS
- * conformance suite's many-concurrent-calls test stalled once. Both are open work.
+ * <p>The native I/Os always read into direct memory, whatever the channel's allocator prefers;
+ * transports that receive into heap install {@link HeapReads} so that their handlers see what they see
+ * under NIO.
  *
- * The choice, and why a native one was not taken, is logged once at INFO (logger {@code
+ * <p>NIO stays the default while one test fails under epoll: the HTTPS (HTTP/1.1, JDK TLS) conformance
+ * suite's many-concurrent-calls test, whose calls stall until their deadline (README "Netty I/O").
+ *
+ * <p>The choice, and why a native one was not taken, is logged once at INFO (logger {@code
  * io.yarpc.netty.internal.NettyIo}) when the first transport starts. Immutable and thread-safe.
  */
 public final class NettyIo {

@@ -109,7 +109,7 @@ public final class TlsErrors {
       return t.getClass().getSimpleName();
     }
     // a wrapper's message is often its cause's toString(): keep the text, not the class name
-    String cleaned = CLASS_NAME.matcher(m).replaceAll("");
+    String cleaned = IoErrors.plain(CLASS_NAME.matcher(m).replaceAll(""));
     return cleaned.isEmpty() ? t.getClass().getSimpleName() : cleaned;
   }
 }

@@ -243,7 +243,9 @@ public final class HttpInbound extends AbstractLifecycle implements Inbound {
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.ALLOCATOR, transport.receiveAllocator())
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new ServerInitializer(state, settings, transport.writeAllocator(), tls));
+            .childHandler(
+                new ServerInitializer(
+                    state, settings, transport.writeAllocator(), transport.receiveIntoHeap(), tls));
     Channel ch = b.bind(host, port).sync().channel();
     server = ch;
     bound = (InetSocketAddress) ch.localAddress();

@@ -7,6 +7,7 @@ import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.peer.HasPeerChooser;
 import io.yarpc.peer.PeerCalls;
 import io.yarpc.peer.PeerChooser;
@@ -156,7 +157,7 @@ public final class HttpOutbound extends AbstractLifecycle
                   Code.INVALID_ARGUMENT,
                   String.format(
                       "failed to write the request body for procedure \"%s\" of service \"%s\": %s",
-                      meta.procedure(), meta.service(), YarpcException.describe(e)),
+                      meta.procedure(), meta.service(), IoErrors.describe(e)),
                   e));
       return;
     }

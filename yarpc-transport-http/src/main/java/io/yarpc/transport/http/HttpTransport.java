@@ -66,8 +66,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Memory.</b> By default connections receive into pooled <em>heap</em> buffers: received request
  * and response bodies are offered to encodings as byte access over arrays (parsed in place, no copy),
  * at the cost of one copy inside the JDK's socket read; see {@link Builder#receiveIntoHeap}. Bodies the
- * transport sends are written into pooled direct buffers. The NIO transport is used, since Netty's native
- * transports always read into direct memory.
+ * transport sends are written into pooled direct buffers. Under native I/O (epoll, io_uring), which always
+ * reads into direct memory, each read is copied into a heap buffer first: the copy NIO makes in the JDK.
  */
 public final class HttpTransport extends AbstractLifecycle implements Transport, PeerTransport {
   private final Builder config;
@@ -151,6 +151,7 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
             g,
             NettyIo.get().socketChannel(),
             receiveAllocator,
+            config.receiveIntoHeap,
             (int) Math.min(Integer.MAX_VALUE, config.connectTimeout.toMillis()),
             config.maxIdleConnectionsPerPeer,
             config.idleConnectionTimeout.toNanos(),
@@ -232,6 +233,10 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     return receiveAllocator;
   }
 
+  boolean receiveIntoHeap() {
+    return config.receiveIntoHeap;
+  }
+
   ByteBufAllocator writeAllocator() {
     return writeAllocator;
   }
@@ -269,7 +274,9 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
     /**
      * Whether connections receive into pooled heap buffers (default true), so received bodies expose
      * arrays through byte access and decoders parse them with no copy. With false they receive into
-     * direct buffers and decoders that need an array copy once.
+     * direct buffers and decoders that need an array copy once. Under native I/O (epoll, io_uring),
+     * whose reads always land in direct memory, heap receiving copies each read into a heap buffer: the
+     * copy NIO's socket read makes inside the JDK.
      */
     public Builder receiveIntoHeap(boolean receiveIntoHeap) {
       this.receiveIntoHeap = receiveIntoHeap;

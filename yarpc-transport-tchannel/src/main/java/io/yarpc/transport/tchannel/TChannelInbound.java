@@ -14,6 +14,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.yarpc.netty.internal.HeapReads;
 import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ServerTls;
 import io.yarpc.tls.TlsConfig;
@@ -251,6 +252,7 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
                       // from the accept: the first byte, the TLS handshake and the init handshake
                       connection.armHandshakeTimer(ch);
                     }
+                    HeapReads.install(ch.pipeline(), transport.receiveIntoHeap());
                     tls.install(ch.pipeline(), new Front(settings, connection));
                   }
                 });

@@ -19,6 +19,8 @@ import io.yarpc.internal.Checks;
 import io.yarpc.internal.Futures;
 import io.yarpc.netty.internal.ClientTls;
 import io.yarpc.netty.internal.Connections;
+import io.yarpc.netty.internal.HeapReads;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.NettyIo;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
@@ -284,6 +286,10 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     return receiveAllocator;
   }
 
+  boolean receiveIntoHeap() {
+    return config.receiveIntoHeap;
+  }
+
   void inboundStarted(TChannelInbound inbound) {
     runningInbounds.add(inbound);
   }
@@ -377,6 +383,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      HeapReads.install(ch.pipeline(), config.receiveIntoHeap);
                       if (tls != null) {
                         // init req waits in the TLS handler until the TLS handshake is done; the
                         // connection's handshake timer counts from the connect, so it covers both
@@ -394,7 +401,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
       return CompletableFuture.failedFuture(
           YarpcException.withCause(
               Code.UNAVAILABLE,
-              "cannot connect to tchannel peer " + identifier + ": " + YarpcException.describe(e),
+              "cannot connect to tchannel peer " + identifier + ": " + IoErrors.describe(e),
               e));
     }
     connect.addListener(
@@ -406,7 +413,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                     "cannot connect to tchannel peer "
                         + identifier
                         + ": "
-                        + YarpcException.describe(f.cause()),
+                        + IoErrors.describe(f.cause()),
                     f.cause()));
           }
         });
@@ -432,7 +439,7 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
                                 "tchannel handshake with "
                                     + identifier
                                     + " failed: "
-                                    + YarpcException.describe(cause),
+                                    + IoErrors.describe(cause),
                                 cause));
                 connect.channel().close();
               }
@@ -595,7 +602,9 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     /**
      * Whether connections read the socket into pooled heap buffers (default true), so that received
      * bodies expose arrays for in-place parsing; false reads into direct buffers (byte access is then
-     * read-only direct views, which protobuf, for one, copies once).
+     * read-only direct views, which protobuf, for one, copies once). Under native I/O (epoll, io_uring),
+     * whose reads always land in direct memory, heap receiving copies each read into a heap buffer: the
+     * copy NIO's socket read makes inside the JDK.
      */
     public Builder receiveIntoHeap(boolean receiveIntoHeap) {
       this.receiveIntoHeap = receiveIntoHeap;

@@ -12,6 +12,7 @@ import io.yarpc.retry.Backoff;
  * @param group the event loops connections run on
  * @param channelClass the socket channel implementation
  * @param receiveAllocator allocator of the connections (heap when the transport receives into heap)
+ * @param receiveIntoHeap whether the connections receive into heap (see {@code HeapReads})
  * @param connectTimeoutMillis how long opening a connection may take
  * @param maxIdleConnectionsPerPeer how many idle HTTP/1.1 connections a peer keeps
  * @param idleConnectionTimeoutNanos how long an idle connection is kept
@@ -25,6 +26,7 @@ public record ClientContext(
     EventLoopGroup group,
     Class<? extends SocketChannel> channelClass,
     ByteBufAllocator receiveAllocator,
+    boolean receiveIntoHeap,
     int connectTimeoutMillis,
     int maxIdleConnectionsPerPeer,
     long idleConnectionTimeoutNanos,

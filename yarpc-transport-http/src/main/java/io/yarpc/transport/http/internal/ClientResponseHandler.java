@@ -17,6 +17,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.KeepAliveHandler;
 
 /**
@@ -151,7 +152,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
               Code.UNKNOWN,
               "malformed HTTP response from peer %s: %s",
               peer.identifier(),
-              YarpcException.describe(result.cause())));
+              IoErrors.describe(result.cause())));
       return;
     }
     if (msg instanceof HttpResponse) {

@@ -26,6 +26,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.Future;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.KeepAliveHandler;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
@@ -395,7 +396,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
               "request headers are larger than peer "
                   + peer.identifier()
                   + " accepts: "
-                  + YarpcException.describe(cause),
+                  + IoErrors.describe(cause),
               cause));
       return;
     }
@@ -459,7 +460,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
                 Code.UNKNOWN,
                 "malformed HTTP response from peer %s: %s",
                 peer.identifier(),
-                YarpcException.describe(e)));
+                IoErrors.describe(e)));
         return;
       }
       if (status >= 100 && status < 200) {

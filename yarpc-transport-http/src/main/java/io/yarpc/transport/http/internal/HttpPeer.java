@@ -14,6 +14,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
@@ -226,7 +227,7 @@ public final class HttpPeer extends AbstractPeer {
           } else {
             Throwable why = error instanceof CompletionException ? error.getCause() : error;
             lastProbeFailure =
-                why instanceof YarpcException ? why.getMessage() : YarpcException.describe(why);
+                why instanceof YarpcException ? why.getMessage() : IoErrors.describe(why);
             synchronized (lock) {
               probeInFlight = false;
             }
@@ -337,12 +338,12 @@ public final class HttpPeer extends AbstractPeer {
     if (cause instanceof ConnectException) {
       return YarpcException.withCause(
           Code.UNAVAILABLE,
-          "cannot connect to peer " + identifier() + ": " + YarpcException.describe(cause),
+          "cannot connect to peer " + identifier() + ": " + IoErrors.describe(cause),
           cause);
     }
     return YarpcException.withCause(
         Code.UNAVAILABLE,
-        "connection to peer " + identifier() + " failed: " + YarpcException.describe(cause),
+        "connection to peer " + identifier() + " failed: " + IoErrors.describe(cause),
         cause);
   }
 

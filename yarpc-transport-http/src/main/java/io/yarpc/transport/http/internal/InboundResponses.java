@@ -16,6 +16,7 @@ import io.yarpc.errors.ApplicationErrorMeta;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.WireText;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Response;
 import java.io.IOException;
@@ -150,8 +151,7 @@ final class InboundResponses {
                 ? (YarpcException) e
                 : YarpcException.withCause(
                     Code.UNKNOWN,
-                    String.format(
-                        "failed to write the response body: %s", YarpcException.describe(e)),
+                    String.format("failed to write the response body: %s", IoErrors.describe(e)),
                     e);
         return error(ctx, failure, 0, alloc);
       }

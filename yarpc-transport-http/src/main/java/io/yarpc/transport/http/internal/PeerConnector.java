@@ -16,6 +16,7 @@ import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
 import io.yarpc.netty.internal.ClientTls;
 import io.yarpc.netty.internal.HandshakeGate;
+import io.yarpc.netty.internal.HeapReads;
 import io.yarpc.netty.internal.ReloadingSslContext;
 import io.yarpc.netty.internal.TlsErrors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -82,6 +83,7 @@ final class PeerConnector {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ChannelPipeline p = ch.pipeline();
+                    HeapReads.install(p, c.receiveIntoHeap());
                     if (ssl == null) {
                       handlers.accept(p);
                       return;

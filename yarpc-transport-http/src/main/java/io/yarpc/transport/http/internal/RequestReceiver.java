@@ -19,6 +19,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoDurations;
+import io.yarpc.netty.internal.IoErrors;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -324,7 +325,7 @@ final class RequestReceiver {
     } else {
       reject(
           YarpcException.of(
-              Code.INVALID_ARGUMENT, "malformed HTTP request: %s", YarpcException.describe(cause)),
+              Code.INVALID_ARGUMENT, "malformed HTTP request: %s", IoErrors.describe(cause)),
           400);
     }
   }

@@ -14,6 +14,7 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.yarpc.netty.internal.HeapReads;
 import io.yarpc.netty.internal.ServerTls;
 import io.yarpc.transport.InboundLimits;
 import java.nio.charset.StandardCharsets;
@@ -45,6 +46,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private final InboundSettings settings;
   private final InboundLimits limits;
   private final ByteBufAllocator writeAllocator;
+  private final boolean receiveIntoHeap;
   private final ServerTls tls;
 
   /**
@@ -55,7 +57,9 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
       InboundState state,
       InboundSettings settings,
       ByteBufAllocator writeAllocator,
+      boolean receiveIntoHeap,
       ServerTls tls) {
+    this.receiveIntoHeap = receiveIntoHeap;
     this.state = state;
     this.settings = settings;
     this.limits = settings.limits();
@@ -72,6 +76,7 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
       return;
     }
     ConnectionTimers.start(ch, limits);
+    HeapReads.install(ch.pipeline(), receiveIntoHeap);
     ch.pipeline()
         .addLast(
             "idle", new IdleStateHandler(0, 0, settings.idleTimeoutNanos(), TimeUnit.NANOSECONDS));

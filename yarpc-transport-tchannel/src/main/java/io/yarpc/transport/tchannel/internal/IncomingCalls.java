@@ -7,6 +7,7 @@ import io.netty.util.collection.IntObjectMap;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.netty.internal.Connections;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
@@ -564,6 +565,6 @@ final class IncomingCalls {
     return e instanceof YarpcException y
         ? y
         : YarpcException.of(
-            Code.INTERNAL, "failed to write the response: %s", YarpcException.describe(e));
+            Code.INTERNAL, "failed to write the response: %s", IoErrors.describe(e));
   }
 }

@@ -3,6 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import io.netty.buffer.ByteBuf;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
@@ -213,7 +214,7 @@ final class OutgoingCalls {
     return e instanceof YarpcException y
         ? y
         : YarpcException.withCause(
-            Code.INTERNAL, "failed to write the request body: " + YarpcException.describe(e), e);
+            Code.INTERNAL, "failed to write the request body: " + IoErrors.describe(e), e);
   }
 
   /** Event loop: forgets the call, sends a cancel frame, releases what was received. */

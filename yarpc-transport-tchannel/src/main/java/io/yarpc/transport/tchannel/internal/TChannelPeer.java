@@ -3,6 +3,7 @@ package io.yarpc.transport.tchannel.internal;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Futures;
+import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.KeepAliveHandler;
 import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
@@ -181,7 +182,7 @@ public final class TChannelPeer extends AbstractPeer {
           if (why instanceof YarpcException && why.getCause() != null) {
             why = why.getCause(); // the connect error itself, not our wrapping of it
           }
-          lastDialFailure = YarpcException.describe(why);
+          lastDialFailure = IoErrors.describe(why);
         }
         scheduleReconnectLocked();
       }
