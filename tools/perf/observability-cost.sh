@@ -49,7 +49,6 @@ msg = b'\x0a' + varint(len(payload)) + payload + b'\x12' + varint(len(token)) + 
 open(sys.argv[1], 'wb').write(b'\x00' + struct.pack('>I', len(msg)) + msg)
 PY
 H=(-H 'content-type: application/grpc' -H 'te: trailers' -d "$OUT/body")
-PIDS=()
 cleanup() { for fd in "${FDS[@]:-}"; do [ -n "$fd" ] && eval "exec $fd>&-"; done 2>/dev/null; }
 trap cleanup EXIT INT TERM
 FDS=()
@@ -82,6 +81,7 @@ start() { # NAME ServerProcess-args...
   local port; port=$(awk '/^ready/{print $2}' "$OUT/$name.out")
   [ -n "$port" ] || fail "server $name did not start: $(tail -3 "$OUT/$name.err")"
   local pid; pid=$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+  [ -n "$pid" ] && [ -d "/proc/$pid" ] || fail "no process found listening on port $port"
   eval "PORT_$name=$port PID_$name=$pid"
 }
 stop() { local fd; eval "fd=\$FD_$1"; eval "exec $fd>&-"; }
@@ -92,7 +92,11 @@ run() { # NAME h2load-args... -> "NAME calls ticks..."
   h2load "${H[@]}" -c 4 -m 16 -t 1 "$@" "http://127.0.0.1:$port/yarpc.benchmarks.Echo/Unary" > "$OUT/h2load.txt" 2>&1
   b=($(groups "$pid"))
   local ok; ok=$(awk '/^requests:/{for(i=1;i<=NF;i++) if($(i+1) ~ /succeeded/) print $i}' "$OUT/h2load.txt")
-  [ -n "$ok" ] && [ "$ok" -gt 0 ] || fail "no call succeeded against $name: $(tail -3 "$OUT/h2load.txt")"
+  if [ -z "$ok" ] || [ "$ok" -le 0 ]; then
+    echo "observability-cost: FAIL: no call succeeded against $name: $(tail -3 "$OUT/h2load.txt")" >&2
+    kill -TERM $$ # run() runs in a subshell: stop the script itself
+    exit 1
+  fi
   echo "$name $ok $((b[0]-a[0])) $((b[1]-a[1])) $((b[2]-a[2])) $((b[3]-a[3])) $((b[4]-a[4])) $((b[5]-a[5]))"
 }
 

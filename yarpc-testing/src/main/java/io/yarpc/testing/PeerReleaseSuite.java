@@ -136,7 +136,7 @@ public abstract class PeerReleaseSuite {
   @Test
   void aCallPastItsDeadlineDoesNotKeepAReleasedPeersConnectionOpen() throws Exception {
     Client client = client(server());
-    CompletableFuture<Response> stuck = client.call("slow", "stuck", Duration.ofMillis(500));
+    CompletableFuture<Response> stuck = client.call("slow", "stuck", Duration.ofSeconds(3));
     assertThat(entered.tryAcquire(1, WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
 
     client.chooser.release();

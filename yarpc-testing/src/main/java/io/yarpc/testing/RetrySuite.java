@@ -329,7 +329,7 @@ public abstract class RetrySuite {
   }
 
   @Test
-  void aSlowAttemptIsAbandonedAndAnIdempotentCallRetried() throws Exception {
+  protected void aSlowAttemptIsAbandonedAndAnIdempotentCallRetried() throws Exception {
     AtomicInteger handled = new AtomicInteger();
     Procedure slowFirst =
         Procedure.builder(ECHO)

@@ -82,8 +82,9 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /**
-   * How many connections are open now: accepted, connected to the target, and not yet closed in both
-   * directions. A client that closes its end, and a server that then closes its own, takes one off.
+   * How many connections are open now: accepted (connecting to the target or connected) and not yet
+   * closed in both directions. A client that closes its end, and a server that then closes its own,
+   * takes one off.
    */
   public int openConnections() {
     return forwarding.get();
@@ -143,6 +144,7 @@ public final class TcpProxy implements AutoCloseable {
         return; // closed
       }
       accepted.incrementAndGet();
+      forwarding.incrementAndGet();
       sockets.add(client);
       Thread t = new Thread(() -> connect(client), name + "-connect");
       t.setDaemon(true);
@@ -160,10 +162,10 @@ public final class TcpProxy implements AutoCloseable {
     } catch (IOException e) {
       closeQuietly(client);
       closeQuietly(server);
+      forwarding.decrementAndGet();
       return;
     }
     AtomicInteger open = new AtomicInteger(2);
-    forwarding.incrementAndGet();
     pump(client, server, open, "up");
     pump(server, client, open, "down");
   }

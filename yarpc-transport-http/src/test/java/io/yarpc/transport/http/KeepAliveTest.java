@@ -228,9 +228,10 @@ class KeepAliveTest {
     } else {
       // (a bounded wait, not a sleep: on a loaded machine the checks may come later than their
       // time)
+      // the third check begins once the first two were answered
       await(
-          "HTTP/1.1 to ask OPTIONS * twice, on connections of their own",
-          () -> proxy.acceptedConnections() >= connections + 2);
+          "HTTP/1.1 to ask OPTIONS * three times, on connections of their own",
+          () -> proxy.acceptedConnections() >= connections + 3);
     }
     assertThat(w.seen).as("every check was answered").doesNotContain(ConnectionStatus.UNAVAILABLE);
 

@@ -143,7 +143,8 @@ public final class Connection extends ChannelDuplexHandler {
     this.out = new FrameOutput(settings.writeAllocator());
     this.handshake = new Handshake(initiator, host, this);
     this.inbound = new IncomingCalls(out, settings, host, this);
-    this.outbound = new OutgoingCalls(out, settings, 1, this::isActive, this::peerName);
+    // a call accepted before closeWhenIdle is still written: only a closed connection refuses it
+    this.outbound = new OutgoingCalls(out, settings, 1, this::isOpen, this::peerName);
     out.listen(this::flushed);
     inbound.onExpired(() -> updateReading(true));
   }
@@ -158,8 +159,13 @@ public final class Connection extends ChannelDuplexHandler {
 
   /** Whether the handshake is done, the connection still open, and not closing once idle. */
   public boolean isActive() {
+    return !draining && isOpen();
+  }
+
+  /** Whether the handshake is done and the connection still open (closing once idle or not). */
+  private boolean isOpen() {
     Channel ch = channel;
-    return !closed && !draining && handshake.isDone() && ch != null && ch.isActive();
+    return !closed && handshake.isDone() && ch != null && ch.isActive();
   }
 
   /** The channel (null before the handler is added). */
@@ -254,7 +260,12 @@ public final class Connection extends ChannelDuplexHandler {
     if (!isActive()) {
       body.release();
       return CompletableFuture.failedFuture(
-          YarpcException.of(Code.UNAVAILABLE, "tchannel connection to %s is closed", peerName()));
+          YarpcException.of(
+                  Code.UNAVAILABLE,
+                  "tchannel connection to %s is %s",
+                  peerName(),
+                  draining ? "closing" : "closed")
+              .withUnprocessed()); // nothing was sent
     }
     return outbound.call(meta, body, checksumType);
   }

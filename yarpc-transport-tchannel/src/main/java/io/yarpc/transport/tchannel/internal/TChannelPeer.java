@@ -115,7 +115,7 @@ public final class TChannelPeer extends AbstractPeer {
     synchronized (this) {
       if (closed) {
         return CompletableFuture.failedFuture(
-            YarpcException.of(Code.UNAVAILABLE, "tchannel peer %s was released", identifier()));
+            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
       }
       if (connection != null && connection.isActive()) {
         return CompletableFuture.completedFuture(connection);
@@ -188,7 +188,7 @@ public final class TChannelPeer extends AbstractPeer {
       }
     }
     if (closeIt) {
-      c.close();
+      c.closeWhenIdle(); // calls that waited for this dial are refused (unprocessed), none is cut
     }
     notifySubscribers();
   }
