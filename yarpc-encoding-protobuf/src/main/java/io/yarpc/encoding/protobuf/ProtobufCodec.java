@@ -8,6 +8,7 @@ import com.google.protobuf.TypeRegistry;
 import com.google.protobuf.util.JsonFormat;
 import io.yarpc.encoding.protobuf.internal.JsonDecoding;
 import io.yarpc.encoding.protobuf.internal.ProtoDecoding;
+import io.yarpc.encoding.protobuf.internal.ProtoEncoding;
 import io.yarpc.encoding.protobuf.internal.TypeRegistries;
 import io.yarpc.transport.Body;
 import java.io.IOException;
@@ -116,7 +117,9 @@ public final class ProtobufCodec<T extends Message> {
   }
 
   /**
-   * {@code message} as a body in {@code encoding}: binary as a lazy body of known length, JSON as UTF-8.
+   * {@code message} as a body in {@code encoding}: binary as a lazy body of known length (serialised
+   * when written, through a per-thread scratch array up to 64 KiB, so writing it allocates no
+   * buffer), JSON as UTF-8.
    *
    * @throws IOException when JSON printing fails (an {@code Any} of a type the registry does not know)
    * @throws IllegalArgumentException for an encoding other than {@code proto} and {@code json}
@@ -124,7 +127,8 @@ public final class ProtobufCodec<T extends Message> {
   public Body encode(T message, String encoding) throws IOException {
     requireNonNull(message, "message");
     if (Protobuf.ENCODING.equals(encoding)) {
-      return Body.lazy(message.getSerializedSize(), message::writeTo);
+      int size = message.getSerializedSize();
+      return Body.lazy(size, out -> ProtoEncoding.writeTo(message, size, out));
     }
     if (Protobuf.JSON_ENCODING.equals(encoding)) {
       StringBuilder json = new StringBuilder(64);

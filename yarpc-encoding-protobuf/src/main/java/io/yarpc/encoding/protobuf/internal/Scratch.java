@@ -6,6 +6,8 @@ import java.lang.ref.SoftReference;
  * A per-thread scratch array for the decode paths that cannot parse in place: the bytes of a direct or
  * multi-buffer body (copied once) or of a body without byte access (read through its stream) land here
  * and are parsed without aliasing, so the array can be reused by the next decode on the same thread.
+ * The encode path ({@link ProtoEncoding}) serialises messages of up to 64 KiB here before writing them
+ * out.
  *
  * <p>The array grows to the largest body seen, in powers of two, up to {@link #MAX_RETAINED} bytes;
  * bigger bodies get a one-off array that is not kept. The thread keeps its array through a

@@ -12,11 +12,10 @@ import org.slf4j.LoggerFactory;
  * a direct delegate ({@code Runnable::run}) tasks run on the submitting thread unless another thread is
  * already draining, in which case that thread runs them.
  */
-final class SerialExecutor implements Executor {
+final class SerialExecutor implements Executor, Runnable {
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
 
   private final Executor delegate;
-  private final Runnable drain = this::drain;
   // The pending tasks, oldest first: head, then the rest. A unary call's callbacks never need the
   // rest (each is submitted while the one before runs), so it is made only when needed.
   private Runnable head; // guarded by this
@@ -45,13 +44,15 @@ final class SerialExecutor implements Executor {
       running = true;
     }
     try {
-      delegate.execute(drain);
+      delegate.execute(this);
     } catch (RejectedExecutionException e) {
-      drain(); // the delegate shut down: run here rather than lose the listener's callbacks
+      run(); // the delegate shut down: run here rather than lose the listener's callbacks
     }
   }
 
-  private void drain() {
+  /** Drains the pending tasks; what {@link #execute} hands the delegate (not for other callers). */
+  @Override
+  public void run() {
     while (true) {
       Runnable next;
       synchronized (this) {

@@ -167,71 +167,72 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     if (listenerDone || (needsListener && listener == null)) {
       return;
     }
-    asCall(
-        () -> {
-          Context previous = context.attach();
-          try {
-            action.accept(listener);
-          } catch (Throwable t) {
-            log.debug("grpc handler of {} threw", meta.procedure(), t);
-            closeAfterThrow(t);
-          } finally {
-            context.detach(previous);
-          }
-        });
+    if (Call.current() == call) {
+      // a unary call's callbacks run on the dispatcher's thread, inside the call
+      runListener(action);
+    } else {
+      call.wrap(() -> runListener(action)).run();
+    }
   }
 
-  /**
-   * Runs {@code task} with the YARPC call current: here when it is already (a unary call's callbacks
-   * run on the dispatcher's thread, inside the call), else wrapped.
-   */
-  private void asCall(Runnable task) {
-    if (Call.current() == call) {
-      task.run();
-    } else {
-      call.wrap(task).run();
+  /** Runs {@code action} with the listener and the context attached; a throw closes the call. */
+  private void runListener(Consumer<ServerCall.Listener<Q>> action) {
+    Context previous = context.attach();
+    try {
+      action.accept(listener);
+    } catch (Throwable t) {
+      log.debug("grpc handler of {} threw", meta.procedure(), t);
+      closeAfterThrow(t);
+    } finally {
+      context.detach(previous);
     }
   }
 
   /** Tells the listener the call ended: {@code onComplete} after a close, else {@code onCancel}; once. */
   final void endListener(boolean completed) {
     serial.execute(
-        () ->
-            asCall(
-                () -> {
-                  if (listenerDone) {
-                    return;
-                  }
-                  listenerDone = true;
-                  ServerCall.Listener<Q> l = listener;
-                  Context previous = context.attach();
-                  try {
-                    if (l != null) {
-                      if (completed) {
-                        l.onComplete();
-                      } else {
-                        l.onCancel();
-                      }
-                    }
-                  } catch (Throwable t) {
-                    log.warn(
-                        "grpc listener of {} threw on {}",
-                        meta.procedure(),
-                        completed ? "onComplete" : "onCancel",
-                        t);
-                  } finally {
-                    context.detach(previous);
-                    context.cancel(null);
-                    AutoCloseable registration = cancelRegistration;
-                    if (registration != null) {
-                      try {
-                        registration.close();
-                      } catch (Exception ignored) {
-                        // removing a listener cannot fail
-                      }
-                    }
-                  }
-                }));
+        () -> {
+          if (Call.current() == call) {
+            endListenerNow(completed);
+          } else {
+            call.wrap(() -> endListenerNow(completed)).run();
+          }
+        });
+  }
+
+  private void endListenerNow(boolean completed) {
+    if (listenerDone) {
+      return;
+    }
+    listenerDone = true;
+    ServerCall.Listener<Q> l = listener;
+    Context previous = context.attach();
+    try {
+      if (l != null) {
+        if (completed) {
+          l.onComplete();
+        } else {
+          l.onCancel();
+        }
+      }
+    } catch (Throwable t) {
+      log.warn(
+          "grpc listener of {} threw on {}",
+          meta.procedure(),
+          completed ? "onComplete" : "onCancel",
+          t);
+    } finally {
+      context.detach(previous);
+      context.cancel(null);
+      AutoCloseable registration = cancelRegistration;
+      if (registration != null) {
+        try {
+          registration.close();
+        } catch (Exception ignored) {
+          // removing a listener cannot fail
+        }
+      }
+    }
   }
 
   /** A listener callback threw: close the call as grpc's server does. */

@@ -15,6 +15,7 @@ import io.yarpc.transport.Response;
 import io.yarpc.transport.RpcType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * checks arrive on any thread. All use of the {@link ServerCall} happens under this object's lock, and
  * the lock is never held while completing or cancelling a future that others may listen to.
  */
-final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWatch.Watched {
+final class UnaryServerCall extends ServerCall.Listener<Body>
+    implements CallWatch.Watched, BiConsumer<Response, Throwable> {
   private static final Logger log = LoggerFactory.getLogger(UnaryServerCall.class);
 
   private static final int RECEIVING = 0;
@@ -195,7 +197,7 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
     if (cancelNow) {
       f.cancel(false);
     }
-    f.whenComplete(this::respond);
+    f.whenComplete(this); // accept: the handler's result, answered
   }
 
   @Override
@@ -295,6 +297,12 @@ final class UnaryServerCall extends ServerCall.Listener<Body> implements CallWat
       phase = DONE;
     }
     reset.reset("response not written within the write timeout: the client does not read");
+  }
+
+  /** The handler's result: answers the call with it (the call is its own callback, one object less). */
+  @Override
+  public void accept(Response response, Throwable error) {
+    respond(response, error);
   }
 
   private void respond(Response response, Throwable error) {
