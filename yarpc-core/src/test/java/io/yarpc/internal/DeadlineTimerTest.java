@@ -160,9 +160,12 @@ class DeadlineTimerTest {
       timer.schedule(() -> {}, TimeUnit.HOURS.toNanos(2)).cancel(false);
     }
     long wakeUps = timer.passes() - passesBefore;
+    // A purge is asked for about once per MIN_PURGE cancels; cancels that land while a purge is under
+    // way may ask again (how many depends on the two threads' timing), so the bound is loose: what
+    // matters is far fewer wake-ups than calls.
     assertThat(wakeUps)
         .as("woken to purge, not per call: %d calls", calls)
-        .isLessThanOrEqualTo(2L * calls / DeadlineTimer.MIN_PURGE + 2);
+        .isLessThanOrEqualTo(calls / 64L);
     assertThat(first.cancel(false)).isTrue();
   }
 
