@@ -160,9 +160,9 @@ class DeadlineTimerTest {
       timer.schedule(() -> {}, TimeUnit.HOURS.toNanos(2)).cancel(false);
     }
     long wakeUps = timer.passes() - passesBefore;
-    // A purge is asked for about once per MIN_PURGE cancels; cancels that land while a purge is under
-    // way may ask again (how many depends on the two threads' timing), so the bound is loose: what
-    // matters is far fewer wake-ups than calls.
+    // A purge is asked for about once per MIN_PURGE cancels; cancels that land during a purge may
+    // ask again (how many depends on the two threads' timing), so the bound is loose: what matters
+    // is far fewer wake-ups than calls.
     assertThat(wakeUps)
         .as("woken to purge, not per call: %d calls", calls)
         .isLessThanOrEqualTo(calls / 64L);
