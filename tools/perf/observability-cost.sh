@@ -5,9 +5,11 @@
 # with it on (B: --observability O, default `on` = metrics into a Prometheus registry, call logs with
 # successes off, tracing sampled out), loaded in turn by h2load at a FIXED rate (4 connections x 16
 # streams, --rps R per connection, default 2000: 8,000 calls/s), so both do the same work per second.
-# Server CPU per call comes from /proc/PID/task/*/stat, split by thread: JIT compiler, GC, event loops,
-# handler pool, other. --pairs fresh pairs of JVMs (default 3; the first to start alternates), each with
-# a closed-loop warm-up and --rounds ABBA rounds of --seconds (default 4 rounds of 8 s). Prints every
+# Server CPU per call comes from /proc/PID/stat (the whole process), split by thread from
+# /proc/PID/task/*/stat: JIT compiler, GC, event loops, handler pool, other, and threads that exited
+# during the round (the handler pool retires idle threads; rounding makes it a few ticks either way). --pairs fresh pairs of JVMs (default 3; the
+# first to start alternates), each with a closed-loop warm-up and --rounds ABBA rounds of --seconds
+# (default 4 rounds of 8 s). Prints every
 # round and a summary: per-group medians of A and B, and the B/A ratio of the total, per round and per
 # pair. Needs yarpc-benchmarks/target/yarpc-benchmarks.jar (BENCH_JAR overrides), h2load, ss, python3.
 # Measure on a quiet machine: the last column of each round is the load average.
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     --rps) RPS="$2"; shift 2 ;;
     --observability) OBS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "observability-cost: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -53,22 +55,39 @@ cleanup() { for fd in "${FDS[@]:-}"; do [ -n "$fd" ] && eval "exec $fd>&-"; done
 trap cleanup EXIT INT TERM
 FDS=()
 
-# CPU ticks of PID by thread group: total jit gc loop handler other
-groups() {
-  for t in /proc/$1/task/*; do
-    local s; s=$(cat "$t/stat" 2>/dev/null) || continue
-    local comm=${s#*(}; comm=${comm%)*}; local rest=${s##*) }
+# A snapshot of PID's CPU ticks: "process TICKS" (the whole process, threads that exited included), then
+# "TID GROUP TICKS" per live thread (groups: jit gc loop handler other)
+snapshot() {
+  local pid=$1 s; s=$(cat "/proc/$pid/stat") || return
+  local rest=${s##*) }
+  # shellcheck disable=SC2086
+  set -- $rest
+  echo "process $(( ${12} + ${13} ))"
+  for t in /proc/$pid/task/*; do
+    s=$(cat "$t/stat" 2>/dev/null) || continue
+    local comm=${s#*(}; comm=${comm%)*}; rest=${s##*) }
     # shellcheck disable=SC2086
     set -- $rest
-    local ticks=$(( ${12} + ${13} ))
+    local group
     case "$comm" in
-      *Compiler*) echo "jit $ticks" ;;
-      GC*|G1*|"VM Thread"|"VM Periodic"*) echo "gc $ticks" ;;
-      yarpc-grpc-inbo*) echo "loop $ticks" ;;
-      yarpc-bench-ser*) echo "handler $ticks" ;;
-      *) echo "other $ticks" ;;
+      *Compiler*) group=jit ;;
+      GC*|G1*|"VM Thread"|"VM Periodic"*) group=gc ;;
+      yarpc-grpc-inbo*) group=loop ;;
+      yarpc-bench-ser*) group=handler ;;
+      *) group=other ;;
     esac
-  done | awk '{s[$1]+=$2; t+=$2} END{printf "%d %d %d %d %d %d\n", t, s["jit"]+0, s["gc"]+0, s["loop"]+0, s["handler"]+0, s["other"]+0}'
+    echo "${t##*/} $group $(( ${12} + ${13} ))"
+  done
+}
+
+# ticks between two snapshots: "total jit gc loop handler other exited" (exited: threads that ended
+# between them, what the process total has beyond the live threads' deltas)
+ticks_between() {
+  awk 'FNR == NR { if ($1 == "process") p0 = $2; else before[$1] = $3; next }
+       $1 == "process" { p1 = $2; next }
+       { d = $3 - ($1 in before ? before[$1] : 0); g[$2] += d; live += d }
+       END { printf "%d %d %d %d %d %d %d\n", p1 - p0, g["jit"], g["gc"], g["loop"], g["handler"],
+             g["other"], (p1 - p0) - live }' "$1" "$2"
 }
 
 start() { # NAME ServerProcess-args...
@@ -88,19 +107,20 @@ stop() { local fd; eval "fd=\$FD_$1"; eval "exec $fd>&-"; }
 
 run() { # NAME h2load-args... -> "NAME calls ticks..."
   local name=$1; shift; local port pid; eval "port=\$PORT_$name"; eval "pid=\$PID_$name"
-  local a b; a=($(groups "$pid"))
+  snapshot "$pid" > "$OUT/before.txt"
   h2load "${H[@]}" -c 4 -m 16 -t 1 "$@" "http://127.0.0.1:$port/yarpc.benchmarks.Echo/Unary" > "$OUT/h2load.txt" 2>&1
-  b=($(groups "$pid"))
+  snapshot "$pid" > "$OUT/after.txt"
+  local t; t=$(ticks_between "$OUT/before.txt" "$OUT/after.txt")
   local ok; ok=$(awk '/^requests:/{for(i=1;i<=NF;i++) if($(i+1) ~ /succeeded/) print $i}' "$OUT/h2load.txt")
   if [ -z "$ok" ] || [ "$ok" -le 0 ]; then
     echo "observability-cost: FAIL: no call succeeded against $name: $(tail -3 "$OUT/h2load.txt")" >&2
     kill -TERM $$ # run() runs in a subshell: stop the script itself
     exit 1
   fi
-  echo "$name $ok $((b[0]-a[0])) $((b[1]-a[1])) $((b[2]-a[2])) $((b[3]-a[3])) $((b[4]-a[4])) $((b[5]-a[5]))"
+  echo "$name $ok $t"
 }
 
-echo "pair round system calls ticks(total jit gc loop handler other) load"
+echo "pair round system calls ticks(total jit gc loop handler other exited) load"
 for p in $(seq 1 "$PAIRS"); do
   if [ $((p % 2)) = 1 ]; then
     start A --system yarpc-grpc; start B --system yarpc-grpc --observability "$OBS"
@@ -125,7 +145,7 @@ us_per_tick = 1e6 / int(sys.argv[2])
 cell = {}
 for p, r, n, ok, *ticks, load in rows:
     cell.setdefault((p, r), {})[n] = [int(t) * us_per_tick / int(ok) for t in ticks]
-names = ['total', 'jit', 'gc', 'event loops', 'handler pool', 'other']
+names = ['total', 'jit', 'gc', 'event loops', 'handler pool', 'other', 'exited threads']
 print('\nserver CPU per call, median of %d rounds (us):' % len(cell))
 print('%-13s %8s %8s %8s' % ('threads', 'off (A)', 'on (B)', 'B - A'))
 for i, name in enumerate(names):
