@@ -111,8 +111,8 @@ public final class Connection extends ChannelDuplexHandler {
   private final OutgoingCalls outbound;
   private volatile Channel channel;
   private volatile boolean closed;
-  private volatile boolean
-      draining; // closeWhenIdle: no new outbound calls, close after the last one
+  // closeWhenIdle: no new outbound calls, close after the last one
+  private volatile boolean draining;
   private volatile Throwable tlsFailure; // the TLS error the connection closed for, if any
   private boolean started; // event loop only: the handshake started
   private boolean closeNotified; // event loop only
