@@ -30,29 +30,22 @@ while [ $# -gt 0 ]; do
     *) echo "observability-cost: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
-fail() { echo "observability-cost: FAIL: $*" >&2; exit 1; }
+PROG=observability-cost
+# shellcheck source=lib.sh
+source "$HERE/lib.sh" # fail, need, pid_of_port; $UTIL: the request body builder
 [ -f "$JAR" ] || fail "$JAR is missing (mvn -B -ntp -q package -DskipTests -pl yarpc-benchmarks -am)"
-for c in h2load ss python3; do command -v $c >/dev/null || fail "$c not found"; done
+need h2load "apt-get install -y nghttp2-client"
+need ss "apt-get install -y iproute2"
+need python3 "apt-get install -y python3"
 if [ -z "$OUT" ]; then OUT=$(mktemp -d -t observability-cost.XXXXXX) || fail "mktemp failed"; fi
 mkdir -p "$OUT" && : > "$OUT/rounds.txt" || fail "cannot write to $OUT"
 
 # the request: a gRPC frame of yarpc.benchmarks.EchoRequest{payload: 350 bytes, token: "bench"}
-python3 - "$OUT/body" <<'PY'
-import struct, sys
-payload, token = b'x' * 350, b'bench'
-def varint(n):
-    out = b''
-    while True:
-        b, n = n & 0x7f, n >> 7
-        out += bytes([b | 0x80]) if n else bytes([b])
-        if not n:
-            return out
-msg = b'\x0a' + varint(len(payload)) + payload + b'\x12' + varint(len(token)) + token
-open(sys.argv[1], 'wb').write(b'\x00' + struct.pack('>I', len(msg)) + msg)
-PY
+python3 "$UTIL" body 350 bench "$OUT/body" --grpc || fail "cannot build the request body"
 H=(-H 'content-type: application/grpc' -H 'te: trailers' -d "$OUT/body")
-cleanup() { for fd in "${FDS[@]:-}"; do [ -n "$fd" ] && eval "exec $fd>&-"; done 2>/dev/null; }
-trap cleanup EXIT INT TERM
+# the servers exit when their stdin (a fifo this script holds open) closes
+close_servers() { for fd in "${FDS[@]:-}"; do [ -n "$fd" ] && eval "exec $fd>&-"; done 2>/dev/null; }
+trap close_servers EXIT
 FDS=()
 
 # A snapshot of PID's CPU ticks: "process TICKS" (the whole process, threads that exited included), then
@@ -99,7 +92,7 @@ start() { # NAME ServerProcess-args...
   for _ in $(seq 1 120); do grep -q "^ready" "$OUT/$name.out" 2>/dev/null && break; sleep 0.5; done
   local port; port=$(awk '/^ready/{print $2}' "$OUT/$name.out")
   [ -n "$port" ] || fail "server $name did not start: $(tail -3 "$OUT/$name.err")"
-  local pid; pid=$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+  local pid; pid=$(pid_of_port "$port")
   [ -n "$pid" ] && [ -d "/proc/$pid" ] || fail "no process found listening on port $port"
   eval "PORT_$name=$port PID_$name=$pid"
 }
