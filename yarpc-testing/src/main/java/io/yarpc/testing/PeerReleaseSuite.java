@@ -124,6 +124,7 @@ public abstract class PeerReleaseSuite {
           .isEqualTo("after");
     } catch (YarpcException e) {
       assertThat(e.code()).as("%s", e).isEqualTo(Code.UNAVAILABLE);
+      assertThat(e.getMessage()).contains(client.proxy.hostPort()).contains("was released");
       assertThat(e.unprocessed()).as("refused before it was sent: %s", e).isTrue();
     }
     eventually(
