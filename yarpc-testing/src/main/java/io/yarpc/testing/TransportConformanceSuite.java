@@ -1605,6 +1605,11 @@ public abstract class TransportConformanceSuite {
   }
 
   private ClientStream open(String procedure) throws Exception {
+    // The suite's streams carry no deadline, so choosing a peer for one waits only the default
+    // choose timeout, 500 ms (docs/spec/model.md §7.2), which a TLS handshake on a loaded machine
+    // can outlast: a call with a deadline connects the client first.
+    byte[] connected = callBody("body-echo", track(Body.of(new byte[] {1}), "connect"));
+    assertThat(connected).as("the call that connects the client").containsExactly(1);
     return await(clientConfig().callStream(streamMeta(procedure)), "the stream to open");
   }
 
