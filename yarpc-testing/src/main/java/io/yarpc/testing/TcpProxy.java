@@ -40,6 +40,7 @@ public final class TcpProxy implements AutoCloseable {
 
   private final InetSocketAddress target;
   private final ServerSocket listener;
+  private final Thread acceptor;
   private final String name;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final AtomicInteger accepted = new AtomicInteger();
@@ -52,9 +53,9 @@ public final class TcpProxy implements AutoCloseable {
     this.target = target;
     this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.name = "yarpc-tcp-proxy-" + PROXIES.incrementAndGet();
-    Thread t = new Thread(this::acceptLoop, name + "-accept");
-    t.setDaemon(true);
-    t.start();
+    this.acceptor = new Thread(this::acceptLoop, name + "-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
   }
 
   /**
@@ -112,7 +113,10 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
-  /** Stops listening and closes every connection, both sides. */
+  /**
+   * Stops listening and closes every connection, both sides. Once it returns, a connect to {@link
+   * #address()} is refused (unless something else took the port since).
+   */
   @Override
   public void close() {
     synchronized (gate) {
@@ -120,6 +124,14 @@ public final class TcpProxy implements AutoCloseable {
       gate.notifyAll();
     }
     closeQuietly(listener);
+    // The JDK closes a listening socket for good only when the thread blocked in its accept has
+    // left
+    // it: until then the kernel still completes connections (and resets them after).
+    try {
+      acceptor.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     for (Socket s : sockets) {
       closeQuietly(s);
     }
