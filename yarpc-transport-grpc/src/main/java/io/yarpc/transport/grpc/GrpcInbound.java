@@ -345,7 +345,6 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .fallbackHandlerRegistry(handler)
             .addStreamTracerFactory(InboundHandler.streamTracers())
             .addTransportFilter(new ConnectionInfos())
-            .intercept(new HeaderCountLimit(limits.maxHeaderCount()))
             .maxInboundMessageSize(limits.maxRequestSize())
             .maxInboundMetadataSize(limits.maxHeaderBytes())
             .maxConcurrentCallsPerConnection(limits.maxConcurrentCallsPerConnection())
@@ -367,11 +366,12 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
           TimeUnit.NANOSECONDS);
     }
     if (health != null) {
-      b.addService(health);
+      b.addService(handler.headerCountLimit().guard(health.bindService()));
     }
     if (reflection) {
-      b.addService(ProtoReflectionServiceV1.newInstance());
-      b.addService(ProtoReflectionService.newInstance());
+      HeaderCountLimit limit = handler.headerCountLimit();
+      b.addService(limit.guard(ProtoReflectionServiceV1.newInstance().bindService()));
+      b.addService(limit.guard(ProtoReflectionService.newInstance().bindService()));
     }
     if (executor != null) {
       b.executor(executor);

@@ -433,6 +433,35 @@ class GrpcInboundAttackTest {
   }
 
   @Test
+  void healthAndReflectionCallsAreHeldToTheHeaderCountLimitToo() throws Exception {
+    start(InboundLimits.builder().maxHeaderCount(40).build());
+    RawH2Client c = connect();
+    Map<String, String> many = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      many.put("x-flood-" + i, "v");
+    }
+    for (String path :
+        List.of(
+            "/grpc.health.v1.Health/Check",
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo")) {
+      int refused = c.request(RawH2Client.grpcHeaders("echo", many).path(path), false);
+      c.message(refused, new byte[0], true);
+      awaitStatus(c, refused);
+      assertThat(c.grpcStatus(refused)).as(path).isEqualTo(RESOURCE_EXHAUSTED);
+      assertThat(c.grpcMessage(refused)).as(path).contains("more than the limit of 40");
+    }
+    // within the limit, the health service answers (an empty HealthCheckRequest: the server's
+    // health)
+    int ok =
+        c.request(
+            RawH2Client.grpcHeaders("echo", Map.of()).path("/grpc.health.v1.Health/Check"), false);
+    c.message(ok, new byte[0], true);
+    awaitStatus(c, ok);
+    assertThat(c.grpcStatus(ok)).isEqualTo(OK);
+  }
+
+  @Test
   void tooManyHeaderFieldsIsResourceExhausted() throws Exception {
     start(InboundLimits.builder().maxHeaderCount(40).build());
     MemoryBaseline before = baseline();

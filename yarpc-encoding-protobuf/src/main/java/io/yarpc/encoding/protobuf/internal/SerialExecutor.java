@@ -11,24 +11,57 @@ import org.slf4j.LoggerFactory;
  * be called concurrently or re-entrantly. A task submitted from inside a running task runs after it. With
  * a direct delegate ({@code Runnable::run}) tasks run on the submitting thread unless another thread is
  * already draining, in which case that thread runs them.
+ *
+ * <p>Besides {@link Runnable}s it runs its owner's {@linkplain #step steps}: shared constants that the
+ * owner ({@link Steps}) runs, so that a callback every call makes (a unary call's start, its message,
+ * its end) costs no object of its own.
  */
 final class SerialExecutor implements Executor, Runnable {
+  /** What runs the steps queued with {@link #step}: the executor's owner. */
+  interface Steps {
+    /** Runs {@code step}, serially with the executor's other tasks. */
+    void runStep(Object step);
+  }
+
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
 
   private final Executor delegate;
-  // The pending tasks, oldest first: head, then the rest. A unary call's callbacks never need the
-  // rest (each is submitted while the one before runs), so it is made only when needed.
-  private Runnable head; // guarded by this
-  private ArrayDeque<Runnable> rest; // guarded by this
+  private final Steps steps; // null: no steps
+  // The pending tasks (Runnables or steps), oldest first: head, then the rest. A unary call's
+  // callbacks never need the rest (each is submitted while the one before runs), so it is made only
+  // when needed.
+  private Object head; // guarded by this
+  private ArrayDeque<Object> rest; // guarded by this
   private boolean running; // guarded by this
 
   /** Runs tasks on {@code delegate}. */
   public SerialExecutor(Executor delegate) {
+    this(delegate, null);
+  }
+
+  /** Runs tasks on {@code delegate}, and {@code steps} runs the steps. */
+  SerialExecutor(Executor delegate, Steps steps) {
     this.delegate = delegate;
+    this.steps = steps;
   }
 
   @Override
   public void execute(Runnable task) {
+    enqueue(task);
+  }
+
+  /**
+   * Queues {@code step} (a shared constant the {@link Steps} owner knows, never a {@link Runnable}) to be
+   * run by the owner in order with the other tasks.
+   */
+  void step(Object step) {
+    if (steps == null || step instanceof Runnable) {
+      throw new IllegalArgumentException("not a step of this executor: " + step);
+    }
+    enqueue(step);
+  }
+
+  private void enqueue(Object task) {
     synchronized (this) {
       if (head == null) {
         head = task; // nothing pending, so nothing older is in rest either
@@ -54,7 +87,7 @@ final class SerialExecutor implements Executor, Runnable {
   @Override
   public void run() {
     while (true) {
-      Runnable next;
+      Object next;
       synchronized (this) {
         next = head;
         if (next == null) {
@@ -64,7 +97,11 @@ final class SerialExecutor implements Executor, Runnable {
         head = rest == null ? null : rest.poll();
       }
       try {
-        next.run();
+        if (next instanceof Runnable r) {
+          r.run();
+        } else {
+          steps.runStep(next);
+        }
       } catch (Throwable t) {
         log.warn("a grpc listener callback threw", t);
       }

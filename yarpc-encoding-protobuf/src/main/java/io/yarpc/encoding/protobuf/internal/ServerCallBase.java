@@ -38,8 +38,20 @@ import org.slf4j.LoggerFactory;
  *       onCancel}.
  * </ul>
  */
-abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
+abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> implements SerialExecutor.Steps {
   private static final Logger log = LoggerFactory.getLogger(ServerCallBase.class);
+
+  /**
+   * The listener callbacks every call makes, queued on {@link #serial} as shared constants rather than
+   * as a task object per callback: {@code startCall}, a unary call's message and half-close ({@link
+   * #deliver}), and the end ({@code onComplete} or {@code onCancel}).
+   */
+  enum Step {
+    START,
+    DELIVER,
+    COMPLETE,
+    CANCEL
+  }
 
   final MethodBinding<Q, R> method;
   final RequestMeta meta;
@@ -65,7 +77,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
     this.meta = meta;
     this.encoding = meta.encoding();
     this.call = call;
-    this.serial = new SerialExecutor(callbacks);
+    this.serial = new SerialExecutor(callbacks, this);
     this.requestHeaders = HeaderMetadata.toMetadata(meta.headers());
     Context base =
         Context.current()
@@ -122,15 +134,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
                       : reason);
               offTransportThread(() -> onCancelled(reason));
             });
-    Metadata headers = requestHeaders;
-    callback(
-        l -> {
-          listener = method.handler().startCall(this, headers);
-          if (listener == null) {
-            throw new NullPointerException("startCall returned a null listener");
-          }
-        },
-        false);
+    serial.step(Step.START);
     started();
   }
 
@@ -151,35 +155,64 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
    * the call. Skipped once the listener was told the call ended.
    */
   final void callback(Consumer<ServerCall.Listener<Q>> action) {
-    serial.execute(() -> withListener(action, true));
+    serial.execute(() -> withListener(action));
   }
 
   /** Like {@link #callback} for a task already running on {@link #serial}. */
   final void withListener(Consumer<ServerCall.Listener<Q>> action) {
-    withListener(action, true);
+    withListener(null, action);
   }
 
-  private void callback(Consumer<ServerCall.Listener<Q>> action, boolean needsListener) {
-    serial.execute(() -> withListener(action, needsListener));
+  /** Runs a {@link Step} queued on {@link #serial} (its {@link SerialExecutor.Steps}; not for others). */
+  @Override
+  public final void runStep(Object step) {
+    if (step == Step.COMPLETE || step == Step.CANCEL) {
+      boolean completed = step == Step.COMPLETE;
+      if (Call.current() == call) {
+        endListenerNow(completed);
+      } else {
+        call.wrap(() -> endListenerNow(completed)).run();
+      }
+    } else {
+      withListener((Step) step, null);
+    }
   }
 
-  private void withListener(Consumer<ServerCall.Listener<Q>> action, boolean needsListener) {
-    if (listenerDone || (needsListener && listener == null)) {
+  /** The message and half-close of a unary call ({@link Step#DELIVER}); streams never deliver so. */
+  void deliver(ServerCall.Listener<Q> listener) {
+    throw new IllegalStateException("not a unary call");
+  }
+
+  /** Runs {@code step} (START or DELIVER), or {@code action} when it is null. */
+  private void withListener(Step step, Consumer<ServerCall.Listener<Q>> action) {
+    if (listenerDone || (step != Step.START && listener == null)) {
       return;
     }
     if (Call.current() == call) {
       // a unary call's callbacks run on the dispatcher's thread, inside the call
-      runListener(action);
+      runListener(step, action);
     } else {
-      call.wrap(() -> runListener(action)).run();
+      call.wrap(() -> runListener(step, action)).run();
     }
   }
 
-  /** Runs {@code action} with the listener and the context attached; a throw closes the call. */
-  private void runListener(Consumer<ServerCall.Listener<Q>> action) {
+  /**
+   * Runs {@code step} or {@code action} with the listener and the context attached; a throw closes the
+   * call.
+   */
+  private void runListener(Step step, Consumer<ServerCall.Listener<Q>> action) {
     Context previous = context.attach();
     try {
-      action.accept(listener);
+      if (step == Step.START) {
+        listener = method.handler().startCall(this, requestHeaders);
+        if (listener == null) {
+          throw new NullPointerException("startCall returned a null listener");
+        }
+      } else if (step == Step.DELIVER) {
+        deliver(listener);
+      } else {
+        action.accept(listener);
+      }
     } catch (Throwable t) {
       log.debug("grpc handler of {} threw", meta.procedure(), t);
       closeAfterThrow(t);
@@ -190,14 +223,7 @@ abstract class ServerCallBase<Q, R> extends ServerCall<Q, R> {
 
   /** Tells the listener the call ended: {@code onComplete} after a close, else {@code onCancel}; once. */
   final void endListener(boolean completed) {
-    serial.execute(
-        () -> {
-          if (Call.current() == call) {
-            endListenerNow(completed);
-          } else {
-            call.wrap(() -> endListenerNow(completed)).run();
-          }
-        });
+    serial.step(completed ? Step.COMPLETE : Step.CANCEL);
   }
 
   private void endListenerNow(boolean completed) {

@@ -64,12 +64,14 @@ final class UnaryServerCall<Q, R> extends ServerCallBase<Q, R> {
       }
     }
     if (deliver) {
-      callback(
-          l -> {
-            l.onMessage(request);
-            l.onHalfClose();
-          });
+      serial.step(Step.DELIVER);
     }
+  }
+
+  @Override
+  void deliver(Listener<Q> listener) {
+    listener.onMessage(request);
+    listener.onHalfClose();
   }
 
   @Override

@@ -59,6 +59,8 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
   private final long readTimeoutNanos;
   private final long writeTimeoutNanos;
   private final CallWatch watch;
+  private final HeaderCountLimit headerCountLimit;
+  private final ServerCallHandler<Body, Body> guarded; // this, behind the header count limit
   private final Map<String, ServerMethodDefinition<Body, Body>> methods = new ConcurrentHashMap<>();
   private final RegisteredServices registered;
   private volatile Router router;
@@ -90,6 +92,16 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
     }
     this.watch = new CallWatch(CallWatch.intervalFor(shortest));
     this.registered = new RegisteredServices(marshaller, this);
+    this.headerCountLimit = new HeaderCountLimit(limits.maxHeaderCount());
+    this.guarded = headerCountLimit.guard(this);
+  }
+
+  /**
+   * The limit on metadata entries ({@code InboundLimits.maxHeaderCount}) this handler's calls are
+   * checked against; the inbound puts its other services (health, reflection) behind it too.
+   */
+  public HeaderCountLimit headerCountLimit() {
+    return headerCountLimit;
   }
 
   /** What checks the calls' read and write timeouts; the inbound starts and stops it. */
@@ -136,7 +148,7 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
               .setRequestMarshaller(marshaller)
               .setResponseMarshaller(marshaller)
               .build();
-      definition = ServerMethodDefinition.create(descriptor, this);
+      definition = ServerMethodDefinition.create(descriptor, guarded);
       if (methods.size() < METHOD_CACHE_LIMIT) {
         methods.put(methodName, definition);
       }
