@@ -21,7 +21,6 @@ import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
-import io.yarpc.transport.UnaryOutbound;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * io.yarpc.peer.AbstractPeer#close()}; gRPC's graceful channel shutdown and yarpc-go's TChannel and HTTP
  * peers behave so.
  *
- * <p>A transport's test extends it and says how to build its inbounds and outbounds. The client reaches
+ * <p>A transport's test extends it and gives the constructor its {@link PeerTransportUnderTest}. The client reaches
  * the server through a {@link TcpProxy}, which counts the connections still open. No test asserts on wall
  * time.
  */
@@ -57,14 +56,12 @@ public abstract class PeerReleaseSuite {
   private final CompletableFuture<Void> gate = new CompletableFuture<>();
   private final Semaphore entered = new Semaphore(0);
 
-  /** A new inbound, not started, listening on an ephemeral port of 127.0.0.1. */
-  protected abstract Inbound newInbound();
+  private final PeerTransportUnderTest underTest;
 
-  /** A new client transport whose peers are {@code 127.0.0.1:port} identifiers. */
-  protected abstract PeerTransport newClientTransport();
-
-  /** A unary outbound of {@code transport} (from {@link #newClientTransport()}) over {@code chooser}. */
-  protected abstract UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser);
+  /** A suite over the ends of {@code underTest}. */
+  protected PeerReleaseSuite(PeerTransportUnderTest underTest) {
+    this.underTest = underTest;
+  }
 
   @AfterEach
   final void stopAll() throws Exception {
@@ -182,7 +179,7 @@ public abstract class PeerReleaseSuite {
 
   /** A started server: {@code echo}, and {@code slow}, which answers its text once the gate opens. */
   private InetSocketAddress server() {
-    Inbound in = newInbound();
+    Inbound in = underTest.newInbound();
     Dispatcher d = Dispatcher.builder(SERVICE).inbound(in).build();
     d.register(
         List.of(
@@ -210,11 +207,11 @@ public abstract class PeerReleaseSuite {
   private Client client(InetSocketAddress server) throws Exception {
     TcpProxy proxy = TcpProxy.start(server);
     closeables.add(proxy);
-    PeerTransport transport = newClientTransport();
+    PeerTransport transport = underTest.newClientTransport();
     OnePeer chooser = new OnePeer(transport, proxy.hostPort());
     Dispatcher d =
         Dispatcher.builder("release-client")
-            .outbound(SERVICE, Outbounds.unary(outbound(transport, chooser)))
+            .outbound(SERVICE, Outbounds.unary(underTest.outbound(transport, chooser)))
             .build();
     d.start();
     dispatchers.add(d);
