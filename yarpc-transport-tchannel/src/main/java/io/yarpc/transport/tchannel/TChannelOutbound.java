@@ -119,7 +119,7 @@ public final class TChannelOutbound extends AbstractLifecycle
             YarpcException notOurs =
                 YarpcException.of(
                     Code.INTERNAL,
-                    "peer %s was not retained from this tchannel transport",
+                    "peer %s was not made by this tchannel transport",
                     lease.peer().identifier());
             lease.finish(notOurs);
             body.release();
