@@ -103,7 +103,8 @@ public abstract class AbstractPeer implements Peer {
    * connection), unless the peer was released: then {@code begin} does not run and the {@linkplain
    * #releasedError() released error} is thrown (the caller still owns the request). Never concurrently
    * with the release: {@link #close()} is called only once every {@code begin} that started before the
-   * release has returned, on the thread of the last one. {@code begin} must be quick and must not block.
+   * release has returned (on the thread of the last of them, or the registry's when none was running).
+   * {@code begin} must be quick and must not block.
    *
    * @throws YarpcException the released error, when the peer was released
    */
