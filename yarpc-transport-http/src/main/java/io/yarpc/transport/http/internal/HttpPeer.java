@@ -376,8 +376,7 @@ public final class HttpPeer extends AbstractPeer {
   private void sendH1(ClientCall call) {
     Channel reuse = null;
     synchronized (lock) {
-      // A peer closed by the transport's stop has no idle connection: the call opens one, and
-      // fails.
+      // none is idle once the transport's stop closed the peer: a new connection fails
       while (!idle.isEmpty()) {
         Channel ch = idle.pollLast();
         if (ch.isActive()) {

@@ -119,8 +119,7 @@ public final class TChannelPeer extends AbstractPeer {
     boolean dialled;
     synchronized (this) {
       if (closed) {
-        return CompletableFuture.failedFuture(
-            host.isRunning() ? releasedError() : notRunning().withUnprocessed());
+        return CompletableFuture.failedFuture(host.isRunning() ? releasedError() : notRunning());
       }
       if (connection != null && connection.isActive()) {
         return CompletableFuture.completedFuture(connection);
