@@ -30,6 +30,10 @@ public final class PeerCalls {
    *   <li>when {@code result} completes first (the caller cancelled, or the deadline passed), the choice
    *       is cancelled, and a lease that arrives anyway is {@linkplain PeerLease#abandon() abandoned} at
    *       once, after {@code releaseRequest};
+   *   <li>a lease on an {@link AbstractPeer} released since it was chosen (a list dropped the peer while
+   *       the call waited) is abandoned and {@code result} fails with the peer's {@linkplain
+   *       AbstractPeer#releasedError() released error}, after {@code releaseRequest}; the transport's
+   *       {@link AbstractPeer#beginCall} refuses a release that comes later;
    *   <li>otherwise {@code onChosen} gets the lease, on the thread that completed the choice, and owns
    *       it and the request from then on. {@code result} may still complete while it runs (the deadline,
    *       the caller): it registers its own abort first, then checks {@code result} again.
@@ -73,6 +77,11 @@ public final class PeerCalls {
           } else if (result.isDone()) {
             lease.abandon(); // nothing was sent: the peer did nothing wrong (or right)
             releaseRequest.run();
+          } else if (lease.peer() instanceof AbstractPeer
+              && ((AbstractPeer) lease.peer()).isReleased()) {
+            lease.abandon(); // chosen before its release: nothing was sent
+            releaseRequest.run();
+            result.completeExceptionally(((AbstractPeer) lease.peer()).releasedError());
           } else {
             try {
               onChosen.accept(lease);

@@ -51,8 +51,9 @@ public final class PeerRegistry<P extends AbstractPeer> {
   }
 
   /**
-   * Releases one retain of {@code identifier} by {@code subscriber}; the last release removes and closes
-   * the peer.
+   * Releases one retain of {@code identifier} by {@code subscriber}; the last release removes the peer,
+   * marks it released (no call through it begins any more: see {@link AbstractPeer}) and closes it once no
+   * call is beginning on it.
    *
    * @throws IllegalArgumentException when {@code subscriber} does not retain that peer
    */
@@ -70,7 +71,7 @@ public final class PeerRegistry<P extends AbstractPeer> {
       }
       peers.remove(identifier);
     }
-    peer.close();
+    peer.releaseAndClose();
   }
 
   /** The retained peer for {@code identifier}, or {@code null}. */
@@ -87,13 +88,13 @@ public final class PeerRegistry<P extends AbstractPeer> {
     }
   }
 
-  /** Removes every peer and closes it (for a transport's stop). */
+  /** Removes every peer and releases it as {@link #release} does (for a transport's stop). */
   public void closeAll() {
     List<P> all;
     synchronized (peers) {
       all = List.copyOf(peers.values());
       peers.clear();
     }
-    all.forEach(AbstractPeer::close);
+    all.forEach(AbstractPeer::releaseAndClose);
   }
 }

@@ -98,6 +98,60 @@ class PeerCallsTest {
     assertThat(handed.get()).isNull();
   }
 
+  @Test
+  void aLeaseOnAPeerReleasedSinceItWasChosenIsRefusedWithTheReleasedError() throws Exception {
+    PeerSubscriber holder = p -> {};
+    PeerRegistry<AbstractPeer> registry = new PeerRegistry<>(ClosablePeer::new, p -> {});
+    AbstractPeer peer = registry.retain("h:1", holder);
+    HandChooser chooser = new HandChooser();
+    CompletableFuture<String> result = new CompletableFuture<>();
+    PeerCalls.choose(chooser, META, result, released::incrementAndGet, handed::set);
+    AtomicInteger abandoned = new AtomicInteger();
+    PeerLease lease =
+        new PeerLease() {
+          @Override
+          public Peer peer() {
+            return peer;
+          }
+
+          @Override
+          public void finish(Throwable error) {
+            throw new AssertionError("nothing was sent: abandon, not finish");
+          }
+
+          @Override
+          public void abandon() {
+            abandoned.incrementAndGet();
+          }
+        };
+
+    registry.release("h:1", holder); // a list dropped the peer while the call waited
+    chooser.choice.complete(lease);
+
+    YarpcException e = failure(result);
+    assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+    assertThat(e.unprocessed()).as("nothing was sent").isTrue();
+    assertThat(e.getMessage()).isEqualTo("peer h:1 was released");
+    assertThat(handed.get()).as("the wire work never sees it").isNull();
+    assertThat(abandoned).hasValue(1);
+    assertThat(released).hasValue(1);
+  }
+
+  /** A peer that is always available and has nothing to close. */
+  private static final class ClosablePeer extends AbstractPeer {
+    ClosablePeer(String identifier) {
+      super(identifier);
+    }
+
+    @Override
+    public ConnectionStatus status() {
+      return ConnectionStatus.AVAILABLE;
+    }
+
+    @Override
+    protected void close() {}
+  }
+
   private static YarpcException failure(CompletableFuture<?> f) throws InterruptedException {
     try {
       f.get();

@@ -3,9 +3,12 @@ package io.yarpc.peer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.yarpc.errors.Code;
+import io.yarpc.errors.YarpcException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class PeerRegistryTest {
@@ -30,6 +33,11 @@ class PeerRegistryTest {
     @Override
     protected void close() {
       closed.incrementAndGet();
+    }
+
+    /** Begins a call: runs {@code begin} unless the peer was released. */
+    <T> T begin(Supplier<T> begin) {
+      return beginCall(begin);
     }
   }
 
@@ -93,6 +101,54 @@ class PeerRegistryTest {
     assertThat(a.closed).hasValue(1);
     assertThat(b.closed).hasValue(1);
     assertThat(registry.peers()).isEmpty();
+  }
+
+  @Test
+  void aCallBeginsUntilThePeerIsReleasedThenIsRefusedWithTheReleasedError() {
+    PeerSubscriber a = p -> {};
+    TestPeer peer = registry.retain("h:1", a);
+    assertThat(peer.begin(() -> "begun")).isEqualTo("begun");
+    assertThat(peer.isReleased()).isFalse();
+
+    registry.release("h:1", a);
+
+    assertThat(peer.isReleased()).isTrue();
+    AtomicInteger ran = new AtomicInteger();
+    assertThatThrownBy(() -> peer.begin(ran::incrementAndGet))
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+              assertThat(e.unprocessed()).as("nothing was sent").isTrue();
+              assertThat(e.getMessage()).isEqualTo("peer h:1 was released");
+            });
+    assertThat(ran).as("a refused call does not begin").hasValue(0);
+    assertThat(peer.closed).as("refusals do not close it again").hasValue(1);
+  }
+
+  @Test
+  void aReleaseWhileACallBeginsClosesThePeerOnlyOnceTheCallHasBegun() {
+    PeerSubscriber a = p -> {};
+    TestPeer peer = registry.retain("h:1", a);
+    int closedDuringBegin =
+        peer.begin(
+            () -> {
+              registry.release("h:1", a); // the last holder lets go while the call begins
+              assertThatThrownBy(() -> peer.begin(() -> "another"))
+                  .as("a call beginning after the release")
+                  .isInstanceOf(YarpcException.class);
+              return peer.closed.get();
+            });
+    assertThat(closedDuringBegin).as("not closed under a beginning call").isZero();
+    assertThat(peer.closed).as("closed once the call has begun").hasValue(1);
+  }
+
+  @Test
+  void closeAllReleasesEveryPeer() {
+    TestPeer a = registry.retain("a:1", p -> {});
+    registry.closeAll();
+    assertThat(a.isReleased()).isTrue();
+    assertThatThrownBy(() -> a.begin(() -> "x")).hasMessage("peer a:1 was released");
   }
 
   @Test

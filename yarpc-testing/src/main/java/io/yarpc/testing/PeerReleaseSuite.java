@@ -21,7 +21,6 @@ import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
-import io.yarpc.transport.UnaryOutbound;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * io.yarpc.peer.AbstractPeer#close()}; gRPC's graceful channel shutdown and yarpc-go's TChannel and HTTP
  * peers behave so.
  *
- * <p>A transport's test extends it and says how to build its inbounds and outbounds. The client reaches
+ * <p>A transport's test extends it and gives the constructor its {@link PeerTransportUnderTest}. The client reaches
  * the server through a {@link TcpProxy}, which counts the connections still open. No test asserts on wall
  * time.
  */
@@ -57,14 +56,12 @@ public abstract class PeerReleaseSuite {
   private final CompletableFuture<Void> gate = new CompletableFuture<>();
   private final Semaphore entered = new Semaphore(0);
 
-  /** A new inbound, not started, listening on an ephemeral port of 127.0.0.1. */
-  protected abstract Inbound newInbound();
+  private final PeerTransportUnderTest underTest;
 
-  /** A new client transport whose peers are {@code 127.0.0.1:port} identifiers. */
-  protected abstract PeerTransport newClientTransport();
-
-  /** A unary outbound of {@code transport} (from {@link #newClientTransport()}) over {@code chooser}. */
-  protected abstract UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser);
+  /** A suite over the ends of {@code underTest}. */
+  protected PeerReleaseSuite(PeerTransportUnderTest underTest) {
+    this.underTest = underTest;
+  }
 
   @AfterEach
   final void stopAll() throws Exception {
@@ -106,32 +103,58 @@ public abstract class PeerReleaseSuite {
   }
 
   /**
-   * A call whose lease was taken before the release may be sent after it: a transport either refuses it
-   * with {@code unavailable}, marked unprocessed so a retry may send it elsewhere (gRPC, h2c, TChannel), or
-   * carries it on a connection closed when it ends (HTTP/1.1). Either way it ends, and leaves no
-   * connection open.
+   * A call whose lease was taken before the release and sent after it is refused with {@code
+   * unavailable}, marked unprocessed so a retry may send it elsewhere, and names the peer: core's one
+   * rule ({@link io.yarpc.peer.AbstractPeer}). It leaves no connection open.
    */
   @Test
-  void aCallSentThroughAReleasedPeerEndsAndLeavesNoConnectionOpen() throws Exception {
+  void aCallSentThroughAReleasedPeerIsRefusedAsUnprocessed() throws Exception {
     Client client = client(server());
     assertThat(text(await(client.call("echo", "before", Duration.ofSeconds(WAIT_SECONDS)))))
         .isEqualTo("before");
 
     client.chooser.release();
 
-    try {
-      assertThat(text(await(client.call("echo", "after", Duration.ofSeconds(WAIT_SECONDS)))))
-          .isEqualTo("after");
-    } catch (YarpcException e) {
-      assertThat(e.code()).as("%s", e).isEqualTo(Code.UNAVAILABLE);
-      assertThat(e.getMessage()).contains(client.proxy.hostPort()).contains("was released");
-      assertThat(e.unprocessed()).as("refused before it was sent: %s", e).isTrue();
-    }
+    assertRefused(client, client.call("echo", "after", Duration.ofSeconds(WAIT_SECONDS)));
     eventually(
         () -> client.proxy.openConnections() == 0,
         "a released peer closes its connections: "
             + client.proxy.openConnections()
             + " still open");
+  }
+
+  /**
+   * The race: the peer is released after core's check of the lease and before the transport starts the
+   * call on it (for gRPC, before grpc-java's {@code newCall}, which would refuse the call on the shut-down
+   * channel with an error not marked unprocessed). The transport still refuses it with core's error.
+   */
+  @Test
+  void aPeerReleasedAfterCoresCheckStillRefusesTheCallAsUnprocessed() throws Exception {
+    Client client = client(server());
+    assertThat(text(await(client.call("echo", "before", Duration.ofSeconds(WAIT_SECONDS)))))
+        .isEqualTo("before");
+
+    client.chooser.releaseOnTheTransportsFirstLook = true;
+
+    assertRefused(client, client.call("echo", "racing", Duration.ofSeconds(WAIT_SECONDS)));
+    assertThat(client.chooser.released()).as("released during the call").isTrue();
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        "a released peer closes its connections: "
+            + client.proxy.openConnections()
+            + " still open");
+  }
+
+  private static void assertRefused(Client client, CompletableFuture<Response> call) {
+    assertThatThrownBy(() -> await(call))
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).as("%s", e).isEqualTo(Code.UNAVAILABLE);
+              assertThat(e.getMessage())
+                  .isEqualTo("peer " + client.proxy.hostPort() + " was released");
+              assertThat(e.unprocessed()).as("refused before it was sent: %s", e).isTrue();
+            });
   }
 
   @Test
@@ -156,7 +179,7 @@ public abstract class PeerReleaseSuite {
 
   /** A started server: {@code echo}, and {@code slow}, which answers its text once the gate opens. */
   private InetSocketAddress server() {
-    Inbound in = newInbound();
+    Inbound in = underTest.newInbound();
     Dispatcher d = Dispatcher.builder(SERVICE).inbound(in).build();
     d.register(
         List.of(
@@ -184,11 +207,11 @@ public abstract class PeerReleaseSuite {
   private Client client(InetSocketAddress server) throws Exception {
     TcpProxy proxy = TcpProxy.start(server);
     closeables.add(proxy);
-    PeerTransport transport = newClientTransport();
+    PeerTransport transport = underTest.newClientTransport();
     OnePeer chooser = new OnePeer(transport, proxy.hostPort());
     Dispatcher d =
         Dispatcher.builder("release-client")
-            .outbound(SERVICE, Outbounds.unary(outbound(transport, chooser)))
+            .outbound(SERVICE, Outbounds.unary(underTest.outbound(transport, chooser)))
             .build();
     d.start();
     dispatchers.add(d);
@@ -237,14 +260,20 @@ public abstract class PeerReleaseSuite {
 
   /**
    * Retains one peer on start and hands it to every call, also after {@link #release()} gave it back to
-   * the transport (a list that dropped a peer may still hold a lease on it).
+   * the transport (a list that dropped a peer may still hold a lease on it). With {@link
+   * #releaseOnTheTransportsFirstLook}, a lease releases the peer when the transport first reads its
+   * {@link PeerLease#peer()}, after core's {@link io.yarpc.peer.PeerCalls} has checked it (reads from
+   * the {@code io.yarpc.peer} package are core's).
    */
   private static final class OnePeer extends AbstractLifecycle implements PeerChooser {
+    private static final StackWalker STACK = StackWalker.getInstance();
+
     private final PeerTransport transport;
     private final String identifier;
     private final PeerSubscriber subscriber = changed -> {};
     private volatile Peer peer;
     private boolean released; // guarded by this
+    volatile boolean releaseOnTheTransportsFirstLook;
 
     OnePeer(PeerTransport transport, String identifier) {
       this.transport = transport;
@@ -269,19 +298,37 @@ public abstract class PeerReleaseSuite {
       }
     }
 
+    synchronized boolean released() {
+      return released;
+    }
+
     @Override
     public CompletableFuture<PeerLease> choose(RequestMeta meta) {
       Peer p = peer;
+      boolean releaseOnLook = releaseOnTheTransportsFirstLook;
       return CompletableFuture.completedFuture(
           new PeerLease() {
             @Override
             public Peer peer() {
+              if (releaseOnLook && !readByCore()) {
+                release();
+              }
               return p;
             }
 
             @Override
             public void finish(Throwable error) {}
           });
+    }
+
+    private static boolean readByCore() {
+      return STACK.walk(
+          frames ->
+              frames
+                  .skip(2) // readByCore and peer()
+                  .findFirst()
+                  .map(f -> f.getClassName().startsWith("io.yarpc.peer."))
+                  .orElse(false));
     }
   }
 }

@@ -30,7 +30,6 @@ import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
-import io.yarpc.transport.UnaryOutbound;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -51,8 +50,8 @@ import org.junit.jupiter.api.Test;
  * {@link RetryMiddleware} over a real transport on loopback: what is retried (a call refused before its
  * handler, a refused connection, an idempotent procedure's {@code unavailable}), what is not (a call that
  * reached its handler), the budget in an outage, the deadline, and the body sent again intact and
- * released once. A transport's test extends it and says how to build its inbounds and outbounds, and
- * whether its protocol tells a client that the server refused a call before its handler.
+ * released once. A transport's test extends it, gives the constructor its {@link PeerTransportUnderTest},
+ * and says whether its protocol tells a client that the server refused a call before its handler.
  *
  * <p>The client's peers are chosen in strict turn, whatever their status (a test chooser), so a dead peer
  * is chosen as surely as a live one. No test asserts on wall time.
@@ -67,19 +66,17 @@ public abstract class RetrySuite {
   private final List<Dispatcher> dispatchers = new ArrayList<>();
   private final BodyTracker tracker = new BodyTracker();
 
-  /** A new inbound, not started, listening on an ephemeral port of 127.0.0.1. */
-  protected abstract Inbound newInbound();
+  private final PeerTransportUnderTest underTest;
 
-  /** The port a started inbound of {@link #newInbound()} listens on. */
+  /** A suite over the ends of {@code underTest}. */
+  protected RetrySuite(PeerTransportUnderTest underTest) {
+    this.underTest = underTest;
+  }
+
+  /** The port a started inbound of {@link PeerTransportUnderTest#newInbound()} listens on. */
   protected int port(Inbound started) {
     return ((InetSocketAddress) started.listenAddress()).getPort();
   }
-
-  /** A new client transport whose peers are {@code 127.0.0.1:port} identifiers. */
-  protected abstract PeerTransport newClientTransport();
-
-  /** A unary outbound of {@code transport} (from {@link #newClientTransport()}) over {@code chooser}. */
-  protected abstract UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser);
 
   /**
    * Whether a call the server's dispatcher refuses before its handler (here: a procedure at its
@@ -391,7 +388,7 @@ public abstract class RetrySuite {
 
   /** Starts a server dispatcher with {@code procedures} (and "write" echoing, unless given); its port. */
   private int server(Middleware<Request, Response> inbound, Procedure... procedures) {
-    Inbound in = newInbound();
+    Inbound in = underTest.newInbound();
     Dispatcher.Builder b = Dispatcher.builder(SERVICE).inbound(in);
     if (inbound != null) {
       b.unaryInboundMiddleware(inbound);
@@ -410,7 +407,7 @@ public abstract class RetrySuite {
   /** A started client dispatcher calling {@code ports} in turn, through {@code retry} then {@code inner}. */
   private ClientConfig client(
       RetryMiddleware retry, Middleware<Request, Response> inner, int... ports) {
-    PeerTransport transport = newClientTransport();
+    PeerTransport transport = underTest.newClientTransport();
     List<String> peers = new ArrayList<>();
     for (int p : ports) {
       peers.add("127.0.0.1:" + p);
@@ -418,7 +415,8 @@ public abstract class RetrySuite {
     Dispatcher.Builder b =
         Dispatcher.builder("retry-client")
             .outbound(
-                SERVICE, Outbounds.unary(outbound(transport, new TakingTurns(transport, peers))));
+                SERVICE,
+                Outbounds.unary(underTest.outbound(transport, new TakingTurns(transport, peers))));
     List<Middleware<Request, Response>> chain = new ArrayList<>();
     if (retry != null) {
       chain.add(retry);

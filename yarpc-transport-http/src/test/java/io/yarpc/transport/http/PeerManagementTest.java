@@ -2,6 +2,7 @@ package io.yarpc.transport.http;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.yarpc.Dispatcher;
 import io.yarpc.errors.Code;
@@ -187,7 +188,7 @@ class PeerManagementTest {
   }
 
   @Test
-  void removingAPeerFailsNoCallThatChoseIt() throws Exception {
+  void removingAPeerLetsItsCallsInFlightEndWellAndRefusesOneThatChoseItBefore() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch answer = new CountDownLatch(1);
     HttpTransport t = HttpTransport.builder().eventLoopThreads(1).build();
@@ -226,7 +227,7 @@ class PeerManagementTest {
     assertThat(new String(r.body().toByteArray(), UTF_8)).isEqualTo("slow");
     r.body().release();
 
-    // a call whose peer was chosen before the removal and sent after it is sent all the same
+    // a call whose peer was chosen before the removal and sent after it is refused, unprocessed
     RoundRobinPeerList second =
         RoundRobinPeerList.builder(client).peers(List.of(in.hostPort())).build();
     io.yarpc.peer.PeerChooser removesAfterChoosing =
@@ -259,7 +260,16 @@ class PeerManagementTest {
         };
     HttpOutbound late = client.outbound(removesAfterChoosing);
     late.start();
-    assertThat(call(late)).isEqualTo("slow");
+    assertThatThrownBy(() -> call(late))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            YarpcException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+              assertThat(e.unprocessed()).isTrue();
+              assertThat(e.getMessage()).isEqualTo("peer " + in.hostPort() + " was released");
+            });
     assertThat(client.peers()).isEmpty();
     late.stop();
     out.stop();

@@ -117,15 +117,10 @@ public final class TChannelOutbound extends AbstractLifecycle
         lease -> {
           if (!transport.owns(lease.peer())) {
             YarpcException notOurs =
-                lease.peer() instanceof TChannelPeer && ((TChannelPeer) lease.peer()).isClosed()
-                    // chosen before its last holder released it: nothing was sent
-                    ? YarpcException.of(
-                            Code.UNAVAILABLE, "peer %s was released", lease.peer().identifier())
-                        .withUnprocessed()
-                    : YarpcException.of(
-                        Code.INTERNAL,
-                        "peer %s was not retained from this tchannel transport",
-                        lease.peer().identifier());
+                YarpcException.of(
+                    Code.INTERNAL,
+                    "peer %s was not made by this tchannel transport",
+                    lease.peer().identifier());
             lease.finish(notOurs);
             body.release();
             result.completeExceptionally(notOurs);
@@ -134,7 +129,8 @@ public final class TChannelOutbound extends AbstractLifecycle
           // The dial is the peer's, shared by every call waiting for it: never in `stage`, so that
           // one caller giving up cannot cancel it for the others (a cancelled dial would also
           // orphan its connection).
-          CompletableFuture<Connection> connecting = ((TChannelPeer) lease.peer()).acquire();
+          TChannelPeer peer = (TChannelPeer) lease.peer();
+          CompletableFuture<Connection> connecting = peer.acquire();
           connecting.whenComplete(
               (connection, connectError) -> {
                 if (connectError != null) {
@@ -150,7 +146,7 @@ public final class TChannelOutbound extends AbstractLifecycle
                   body.release();
                   return;
                 }
-                CompletableFuture<Response> call = connection.call(meta, body, checksumType);
+                CompletableFuture<Response> call = peer.call(connection, meta, body, checksumType);
                 stage.set(call);
                 if (result.isCancelled()) {
                   call.cancel(false);

@@ -259,12 +259,9 @@ public final class TChannelTransport extends AbstractLifecycle implements Transp
     return peers.get(identifier);
   }
 
-  /** Whether {@code peer} is one of this transport's peers. */
+  /** Whether this transport made {@code peer} (retained now, or released since it was chosen). */
   boolean owns(Peer peer) {
-    if (!(peer instanceof TChannelPeer)) {
-      return false;
-    }
-    return peers.get(peer.identifier()) == peer;
+    return peer instanceof TChannelPeer && ((TChannelPeer) peer).belongsTo(peerHost);
   }
 
   // ---------------------------------------------------------------------------------------------------

@@ -247,6 +247,25 @@ class ConnectionsTest {
         .startsWith("cannot connect to tchannel peer 127.0.0.1:" + port);
   }
 
+  @Test
+  void aPeerOfAnotherTransportIsRefusedWithInternal() throws Exception {
+    TChannelTransport serverTransport = TChannelTransport.of("server");
+    TChannelInbound inbound = serverTransport.inbound();
+    server("server", inbound, new CountDownLatch(0));
+    TChannelTransport ours = started(TChannelTransport.of("client"));
+    TChannelTransport theirs = started(TChannelTransport.of("other"));
+    TChannelOutbound out =
+        started(ours.outbound(SinglePeerChooser.builder(theirs, inbound.hostPort()).build()));
+
+    Throwable t = catchThrowable(() -> call(out, "server", "who"));
+
+    assertThat(t).isInstanceOf(ExecutionException.class);
+    YarpcException e = (YarpcException) t.getCause();
+    assertThat(e.code()).isEqualTo(Code.INTERNAL);
+    assertThat(e.getMessage())
+        .isEqualTo("peer " + inbound.hostPort() + " was not made by this tchannel transport");
+  }
+
   /**
    * A connects to B advertising its inbound's address; B's outbound to A then reuses that connection
    * instead of dialling, and B's calls to A are served by A's inbound on the connection A dialled.

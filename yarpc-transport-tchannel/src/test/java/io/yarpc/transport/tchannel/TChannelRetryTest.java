@@ -1,11 +1,7 @@
 package io.yarpc.transport.tchannel;
 
 import io.yarpc.errors.Code;
-import io.yarpc.peer.PeerChooser;
-import io.yarpc.peer.PeerTransport;
 import io.yarpc.testing.RetrySuite;
-import io.yarpc.transport.Inbound;
-import io.yarpc.transport.UnaryOutbound;
 
 /**
  * Retries over TChannel: a call the server refuses before its handler is answered with a {@code busy} or
@@ -15,19 +11,8 @@ import io.yarpc.transport.UnaryOutbound;
  * its handler is not retried.
  */
 class TChannelRetryTest extends RetrySuite {
-  @Override
-  protected Inbound newInbound() {
-    return TChannelTransport.of("retry-server").inbound();
-  }
-
-  @Override
-  protected PeerTransport newClientTransport() {
-    return TChannelTransport.of("retry-client");
-  }
-
-  @Override
-  protected UnaryOutbound outbound(PeerTransport transport, PeerChooser chooser) {
-    return ((TChannelTransport) transport).outbound(chooser);
+  TChannelRetryTest() {
+    super(new TChannelUnderTest());
   }
 
   @Override

@@ -108,19 +108,13 @@ public final class ClientCalls {
   }
 
   /**
-   * The channel behind a chosen peer.
+   * The gRPC peer behind a chosen peer (a released one refuses its calls: {@link GrpcPeer#startCall}).
    *
-   * @throws YarpcException {@code unavailable} when the peer was released since it was chosen (its
-   *     channel is shutting down and takes no new call; the caller marks it unprocessed, as nothing was
-   *     sent), {@code internal} when another transport made it
+   * @throws YarpcException {@code internal} when another transport made it
    */
   static GrpcPeer grpcPeer(Peer peer) {
     if (peer instanceof GrpcPeer) {
-      GrpcPeer p = (GrpcPeer) peer;
-      if (p.isShutdown()) {
-        throw YarpcException.of(Code.UNAVAILABLE, "peer %s was released", peer.identifier());
-      }
-      return p;
+      return (GrpcPeer) peer;
     }
     throw YarpcException.of(
         Code.INTERNAL,

@@ -95,9 +95,8 @@ final class GrpcClientStream extends ClientCall.Listener<Body> implements Client
       try {
         GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
         call =
-            peer.channel()
-                .newCall(calls.method(fullMethodName, true), calls.options(meta.deadline()));
-        call.start(this, md);
+            peer.startCall(
+                calls.method(fullMethodName, true), calls.options(meta.deadline()), this, md);
       } catch (RuntimeException e) { // nothing was sent: no onClose will follow
         YarpcException error = YarpcException.from(e).withUnprocessed();
         chosen.finish(error);

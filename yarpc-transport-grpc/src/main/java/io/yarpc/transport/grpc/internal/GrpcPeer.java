@@ -1,7 +1,11 @@
 package io.yarpc.transport.grpc.internal;
 
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import java.io.IOException;
@@ -72,6 +76,27 @@ public final class GrpcPeer extends AbstractPeer {
   /** The channel calls to this peer go through. */
   public ManagedChannel channel() {
     return channel;
+  }
+
+  /**
+   * Starts a call on the channel, unless the peer was released: then nothing reaches grpc-java and core's
+   * released error (unavailable, unprocessed) is thrown. Never concurrently with the release ({@link
+   * #beginCall}): a call started here began before the channel's shutdown, which lets it finish; grpc-java
+   * never refuses one with its own "Channel shutdown invoked".
+   *
+   * @throws io.yarpc.errors.YarpcException the released error
+   */
+  <Q, R> ClientCall<Q, R> startCall(
+      MethodDescriptor<Q, R> method,
+      CallOptions options,
+      ClientCall.Listener<R> listener,
+      Metadata headers) {
+    return beginCall(
+        () -> {
+          ClientCall<Q, R> call = channel.newCall(method, options);
+          call.start(listener, headers);
+          return call;
+        });
   }
 
   /** Starts following the channel's connectivity, asking it to connect. */
@@ -200,11 +225,6 @@ public final class GrpcPeer extends AbstractPeer {
     channel.shutdown();
     update(ConnectionStatus.UNAVAILABLE);
     onClose.accept(this);
-  }
-
-  /** Whether the peer was closed (released): its channel takes no new call. */
-  public boolean isShutdown() {
-    return shutdown;
   }
 
   /** Whether the channel has shut down and finished every call. */

@@ -96,9 +96,11 @@ final class UnaryClientCall extends ClientCall.Listener<Body> {
         try {
           GrpcPeer peer = ClientCalls.grpcPeer(chosen.peer());
           call =
-              peer.channel()
-                  .newCall(calls.method(fullMethodName, false), calls.options(meta.deadline()));
-          call.start(this, headers);
+              peer.startCall(
+                  calls.method(fullMethodName, false),
+                  calls.options(meta.deadline()),
+                  this,
+                  headers);
         } catch (RuntimeException e) { // nothing was sent: no onClose will follow
           YarpcException error = YarpcException.from(e).withUnprocessed();
           chosen.finish(error);

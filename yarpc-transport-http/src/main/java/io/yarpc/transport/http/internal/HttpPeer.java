@@ -350,21 +350,33 @@ public final class HttpPeer extends AbstractPeer {
   // ---------------------------------------------------------------------------------------------------
   // Calls
 
-  /** Sends {@code request} over HTTP/1.1 ({@code http2} false) or h2c; the call owns the request. */
+  /**
+   * Sends {@code request} over HTTP/1.1 ({@code http2} false) or h2c; the call owns the request. A
+   * released peer refuses the call with core's released error ({@link #beginCall}); a call sent before the
+   * release finishes on its connection.
+   */
   public ClientCall send(FullHttpRequest request, boolean http2, int maxResponseBodySize) {
     ClientCall call = new ClientCall(request, maxResponseBodySize);
-    if (http2) {
-      sendH2(call);
-    } else {
-      sendH1(call);
+    try {
+      return beginCall(
+          () -> {
+            if (http2) {
+              sendH2(call);
+            } else {
+              sendH1(call);
+            }
+            return call;
+          });
+    } catch (YarpcException released) { // nothing was sent
+      call.fail(released);
+      return call;
     }
-    return call;
   }
 
   private void sendH1(ClientCall call) {
     Channel reuse = null;
     synchronized (lock) {
-      // A released peer has no idle connection: a call chosen before the release gets its own.
+      // none is idle once the transport's stop closed the peer: a new connection fails
       while (!idle.isEmpty()) {
         Channel ch = idle.pollLast();
         if (ch.isActive()) {
@@ -490,9 +502,8 @@ public final class HttpPeer extends AbstractPeer {
   void sendH2(ClientCall call) {
     H2Connection conn;
     synchronized (lock) {
-      if (closed) {
-        call.failUnprocessed(
-            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+      if (closed) { // by the transport's stop (a released peer refused the call: beginCall)
+        call.failUnprocessed(Checks.notRunning("HTTP transport"));
         return;
       }
       conn = h2;
@@ -571,9 +582,8 @@ public final class HttpPeer extends AbstractPeer {
   /**
    * Stops probing and lets the connections go without failing a call: idle HTTP/1.1 connections close
    * now, busy ones when their call ends ({@link #releaseH1}), and the h2c connection sends GOAWAY and
-   * closes once its streams have ended (Netty's graceful close). A call chosen before the release and sent
-   * after it goes over an HTTP/1.1 connection of its own, closed when it ends; over h2c it fails with
-   * {@code unavailable}. The transport's stop closes whatever is left.
+   * closes once its streams have ended (Netty's graceful close). A call sent through the peer after its
+   * release is refused ({@link #send}). The transport's stop closes whatever is left.
    */
   public void close() {
     List<Channel> toClose;

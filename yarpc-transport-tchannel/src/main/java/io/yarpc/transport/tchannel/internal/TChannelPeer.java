@@ -9,6 +9,10 @@ import io.yarpc.netty.internal.TlsErrors;
 import io.yarpc.peer.AbstractPeer;
 import io.yarpc.peer.ConnectionStatus;
 import io.yarpc.retry.Backoff;
+import io.yarpc.transport.Body;
+import io.yarpc.transport.RequestMeta;
+import io.yarpc.transport.Response;
+import io.yarpc.transport.tchannel.ChecksumType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -69,9 +73,9 @@ public final class TChannelPeer extends AbstractPeer {
     return connecting != null ? ConnectionStatus.CONNECTING : ConnectionStatus.UNAVAILABLE;
   }
 
-  /** Whether the peer was closed (released, or its transport stopped). */
-  public synchronized boolean isClosed() {
-    return closed;
+  /** Whether {@code host} made this peer. */
+  public boolean belongsTo(Host host) {
+    return this.host == host;
   }
 
   /** The current connection, or null. */
@@ -107,15 +111,15 @@ public final class TChannelPeer extends AbstractPeer {
 
   /**
    * The connection to call on: at once when there is one, else after dialling (a failed dial fails the
-   * future with {@code unavailable}).
+   * future with {@code unavailable}; a closed peer's with core's released error, or says the transport
+   * stopped). Send the call with {@link #call}.
    */
   public CompletableFuture<Connection> acquire() {
     CompletableFuture<Connection> f;
     boolean dialled;
     synchronized (this) {
       if (closed) {
-        return CompletableFuture.failedFuture(
-            YarpcException.of(Code.UNAVAILABLE, "peer %s was released", identifier()));
+        return CompletableFuture.failedFuture(host.isRunning() ? releasedError() : notRunning());
       }
       if (connection != null && connection.isActive()) {
         return CompletableFuture.completedFuture(connection);
@@ -135,11 +139,7 @@ public final class TChannelPeer extends AbstractPeer {
       return connecting;
     }
     if (!host.isRunning()) {
-      return CompletableFuture.failedFuture(
-          YarpcException.of(
-              Code.UNAVAILABLE,
-              "cannot connect to tchannel peer %s: the transport is not running",
-              identifier()));
+      return CompletableFuture.failedFuture(notRunning());
     }
     if (reconnect != null) {
       reconnect.cancel(false);
@@ -153,6 +153,29 @@ public final class TChannelPeer extends AbstractPeer {
     }
     connecting = f;
     return f;
+  }
+
+  private YarpcException notRunning() {
+    return YarpcException.of(
+        Code.UNAVAILABLE,
+        "cannot connect to tchannel peer %s: the transport is not running",
+        identifier());
+  }
+
+  /**
+   * Sends a call on {@code connection} (from {@link #acquire}), unless the peer was released since: then
+   * the call fails with core's released error and {@code body} is released. Never concurrently with the
+   * release ({@link #beginCall}): a call sent here is on the connection before the release, whose {@link
+   * Connection#closeWhenIdle} waits for it. See {@link Connection#call} for the rest.
+   */
+  public CompletableFuture<Response> call(
+      Connection connection, RequestMeta meta, Body body, ChecksumType checksumType) {
+    try {
+      return beginCall(() -> connection.call(meta, body, checksumType));
+    } catch (YarpcException released) { // nothing was sent
+      body.release();
+      return CompletableFuture.failedFuture(released);
+    }
   }
 
   /** Outside the lock: reports the new status and follows the dial to its end. */
