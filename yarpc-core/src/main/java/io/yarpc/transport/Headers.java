@@ -2,8 +2,11 @@ package io.yarpc.transport;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -16,15 +19,31 @@ import java.util.function.BiConsumer;
  * first casing is kept.
  *
  * <p>Build with {@link #builder()} or {@link #of}; derive with {@link #toBuilder()}.
+ *
+ * <p>Stored as one array of entries in insertion order, searched linearly while there are few (a call's
+ * headers usually are: one small array per call instead of a map's table and entries); with more than
+ * {@value #INDEXED_FROM} a hash index over the canonical keys keeps lookups and building linear in the
+ * number of headers.
  */
 public final class Headers {
-  private static final Headers EMPTY = new Headers(Collections.emptyMap());
+  /** From this many entries on, a hash index finds keys (below it, a linear search is cheaper). */
+  static final int INDEXED_FROM = 16;
 
-  /** canonical key -> {original key, value} */
-  private final Map<String, String[]> entries;
+  private static final String[] NONE = new String[0];
+  private static final Headers EMPTY = new Headers(NONE, 0, null);
 
-  private Headers(Map<String, String[]> entries) {
+  /** Per entry, in insertion order: canonical key, key as first given, value. */
+  private final String[] entries;
+
+  private final int size;
+
+  /** canonical key -> entry number, when {@code size >= INDEXED_FROM}; else null. */
+  private final Map<String, Integer> index;
+
+  private Headers(String[] entries, int size, Map<String, Integer> index) {
     this.entries = entries;
+    this.size = size;
+    this.index = index;
   }
 
   /** No headers. */
@@ -37,7 +56,7 @@ public final class Headers {
     if (keysAndValues.length % 2 != 0) {
       throw new IllegalArgumentException("keys and values must come in pairs");
     }
-    Builder b = builder();
+    Builder b = new Builder(keysAndValues.length / 2);
     for (int i = 0; i < keysAndValues.length; i += 2) {
       b.add(keysAndValues[i], keysAndValues[i + 1]);
     }
@@ -46,21 +65,19 @@ public final class Headers {
 
   /** Headers holding every entry of {@code map}, in its iteration order. */
   public static Headers fromMap(Map<String, String> map) {
-    Builder b = builder();
+    Builder b = new Builder(map.size());
     map.forEach(b::add);
     return b.build();
   }
 
   /** A builder for new headers. */
   public static Builder builder() {
-    return new Builder(new LinkedHashMap<>());
+    return new Builder(2);
   }
 
   /** A builder that starts with these headers. */
   public Builder toBuilder() {
-    LinkedHashMap<String, String[]> copy = new LinkedHashMap<>();
-    entries.forEach((k, v) -> copy.put(k, v.clone()));
-    return new Builder(copy);
+    return new Builder(this);
   }
 
   /** The lower-case form of a key. */
@@ -76,11 +93,18 @@ public final class Headers {
 
   /** The value for {@code key} in any casing, or {@code null}. */
   public String get(String key) {
-    String[] e = entries.get(key);
-    if (e == null) {
-      e = entries.get(canonicalize(key));
+    requireNonNull(key, "key");
+    if (size == 0) {
+      return null;
     }
-    return e == null ? null : e[1];
+    int i = find(entries, size, index, key);
+    if (i < 0) {
+      String canonical = canonicalize(key);
+      if (canonical != key) {
+        i = find(entries, size, index, canonical);
+      }
+    }
+    return i < 0 ? null : entries[3 * i + 2];
   }
 
   /** Whether {@code key} (any casing) is present. */
@@ -90,34 +114,42 @@ public final class Headers {
 
   /** The number of distinct (case-insensitive) keys. */
   public int size() {
-    return entries.size();
+    return size;
   }
 
   /** Whether there are no headers. */
   public boolean isEmpty() {
-    return entries.isEmpty();
+    return size == 0;
   }
 
-  /** The canonical (lower-case) keys. */
+  /** The canonical (lower-case) keys, in insertion order. */
   public Set<String> keys() {
-    return Collections.unmodifiableSet(entries.keySet());
+    Set<String> keys = new LinkedHashSet<>(size * 2);
+    for (int i = 0; i < size; i++) {
+      keys.add(entries[3 * i]);
+    }
+    return Collections.unmodifiableSet(keys);
   }
 
   /** An unmodifiable canonical-key view: lower-case key to value. */
   public Map<String, String> asMap() {
-    Map<String, String> m = new LinkedHashMap<>(entries.size() * 2);
-    entries.forEach((k, v) -> m.put(k, v[1]));
+    Map<String, String> m = new LinkedHashMap<>(size * 2);
+    forEach(m::put);
     return Collections.unmodifiableMap(m);
   }
 
   /** Calls {@code action} with each canonical (lower-case) key and its value. */
   public void forEach(BiConsumer<String, String> action) {
-    entries.forEach((k, v) -> action.accept(k, v[1]));
+    for (int i = 0; i < size; i++) {
+      action.accept(entries[3 * i], entries[3 * i + 2]);
+    }
   }
 
   /** Calls {@code action} with each key as first supplied (original casing) and its value. */
   public void forEachOriginal(BiConsumer<String, String> action) {
-    entries.forEach((k, v) -> action.accept(v[0], v[1]));
+    for (int i = 0; i < size; i++) {
+      action.accept(entries[3 * i + 1], entries[3 * i + 2]);
+    }
   }
 
   @Override
@@ -135,25 +167,64 @@ public final class Headers {
     return "Headers" + keys();
   }
 
+  /** The number of the entry whose canonical key is {@code canonical}, or -1. */
+  private static int find(
+      String[] entries, int size, Map<String, Integer> index, String canonical) {
+    if (index != null) {
+      Integer i = index.get(canonical);
+      return i == null ? -1 : i;
+    }
+    for (int i = 0; i < size; i++) {
+      if (canonical.equals(entries[3 * i])) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** Collects headers; not thread-safe. */
   public static final class Builder {
-    private LinkedHashMap<String, String[]> entries;
+    private String[] entries;
+    private int size;
+    private Map<String, Integer> index;
 
-    private Builder(LinkedHashMap<String, String[]> entries) {
-      this.entries = entries;
+    /** Whether {@link #entries} (and the index) are shared with the last headers built. */
+    private boolean shared;
+
+    private Headers lastBuilt;
+
+    private Builder(int expected) {
+      this.entries = expected == 0 ? NONE : new String[3 * expected];
+    }
+
+    private Builder(Headers from) {
+      this.entries = from.entries;
+      this.size = from.size;
+      this.index = from.index;
+      this.shared = true;
+      this.lastBuilt = from;
     }
 
     /** Sets {@code key} (any casing) to {@code value}; a later value for the same key wins. */
     public Builder add(String key, String value) {
       requireNonNull(key, "key");
       requireNonNull(value, "value");
-      ensureMutable();
       String canonical = canonicalize(key);
-      String[] existing = entries.get(canonical);
-      if (existing != null) {
-        existing[1] = value;
-      } else {
-        entries.put(canonical, new String[] {key, value});
+      int i = find(entries, size, index, canonical);
+      ensureMutable(1);
+      if (i >= 0) {
+        entries[3 * i + 2] = value;
+        return this;
+      }
+      int at = 3 * size;
+      entries[at] = canonical;
+      entries[at + 1] = key;
+      entries[at + 2] = value;
+      size++;
+      if (index != null) {
+        index.put(canonical, size - 1);
+      } else if (size >= INDEXED_FROM) {
+        reindex();
       }
       return this;
     }
@@ -166,40 +237,61 @@ public final class Headers {
 
     /** Removes {@code key} in any casing. */
     public Builder remove(String key) {
-      ensureMutable();
-      entries.remove(canonicalize(key));
+      int i = find(entries, size, index, canonicalize(key));
+      if (i < 0) {
+        return this;
+      }
+      ensureMutable(0);
+      System.arraycopy(entries, 3 * (i + 1), entries, 3 * i, 3 * (size - i - 1));
+      size--;
+      Arrays.fill(entries, 3 * size, 3 * size + 3, null);
+      if (index != null) {
+        if (size < INDEXED_FROM) {
+          index = null;
+        } else {
+          reindex();
+        }
+      }
       return this;
     }
 
     /** The value set so far for {@code key} in any casing, or {@code null}. */
     public String get(String key) {
-      if (entries == null) {
-        return lastBuilt.get(key);
-      }
-      String[] e = entries.get(canonicalize(key));
-      return e == null ? null : e[1];
+      int i = find(entries, size, index, canonicalize(key));
+      return i < 0 ? null : entries[3 * i + 2];
     }
 
     /** Immutable headers; the builder may keep being used afterwards. */
     public Headers build() {
-      if (entries == null) {
-        return lastBuilt;
-      }
-      if (entries.isEmpty()) {
+      if (size == 0) {
         return EMPTY;
       }
-      Headers built = new Headers(Collections.unmodifiableMap(entries));
-      entries = null; // copy on next write
-      lastBuilt = built;
-      return built;
+      if (shared) {
+        return lastBuilt;
+      }
+      shared = true; // copy on next write
+      lastBuilt = new Headers(entries, size, index);
+      return lastBuilt;
     }
 
-    private Headers lastBuilt;
+    /** Makes the entries this builder's own, with room for {@code more} entries. */
+    private void ensureMutable(int more) {
+      int needed = 3 * (size + more);
+      if (shared) {
+        entries = Arrays.copyOf(entries, Math.max(needed, entries.length));
+        if (index != null) {
+          index = new HashMap<>(index);
+        }
+        shared = false;
+      } else if (needed > entries.length) {
+        entries = Arrays.copyOf(entries, Math.max(needed, 2 * entries.length));
+      }
+    }
 
-    private void ensureMutable() {
-      if (entries == null) {
-        entries = new LinkedHashMap<>();
-        lastBuilt.entries.forEach((k, v) -> entries.put(k, v.clone()));
+    private void reindex() {
+      index = new HashMap<>(size * 2);
+      for (int i = 0; i < size; i++) {
+        index.put(entries[3 * i], i);
       }
     }
   }

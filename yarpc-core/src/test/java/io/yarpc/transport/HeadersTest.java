@@ -283,4 +283,84 @@ class HeadersTest {
 
     assertThat(s).contains("authorization").doesNotContain("secret-token");
   }
+
+  @Test
+  void manyHeadersAcrossTheIndexThresholdKeepOrderCasingAndLastValue() {
+    int n = 3 * Headers.INDEXED_FROM;
+    Headers.Builder b = Headers.builder();
+    for (int i = 0; i < n; i++) {
+      b.add("X-Key-" + i, "v" + i);
+    }
+    b.add("x-key-3", "again").add("X-KEY-" + (n - 1), "last");
+    Headers h = b.build();
+
+    assertThat(h.size()).isEqualTo(n);
+    for (int i = 0; i < n; i++) {
+      assertThat(h.get("x-KEY-" + i)).as("key %d", i).isNotNull();
+    }
+    assertThat(h.get("X-Key-3")).isEqualTo("again");
+    assertThat(h.get("x-key-" + (n - 1))).isEqualTo("last");
+    assertThat(h.get("x-key-" + n)).isNull();
+    assertThat(originals(h).get(3)).isEqualTo("X-Key-3=again");
+    assertThat(h.keys()).first().isEqualTo("x-key-0");
+    assertThat(h.keys()).last().isEqualTo("x-key-" + (n - 1));
+  }
+
+  @Test
+  void removingBelowTheIndexThresholdStillFindsEveryKey() {
+    Headers.Builder b = Headers.builder();
+    for (int i = 0; i < Headers.INDEXED_FROM + 2; i++) {
+      b.add("k" + i, "v" + i);
+    }
+    Headers before = b.build();
+    b.remove("K0").remove("k5").remove("K" + (Headers.INDEXED_FROM + 1)).remove("absent");
+    Headers after = b.build();
+
+    assertThat(after.size()).isEqualTo(Headers.INDEXED_FROM - 1);
+    assertThat(after.get("k0")).isNull();
+    assertThat(after.get("k5")).isNull();
+    assertThat(after.get("k6")).isEqualTo("v6");
+    assertThat(after.get("K" + Headers.INDEXED_FROM)).isEqualTo("v" + Headers.INDEXED_FROM);
+    assertThat(after.keys()).first().isEqualTo("k1");
+    assertThat(before.size()).as("headers built earlier are unchanged").isEqualTo(18);
+    assertThat(before.get("k0")).isEqualTo("v0");
+    assertThat(before.get("k5")).isEqualTo("v5");
+  }
+
+  @Test
+  void aBuilderFromHeadersNeverChangesThem() {
+    for (int n : new int[] {1, Headers.INDEXED_FROM + 1}) {
+      Headers.Builder b = Headers.builder();
+      for (int i = 0; i < n; i++) {
+        b.add("K" + i, "v" + i);
+      }
+      Headers original = b.build();
+      Map<String, String> snapshot = original.asMap();
+
+      Headers derived =
+          original.toBuilder().add("k0", "changed").add("new", "1").remove("K" + (n - 1)).build();
+      assertThat(derived.size()).isEqualTo(n);
+      b.add("K0", "builder changed").add("more", "2");
+      Headers rebuilt = b.build();
+
+      assertThat(original.asMap()).as("n=%d", n).isEqualTo(snapshot);
+      assertThat(original.toBuilder().build()).isSameAs(original);
+      assertThat(derived.get("K0")).isEqualTo(n == 1 ? null : "changed");
+      assertThat(derived.get("K" + (n - 1))).isNull();
+      assertThat(derived.get("new")).isEqualTo("1");
+      assertThat(rebuilt.get("k0")).isEqualTo("builder changed");
+      assertThat(rebuilt.get("more")).isEqualTo("2");
+      assertThat(originals(derived).get(0))
+          .as("the first casing is kept")
+          .isEqualTo(n == 1 ? "new=1" : "K0=changed");
+    }
+  }
+
+  @Test
+  void removingEveryHeaderLeavesTheEmptyHeaders() {
+    Headers h = Headers.of("a", "1", "B", "2").toBuilder().remove("A").remove("b").build();
+
+    assertThat(h).isSameAs(Headers.empty());
+    assertThat(h.isEmpty()).isTrue();
+  }
 }
