@@ -583,8 +583,10 @@ class InboundLimitsTest {
                 .inboundBuilder()
                 .limits(
                     InboundLimits.builder()
-                        .idleTimeout(Duration.ofSeconds(1))
-                        .writeTimeout(Duration.ofSeconds(2))
+                        // the warm-up call's connection must not idle out between its handshake
+                        // and its call on a loaded machine: 2 s, not less
+                        .idleTimeout(Duration.ofSeconds(2))
+                        .writeTimeout(Duration.ofSeconds(4))
                         .build())
                 .sendBufferSize(16 << 10));
     Socket s = new Socket();
