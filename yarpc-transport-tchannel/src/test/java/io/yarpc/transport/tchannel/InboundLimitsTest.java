@@ -165,8 +165,8 @@ class InboundLimitsTest {
       c.close();
     }
     awaitTrue(() -> inbound.acceptedConnections() == 0, "the attackers' connections closed");
-    // a connection stops counting when its close future completes; its partial messages are released
-    // just after, when its pipeline handles the close (see TChannelInbound#pendingBytes)
+    // a connection stops counting when its close future completes; its partial messages are
+    // released just after, when its pipeline handles the close (see TChannelInbound#pendingBytes)
     awaitTrue(() -> inbound.pendingBytes() == 0, "the attackers' partial messages were released");
     baseline.awaitReturned(WAIT, SLACK);
   }
@@ -444,9 +444,9 @@ class InboundLimitsTest {
     long budget = 128 << 10;
     start(InboundLimits.builder().maxPendingBytes(budget).build());
     // each of these is charged about 33 KiB (the 16 KiB chunk pins its read buffer): none crosses.
-    // A frame is charged chunk by chunk, the body last: only once the total grew by at least the body
-    // is the whole frame counted (a smaller step is its arg1, and one stalled connection too many
-    // would cross the budget and take the exemption for its 60 s message).
+    // A frame is charged chunk by chunk, the body last: only once the total grew by at least the
+    // body is the whole frame counted (a smaller step is its arg1, and one stalled connection too
+    // many would cross the budget and take the exemption for its 60 s message).
     while (inbound.pendingBytes() + (48 << 10) < budget) {
       long before = inbound.pendingBytes();
       peer().write(unfinishedCall(2, 60_000, 16 << 10));
