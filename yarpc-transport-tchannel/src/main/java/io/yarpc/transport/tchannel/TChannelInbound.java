@@ -280,12 +280,19 @@ public final class TChannelInbound extends AbstractLifecycle implements Inbound 
     closeConnections();
   }
 
-  /** How many connections this inbound has accepted and not closed; for tests. */
+  /**
+   * How many connections this inbound has accepted and not closed; for tests. A connection stops counting
+   * when its channel's close future completes, just before its pipeline handles the close: what it held
+   * ({@link #pendingBytes}) is given back a moment later.
+   */
   int acceptedConnections() {
     return accepted.size();
   }
 
-  /** The bytes all its connections hold for call messages still arriving; for tests. */
+  /**
+   * The bytes all its connections hold for call messages still arriving; for tests. A frame's chunks are
+   * charged one by one (arg3 last), so a reader on another thread may see part of a frame's charge.
+   */
   long pendingBytes() {
     return pendingBudget.total();
   }
