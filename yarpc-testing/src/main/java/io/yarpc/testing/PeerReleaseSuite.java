@@ -145,6 +145,39 @@ public abstract class PeerReleaseSuite {
             + " still open");
   }
 
+  /**
+   * A call waiting for its peer's connection to open when the peer is released either finishes with its
+   * answer (it began: the connection opens for it and closes after it) or is refused with core's released
+   * error (it had not begun): never cut short by the release. The proxy holds the connection's bytes
+   * until after the release, so it is still opening then.
+   */
+  @Test
+  void aCallWaitingForItsConnectionWhenThePeerIsReleasedFinishesOrIsRefused() throws Exception {
+    Client client = client(server());
+    client.proxy.blackHole();
+    CompletableFuture<Response> waiting =
+        client.call("echo", "waiting", Duration.ofSeconds(WAIT_SECONDS));
+    eventually(() -> client.proxy.acceptedConnections() > 0, "the client connects");
+
+    client.chooser.release();
+    client.proxy.forward();
+
+    try {
+      assertThat(text(await(waiting))).isEqualTo("waiting");
+    } catch (YarpcException e) {
+      assertThat(e.getMessage())
+          .as("not an answer, so core's refusal: %s", e)
+          .isEqualTo("peer " + client.proxy.hostPort() + " was released");
+      assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+      assertThat(e.unprocessed()).isTrue();
+    }
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        "the released peer's connection closes once the call is over: "
+            + client.proxy.openConnections()
+            + " still open");
+  }
+
   private static void assertRefused(Client client, CompletableFuture<Response> call) {
     assertThatThrownBy(() -> await(call))
         .isInstanceOfSatisfying(

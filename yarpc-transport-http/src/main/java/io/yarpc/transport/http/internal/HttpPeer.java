@@ -566,13 +566,8 @@ public final class HttpPeer extends AbstractPeer {
               }
               conn.channel = done.channel();
               done.channel().closeFuture().addListener(c -> connectionClosed(done.channel()));
-              boolean keep;
-              synchronized (lock) {
-                keep = !closed;
-              }
-              if (!keep) {
-                done.channel().close();
-              }
+              // connected after the release: close() closes it once ready, after the calls that
+              // began
             });
     return conn;
   }
@@ -581,8 +576,9 @@ public final class HttpPeer extends AbstractPeer {
 
   /**
    * Stops probing and lets the connections go without failing a call: idle HTTP/1.1 connections close
-   * now, busy ones when their call ends ({@link #releaseH1}), and the h2c connection sends GOAWAY and
-   * closes once its streams have ended (Netty's graceful close). A call sent through the peer after its
+   * now, busy ones when their call ends ({@link #releaseH1}), and the h2c connection, once it is ready
+   * and the calls that began while it was opening have opened their streams, sends GOAWAY and closes once
+   * its streams have ended (Netty's graceful close). A call sent through the peer after its
    * release is refused ({@link #send}). The transport's stop closes whatever is left.
    */
   public void close() {
@@ -605,11 +601,25 @@ public final class HttpPeer extends AbstractPeer {
       ch.close();
     }
     if (conn != null) {
-      conn.handler.ready().thenAccept(Channel::close);
-      Channel ch = conn.channel;
-      if (ch != null) {
-        ch.close();
-      }
+      // Once the connection is ready, and then as a task of its event loop: a call that began
+      // before
+      // the release waits for ready() too, in a callback registered before this one, which
+      // CompletableFuture runs after this one; the task runs after them all, so their streams are
+      // open.
+      // The close is graceful (Netty's HTTP/2 handler sends GOAWAY, then closes once they have
+      // ended).
+      conn.handler.ready().whenComplete((ready, error) -> closeLater(conn.channel));
+    }
+  }
+
+  private static void closeLater(Channel ch) {
+    if (ch == null) {
+      return; // it never connected
+    }
+    try {
+      ch.eventLoop().execute(ch::close);
+    } catch (RejectedExecutionException e) {
+      ch.close(); // the event loop stopped
     }
   }
 
