@@ -95,11 +95,7 @@ public abstract class PeerReleaseSuite {
           .as("call %d, in flight when its peer was released", i)
           .isEqualTo("call " + i);
     }
-    eventually(
-        () -> client.proxy.openConnections() == 0,
-        "the released peer's connections close once its calls are done: "
-            + client.proxy.openConnections()
-            + " still open");
+    awaitConnectionsClosed(client, "the released peer's connections close once its calls are done");
   }
 
   /**
@@ -116,11 +112,7 @@ public abstract class PeerReleaseSuite {
     client.chooser.release();
 
     assertRefused(client, client.call("echo", "after", Duration.ofSeconds(WAIT_SECONDS)));
-    eventually(
-        () -> client.proxy.openConnections() == 0,
-        "a released peer closes its connections: "
-            + client.proxy.openConnections()
-            + " still open");
+    awaitConnectionsClosed(client, "a released peer closes its connections");
   }
 
   /**
@@ -138,11 +130,7 @@ public abstract class PeerReleaseSuite {
 
     assertRefused(client, client.call("echo", "racing", Duration.ofSeconds(WAIT_SECONDS)));
     assertThat(client.chooser.released()).as("released during the call").isTrue();
-    eventually(
-        () -> client.proxy.openConnections() == 0,
-        "a released peer closes its connections: "
-            + client.proxy.openConnections()
-            + " still open");
+    awaitConnectionsClosed(client, "a released peer closes its connections");
   }
 
   /**
@@ -171,11 +159,7 @@ public abstract class PeerReleaseSuite {
       assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
       assertThat(e.unprocessed()).isTrue();
     }
-    eventually(
-        () -> client.proxy.openConnections() == 0,
-        "the released peer's connection closes once the call is over: "
-            + client.proxy.openConnections()
-            + " still open");
+    awaitConnectionsClosed(client, "the released peer's connection closes once the call is over");
   }
 
   private static void assertRefused(Client client, CompletableFuture<Response> call) {
@@ -201,11 +185,8 @@ public abstract class PeerReleaseSuite {
     assertThatThrownBy(() -> await(stuck))
         .isInstanceOfSatisfying(
             YarpcException.class, e -> assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED));
-    eventually(
-        () -> client.proxy.openConnections() == 0,
-        "the released peer's connection closes once its last call is over: "
-            + client.proxy.openConnections()
-            + " still open");
+    awaitConnectionsClosed(
+        client, "the released peer's connection closes once its last call is over");
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -278,6 +259,19 @@ public abstract class PeerReleaseSuite {
     } catch (ExecutionException e) {
       throw YarpcException.from(e.getCause());
     }
+  }
+
+  /** Waits until every connection through {@code client}'s proxy has closed ({@code why} they should). */
+  private static void awaitConnectionsClosed(Client client, String why)
+      throws InterruptedException {
+    eventually(
+        () -> client.proxy.openConnections() == 0,
+        new Object() {
+          @Override
+          public String toString() {
+            return why + ": " + client.proxy.openConnections() + " still open";
+          }
+        });
   }
 
   private static void eventually(BooleanSupplier condition, Object message)
