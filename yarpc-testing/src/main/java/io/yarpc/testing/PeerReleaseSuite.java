@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -145,7 +146,7 @@ public abstract class PeerReleaseSuite {
     client.proxy.blackHole();
     CompletableFuture<Response> waiting =
         client.call("echo", "waiting", Duration.ofSeconds(WAIT_SECONDS));
-    eventually(() -> client.proxy.acceptedConnections() > 0, "the client connects");
+    eventually(() -> client.proxy.acceptedConnections() > 0, () -> "the client connects");
 
     client.chooser.release();
     client.proxy.forward();
@@ -266,20 +267,16 @@ public abstract class PeerReleaseSuite {
       throws InterruptedException {
     eventually(
         () -> client.proxy.openConnections() == 0,
-        new Object() {
-          @Override
-          public String toString() {
-            return why + ": " + client.proxy.openConnections() + " still open";
-          }
-        });
+        () -> why + ": " + client.proxy.openConnections() + " still open");
   }
 
-  private static void eventually(BooleanSupplier condition, Object message)
+  /** Waits until {@code condition} holds; fails with {@code message}, made when the wait fails. */
+  private static void eventually(BooleanSupplier condition, Supplier<String> message)
       throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > end) {
-        throw new AssertionError(String.valueOf(message));
+        throw new AssertionError(message.get());
       }
       Thread.sleep(10);
     }

@@ -15,9 +15,9 @@ import io.grpc.Status;
  * procedures ({@link #guard(ServerCallHandler)}, the fallback registry's handler), health and reflection
  * ({@link #guard(ServerServiceDefinition)}) — so it runs for every call when the call starts, before
  * routing, metadata decoding or any handler. It wraps each handler once, not as a server-wide interceptor,
- * which grpc-java would wrap around the handler anew for every call. A call with more
- * entries is closed with {@code RESOURCE_EXHAUSTED}, the status grpc-java gives metadata over its size
- * limit, and its request is never read. The entries were already bounded in bytes by {@code
+ * which grpc-java would wrap around the handler anew for every call. A call with more entries is closed
+ * with {@code RESOURCE_EXHAUSTED}, the status grpc-java gives metadata over its size limit, and its
+ * request is never read. The entries were already bounded in bytes by {@code
  * maxInboundMetadataSize} when grpc-java decoded them; counting them is one field read.
  */
 public final class HeaderCountLimit implements ServerInterceptor {
