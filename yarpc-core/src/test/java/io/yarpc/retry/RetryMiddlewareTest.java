@@ -183,7 +183,9 @@ class RetryMiddlewareTest {
   void aCallerThatGivesUpStopsTheRetriesAndTheBodyIsReleased() throws Exception {
     RetryMiddleware retry =
         RetryMiddleware.builder()
-            .backoff(Backoff.exponential(Duration.ofSeconds(5), Duration.ofSeconds(5)))
+            // full jitter: the delay is anything up to the cap; an hour keeps it longer than any
+            // pause of a loaded machine between the call and its cancel
+            .backoff(Backoff.exponential(Duration.ofHours(1), Duration.ofHours(1)))
             .build();
     CompletableFuture<Response> f =
         retry.handle(request("write"), outbound(unavailable().withUnprocessed()));

@@ -1,6 +1,7 @@
 package io.yarpc.netty.internal;
 
 import io.yarpc.errors.YarpcException;
+import java.nio.channels.ClosedChannelException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,11 +21,19 @@ public final class IoErrors {
 
   private IoErrors() {}
 
+  /** What a connection that closed under a call reads as; the JDK's exception for it has no message. */
+  static final String CLOSED = "the connection was closed";
+
   /**
-   * {@code t}'s message without the native system call ({@code Connection refused: /127.0.0.1:4040}), or
-   * its class name when it has none (as {@link YarpcException#describe}).
+   * {@code t}'s message without the native system call ({@code Connection refused: /127.0.0.1:4040});
+   * {@value #CLOSED} for a {@link ClosedChannelException} (Netty's and the JDK's have no message); else,
+   * without a message, its class name (as {@link YarpcException#describe}).
    */
   public static String describe(Throwable t) {
+    if (t instanceof ClosedChannelException
+        && (t.getMessage() == null || t.getMessage().isEmpty())) {
+      return CLOSED;
+    }
     return plain(YarpcException.describe(t));
   }
 

@@ -10,6 +10,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,5 +64,13 @@ class IoErrorsTest {
         .isEqualTo("read failed: Connection refused");
     assertThat(IoErrors.describe(new IOException("Broken pipe"))).isEqualTo("Broken pipe");
     assertThat(IoErrors.describe(new IOException())).isEqualTo("java.io.IOException");
+  }
+
+  @Test
+  void aClosedChannelReadsAsAClosedConnectionNotAsTheJdksClass() {
+    assertThat(IoErrors.describe(new ClosedChannelException()))
+        .isEqualTo("the connection was closed");
+    assertThat(IoErrors.describe(new ClosedChannelException() {})) // Netty's own is a subclass
+        .isEqualTo("the connection was closed");
   }
 }
