@@ -293,7 +293,11 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
       return this;
     }
 
-    /** How long opening an outbound connection may take; default 30 s (yarpc-go's dial timeout). */
+    /**
+     * How long opening an outbound connection may take; default 30 s (yarpc-go's dial timeout). It
+     * bounds the TCP connect, the TLS handshake, and on an h2c or h2 connection the wait for the
+     * server's first SETTINGS, each on its own.
+     */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = Checks.positive(timeout, "timeout");
       return this;

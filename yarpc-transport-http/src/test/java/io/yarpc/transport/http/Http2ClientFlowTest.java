@@ -12,6 +12,12 @@ import io.yarpc.transport.Deadline;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +63,60 @@ class Http2ClientFlowTest {
             .build();
     outbound.start();
     return outbound;
+  }
+
+  @Test
+  void aServerThatSendsNoSettingsFailsTheConnectionWithinTheConnectTimeout() throws Exception {
+    // a TCP server that reads and never answers: not an HTTP/2 server, or a stuck one
+    HttpTransport quick =
+        HttpTransport.builder().eventLoopThreads(1).connectTimeout(Duration.ofMillis(300)).build();
+    try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+      // the bytes of the first connection that sends any (the peer's availability probe connects
+      // and
+      // closes without a byte), read until the client closes it
+      CompletableFuture<Integer> readUntilClosed =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  for (; ; ) {
+                    try (Socket s = silent.accept()) {
+                      s.setSoTimeout(10_000); // a guard: the client closes long before
+                      InputStream in = s.getInputStream();
+                      int read = 0;
+                      for (int n; (n = in.read(new byte[4096])) > 0; ) {
+                        read += n;
+                      }
+                      if (read > 0) {
+                        return read;
+                      }
+                    }
+                  }
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+      HttpOutbound h2 =
+          quick.singleOutboundBuilder("127.0.0.1:" + silent.getLocalPort()).http2(true).build();
+      h2.start();
+      try {
+        YarpcException e = failure(h2.call(request("echo", new byte[10], Duration.ofSeconds(30))));
+        assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
+        assertThat(e.unprocessed()).isTrue();
+        assertThat(e.getMessage())
+            .isEqualTo(
+                "peer 127.0.0.1:%d sent no HTTP/2 SETTINGS within 300 ms of the connection opening;"
+                    + " is it an HTTP/2 server?",
+                silent.getLocalPort());
+        // the client closed the connection: the server read its preface (24 bytes) and more, then
+        // the
+        // end of the stream
+        assertThat(readUntilClosed.get(10, TimeUnit.SECONDS)).isGreaterThan(24);
+      } finally {
+        h2.stop();
+      }
+    } finally {
+      quick.stop();
+    }
   }
 
   private static Request request(String procedure, byte[] body, Duration timeout) {

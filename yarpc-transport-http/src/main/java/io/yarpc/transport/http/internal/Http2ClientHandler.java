@@ -31,6 +31,8 @@ import io.yarpc.netty.internal.KeepAliveHandler;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The client end of one h2c (or h2) connection of an {@link HttpPeer}, driven directly on Netty's {@link
@@ -58,7 +60,10 @@ import java.util.concurrent.RejectedExecutionException;
  * </ul>
  *
  * <p>The connection is {@linkplain #ready() ready} once the server's first SETTINGS arrived; after a GOAWAY
- * or once closed it is {@linkplain #goingAway() going away} and the peer opens another. Confined to the
+ * or once closed it is {@linkplain #goingAway() going away} and the peer opens another. A server that
+ * sends no SETTINGS within the connect timeout of the connection becoming active (after TCP, and TLS
+ * when there is TLS) is not an HTTP/2 server, or a stuck one: the connection fails with a readable
+ * reason and closes, as grpc-go's client gives up on a server preface that does not arrive. Confined to the
  * channel's event loop, except {@link #send}, {@link #ready()}, {@link #goingAway()} and a call's
  * cancellation, which may be called from any thread.
  */
@@ -67,6 +72,8 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
   private final String scheme;
   private final Http2Connection.PropertyKey streamKey;
   private final CompletableFuture<Channel> ready = new CompletableFuture<>();
+  private final long settingsTimeoutMillis;
+  private ScheduledFuture<?> settingsTimer;
   // streams whose HEADERS were written but that Netty has not created yet (over the server's limit)
   private final IntObjectHashMap<Http2ClientStream> unopened = new IntObjectHashMap<>();
   private volatile boolean goingAway;
@@ -78,9 +85,11 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
       Http2Settings settings,
-      HttpPeer peer) {
+      HttpPeer peer,
+      long settingsTimeoutMillis) {
     super(decoder, encoder, settings);
     this.peer = peer;
+    this.settingsTimeoutMillis = settingsTimeoutMillis;
     this.scheme = peer.isTls() ? "https" : "http";
     this.streamKey = connection().newKey();
     decoder.frameListener(new Listener());
@@ -109,10 +118,12 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
 
   /**
    * A handler for a connection of {@code peer} that accepts response header blocks of up to {@code
-   * maxResponseHeaderSize} bytes.
+   * maxResponseHeaderSize} bytes and waits up to {@code settingsTimeoutMillis} for the server's first
+   * SETTINGS once the connection is active.
    */
-  static Http2ClientHandler create(HttpPeer peer, int maxResponseHeaderSize) {
-    return new Builder(peer, maxResponseHeaderSize).build();
+  static Http2ClientHandler create(
+      HttpPeer peer, int maxResponseHeaderSize, long settingsTimeoutMillis) {
+    return new Builder(peer, maxResponseHeaderSize, settingsTimeoutMillis).build();
   }
 
   /** Completes with the channel once the server's first SETTINGS arrived; fails if it closes first. */
@@ -154,12 +165,17 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
     raiseConnectionWindow();
   }
 
-  /** The connection WINDOW_UPDATE, flushed with the preface and SETTINGS. */
+  /**
+   * The connection WINDOW_UPDATE, flushed with the preface and SETTINGS; and the wait for the server's
+   * SETTINGS starts.
+   */
   private void raiseConnectionWindow() throws Http2Exception {
     if (windowRaised) {
       return;
     }
     windowRaised = true;
+    settingsTimer =
+        ctx.executor().schedule(this::noSettings, settingsTimeoutMillis, TimeUnit.MILLISECONDS);
     Http2Stream connectionStream = connection().connectionStream();
     int now = connection().local().flowController().initialWindowSize(connectionStream);
     if (H2Tuning.CONNECTION_WINDOW > now) {
@@ -171,9 +187,31 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
     ctx.flush();
   }
 
+  /** The server's SETTINGS did not arrive in time: the connection fails and closes (event loop). */
+  private void noSettings() {
+    if (ready.isDone() || !ctx.channel().isOpen()) {
+      return;
+    }
+    if (failure == null) {
+      failure =
+          YarpcException.of(
+              Code.UNAVAILABLE,
+              "peer %s sent no HTTP/2 SETTINGS within %d ms of the connection opening; is it an"
+                  + " HTTP/2 server?",
+              peer.identifier(),
+              settingsTimeoutMillis);
+    }
+    goingAway = true;
+    ready.completeExceptionally(failure);
+    ctx.close();
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     goingAway = true;
+    if (settingsTimer != null) {
+      settingsTimer.cancel(false);
+    }
     String why = KeepAliveHandler.failure(ctx.channel());
     ready.completeExceptionally(
         why != null
@@ -549,6 +587,9 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
   private final class Listener extends Http2FrameAdapter {
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+      if (settingsTimer != null) {
+        settingsTimer.cancel(false);
+      }
       ready.complete(ctx.channel());
     }
 
@@ -601,9 +642,11 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
   private static final class Builder
       extends AbstractHttp2ConnectionHandlerBuilder<Http2ClientHandler, Builder> {
     private final HttpPeer peer;
+    private final long settingsTimeoutMillis;
 
-    Builder(HttpPeer peer, int maxResponseHeaderSize) {
+    Builder(HttpPeer peer, int maxResponseHeaderSize, long settingsTimeoutMillis) {
       this.peer = peer;
+      this.settingsTimeoutMillis = settingsTimeoutMillis;
       connection(H2Tuning.clientConnection());
       initialSettings(H2Tuning.initialSettings().maxHeaderListSize(maxResponseHeaderSize));
       encoderEnforceMaxConcurrentStreams(true); // streams over the server's limit wait for a slot
@@ -617,7 +660,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
     @Override
     protected Http2ClientHandler build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
-      return new Http2ClientHandler(decoder, encoder, settings, peer);
+      return new Http2ClientHandler(decoder, encoder, settings, peer, settingsTimeoutMillis);
     }
   }
 }

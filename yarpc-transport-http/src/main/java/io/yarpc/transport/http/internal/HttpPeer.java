@@ -539,7 +539,9 @@ public final class HttpPeer extends AbstractPeer {
   private H2Connection connectH2() {
     ClientContext context = context();
     H2Connection conn =
-        new H2Connection(Http2ClientHandler.create(this, context.maxResponseHeaderSize()));
+        new H2Connection(
+            Http2ClientHandler.create(
+                this, context.maxResponseHeaderSize(), context.connectTimeoutMillis()));
     ChannelFuture f =
         connector.connect(
             true,
