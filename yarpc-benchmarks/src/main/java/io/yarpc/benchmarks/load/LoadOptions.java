@@ -66,7 +66,7 @@ public final class LoadOptions {
    * The Netty I/O ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio}): set as the system property
    * {@value NettyIo#PROPERTY} before the first transport starts.
    */
-  public String io = System.getProperty(NettyIo.PROPERTY, "nio");
+  public String io = System.getProperty(NettyIo.PROPERTY, NettyIo.DEFAULT_MODE);
 
   /** The systems to run (see {@link EchoSystem} for the names). */
   public List<String> systems = ALL_SYSTEMS;
@@ -117,7 +117,7 @@ public final class LoadOptions {
         "  --json PATH         JSON results (default yarpc-benchmarks/target/load-results.json)",
         "  --tls P             none (default), jdk or openssl: every system over TLS with that provider",
         "                      (the bare Netty rows have none: they are left out of the default systems)",
-        "  --io M              nio (default), auto (epoll when available, else nio), epoll or io_uring:",
+        "  --io M              auto (default: epoll when available, else nio), nio, epoll or io_uring:",
         "                      the Netty I/O of YARPC's transports and the bare Netty rows (yarpc.io)",
         "  --observability O   none (default), on, or a list of metrics,logs,tracing: YARPC servers with",
         "                      metrics, call logs (successes off) and tracing (sampled out)",

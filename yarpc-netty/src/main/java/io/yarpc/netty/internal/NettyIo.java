@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * must match. Chosen once, from the system property {@value #PROPERTY}:
  *
  * <ul>
- *   <li>{@code nio} (the default): Java NIO;
- *   <li>{@code auto}: Linux's native epoll when Netty's native library loads ({@code netty-all} ships it
- *       for x86_64, aarch64 and riscv64), else NIO;
+ *   <li>{@code auto} (the default, {@value #DEFAULT_MODE}): Linux's native epoll when Netty's native
+ *       library loads ({@code netty-all} ships it for x86_64, aarch64 and riscv64), else NIO;
+ *   <li>{@code nio}: Java NIO;
  *   <li>{@code epoll}, {@code io_uring}: that native I/O, or NIO with a warning when it is not available
  *       here (another OS, a kernel without io_uring, a sandbox that forbids it). io_uring is never chosen
  *       unless asked for.
@@ -39,15 +39,15 @@ import org.slf4j.LoggerFactory;
  * transports that receive into heap install {@link HeapReads} so that their handlers see what they see
  * under NIO.
  *
- * <p>NIO stays the default while one test fails under epoll: the HTTPS (HTTP/1.1, JDK TLS) conformance
- * suite's many-concurrent-calls test, whose calls stall until their deadline (README "Netty I/O").
- *
  * <p>The choice, and why a native one was not taken, is logged once at INFO (logger {@code
  * io.yarpc.netty.internal.NettyIo}) when the first transport starts. Immutable and thread-safe.
  */
 public final class NettyIo {
   /** The system property that chooses the I/O: {@code auto}, {@code epoll}, {@code io_uring}, {@code nio}. */
   public static final String PROPERTY = "yarpc.io";
+
+  /** The mode when {@value #PROPERTY} is not set: epoll where it is available, else NIO. */
+  public static final String DEFAULT_MODE = "auto";
 
   private static final Logger log = LoggerFactory.getLogger(NettyIo.class);
 
@@ -71,7 +71,7 @@ public final class NettyIo {
   }
 
   private static final class Chosen {
-    static final NettyIo IO = choose(System.getProperty(PROPERTY, "nio"), true);
+    static final NettyIo IO = choose(System.getProperty(PROPERTY, DEFAULT_MODE), true);
   }
 
   /** The I/O of this JVM, chosen (and logged) on first use. */

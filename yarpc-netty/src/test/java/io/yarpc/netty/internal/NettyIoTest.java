@@ -38,7 +38,7 @@ class NettyIoTest {
 
   @Test
   void theJvmWideChoiceFollowsTheProperty() {
-    String mode = System.getProperty(NettyIo.PROPERTY, "nio");
+    String mode = System.getProperty(NettyIo.PROPERTY, NettyIo.DEFAULT_MODE);
     assertThat(NettyIo.get().name()).isEqualTo(NettyIo.of(mode).name());
   }
 
