@@ -63,8 +63,9 @@ import java.util.concurrent.TimeUnit;
  * or once closed it is {@linkplain #goingAway() going away} and the peer opens another. A server that
  * sends no SETTINGS within the connect timeout of the connection becoming active (after TCP, and TLS
  * when there is TLS) is not an HTTP/2 server, or a stuck one: the connection fails with a readable
- * reason and closes, as grpc-go's client gives up on a server preface that does not arrive. Confined to the
- * channel's event loop, except {@link #send}, {@link #ready()}, {@link #goingAway()} and a call's
+ * reason and closes, as grpc-go's client gives up on a server preface that does not arrive.
+ *
+ * <p>Confined to the channel's event loop, except {@link #send}, {@link #ready()}, {@link #goingAway()} and a call's
  * cancellation, which may be called from any thread.
  */
 final class Http2ClientHandler extends Http2ConnectionHandler {
@@ -78,7 +79,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
   private final IntObjectHashMap<Http2ClientStream> unopened = new IntObjectHashMap<>();
   private volatile boolean goingAway;
   private ChannelHandlerContext ctx;
-  private boolean windowRaised;
+  private boolean activated;
   private Throwable failure; // why the connection failed, for the calls it ends
 
   private Http2ClientHandler(
@@ -155,25 +156,25 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
     this.ctx = ctx;
     super.handlerAdded(ctx); // sends the preface and SETTINGS when the channel is active
     if (ctx.channel().isActive()) {
-      raiseConnectionWindow();
+      active();
     }
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     super.channelActive(ctx); // sends the preface and SETTINGS
-    raiseConnectionWindow();
+    active();
   }
 
   /**
-   * The connection WINDOW_UPDATE, flushed with the preface and SETTINGS; and the wait for the server's
-   * SETTINGS starts.
+   * Once the connection is active (the preface and SETTINGS sent): the wait for the server's SETTINGS
+   * starts, and the connection WINDOW_UPDATE is flushed with the preface and SETTINGS.
    */
-  private void raiseConnectionWindow() throws Http2Exception {
-    if (windowRaised) {
+  private void active() throws Http2Exception {
+    if (activated) {
       return;
     }
-    windowRaised = true;
+    activated = true;
     settingsTimer =
         ctx.executor().schedule(this::noSettings, settingsTimeoutMillis, TimeUnit.MILLISECONDS);
     Http2Stream connectionStream = connection().connectionStream();
