@@ -8,6 +8,7 @@ import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.Timers;
 import io.yarpc.middleware.Middleware;
+import io.yarpc.retry.internal.RetryThreads;
 import io.yarpc.retry.internal.SharedBody;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
@@ -22,7 +23,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -48,8 +50,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the outbound again, so its peer is chosen again. Every attempt runs within the call's deadline: an
  * attempt's deadline (the one the wire carries) is the earlier of the call's and the per-attempt timeout,
  * so the last attempt gets what is left; a retry whose backoff would end past the deadline is not made,
- * and the call fails with the last attempt's error. Attempts after the first start on the common {@link
- * ForkJoinPool}.
+ * and the call fails with the last attempt's error. Attempts after the first start on the {@linkplain
+ * Builder#executor executor} (default: a pool of daemon threads {@code yarpc-retry-N} shared by every
+ * retry middleware).
  *
  * <p>The request body is sent by every attempt: each attempt's outbound gets a view of it that it owns
  * and releases as usual, and the body itself is released once, after the call ended and the last view
@@ -77,6 +80,7 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
   private final RetryBudget budget;
   private final Set<Code> retryableCodes;
   private final Set<String> idempotentProcedures;
+  private final Executor executor;
 
   private RetryMiddleware(Builder b) {
     this.maxAttempts = b.maxAttempts;
@@ -85,6 +89,7 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
     this.budget = b.budget != null ? b.budget : RetryBudget.defaults();
     this.retryableCodes = Set.copyOf(b.retryableCodes);
     this.idempotentProcedures = Set.copyOf(b.idempotentProcedures);
+    this.executor = b.executor != null ? b.executor : RetryThreads.pool();
   }
 
   /** A builder with the defaults; see each method. */
@@ -245,9 +250,20 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
       }
       YarpcException.releaseResponse(e);
       attempt = n + 1;
-      pending = Timers.schedule(() -> ForkJoinPool.commonPool().execute(this::send), delay);
+      pending = Timers.schedule(this::sendOnExecutor, delay);
       if (result.isDone()) {
         pending.cancel(false);
+      }
+    }
+
+    /** The backoff ended (timer thread): the next attempt starts on the executor. */
+    private void sendOnExecutor() {
+      try {
+        executor.execute(this::send);
+      } catch (RejectedExecutionException e) {
+        fail(
+            YarpcException.withCause(
+                Code.UNAVAILABLE, "the retry executor refused the next attempt", e));
       }
     }
 
@@ -277,6 +293,7 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
     private RetryBudget budget;
     private final Set<Code> retryableCodes = EnumSet.of(Code.UNAVAILABLE);
     private final Set<String> idempotentProcedures = new HashSet<>();
+    private Executor executor;
 
     private Builder() {}
 
@@ -353,6 +370,17 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
         }
         idempotentProcedures.add(p);
       }
+      return this;
+    }
+
+    /**
+     * Where attempts after the first start (the first runs on the caller's thread); default a pool of
+     * daemon threads {@code yarpc-retry-N} shared by every retry middleware, made when needed. An
+     * attempt only starts there: the outbound answers on its own threads. An executor that refuses the
+     * task fails the call with {@code unavailable}.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = requireNonNull(executor, "executor");
       return this;
     }
 

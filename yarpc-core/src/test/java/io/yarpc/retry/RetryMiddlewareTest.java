@@ -18,7 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -192,6 +195,79 @@ class RetryMiddlewareTest {
     f.cancel(false);
     assertThat(released).hasValue(1);
     assertThat(sent).hasSize(1);
+  }
+
+  @Test
+  void aRetryStartsWhileTheCommonForkJoinPoolIsBusy() throws Exception {
+    // an application keeps every worker of the common pool busy; retries do not wait for it
+    int workers = ForkJoinPool.getCommonPoolParallelism();
+    CountDownLatch busy = new CountDownLatch(workers);
+    CountDownLatch release = new CountDownLatch(1);
+    for (int i = 0; i < workers; i++) {
+      ForkJoinPool.commonPool()
+          .execute(
+              () -> {
+                busy.countDown();
+                try {
+                  release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+    }
+    try {
+      assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+      Response r =
+          await(
+              quick().build().handle(request("write"), outbound(unavailable().withUnprocessed())));
+      assertThat(r.body().toByteArray()).isEqualTo("ok".getBytes(UTF_8));
+      r.body().release();
+      assertThat(sent).containsExactly("body", "body");
+    } finally {
+      release.countDown();
+    }
+    assertThat(released).hasValue(1);
+  }
+
+  @Test
+  void attemptsAfterTheFirstStartOnTheGivenExecutor() throws Exception {
+    List<String> threads = new ArrayList<>();
+    RetryMiddleware retry =
+        quick()
+            .executor(
+                task ->
+                    new Thread(
+                            () -> {
+                              threads.add(Thread.currentThread().getName());
+                              task.run();
+                            },
+                            "my-retries")
+                        .start())
+            .build();
+    await(retry.handle(request("write"), outbound(unavailable().withUnprocessed())))
+        .body()
+        .release();
+    assertThat(threads).containsExactly("my-retries");
+    assertThat(sent).containsExactly("body", "body");
+  }
+
+  @Test
+  void anExecutorThatRefusesTheRetryFailsTheCallAsUnavailableAndReleasesTheBody() {
+    RetryMiddleware retry =
+        quick()
+            .executor(
+                task -> {
+                  throw new RejectedExecutionException("full");
+                })
+            .build();
+    assertThatThrownBy(
+            () -> await(retry.handle(request("write"), outbound(unavailable().withUnprocessed()))))
+        .isInstanceOf(YarpcException.class)
+        .hasMessage("the retry executor refused the next attempt")
+        .extracting(e -> ((YarpcException) e).code())
+        .isEqualTo(Code.UNAVAILABLE);
+    assertThat(sent).containsExactly("body");
+    assertThat(released).hasValue(1);
   }
 
   @Test
