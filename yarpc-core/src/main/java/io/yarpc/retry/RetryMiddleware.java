@@ -8,7 +8,6 @@ import io.yarpc.internal.Checks;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.Timers;
 import io.yarpc.middleware.Middleware;
-import io.yarpc.retry.internal.RetryThreads;
 import io.yarpc.retry.internal.SharedBody;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
@@ -24,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -146,6 +144,7 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
         + retryableCodes
         + ", idempotent "
         + idempotentProcedures
+        + (executor == RetryThreads.pool() ? "" : ", executor " + executor)
         + "}";
   }
 
@@ -260,10 +259,19 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
     private void sendOnExecutor() {
       try {
         executor.execute(this::send);
-      } catch (RejectedExecutionException e) {
+      } catch (RuntimeException e) { // RejectedExecutionException, or whatever a custom one throws
         fail(
             YarpcException.withCause(
-                Code.UNAVAILABLE, "the retry executor refused the next attempt", e));
+                Code.UNAVAILABLE,
+                "the retry executor refused attempt "
+                    + (attempt + 1)
+                    + " of "
+                    + meta.service()
+                    + "::"
+                    + meta.procedure()
+                    + ": "
+                    + YarpcException.describe(e),
+                e));
       }
     }
 
@@ -376,8 +384,10 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
     /**
      * Where attempts after the first start (the first runs on the caller's thread); default a pool of
      * daemon threads {@code yarpc-retry-N} shared by every retry middleware, made when needed. An
-     * attempt only starts there: the outbound answers on its own threads. An executor that refuses the
-     * task fails the call with {@code unavailable}.
+     * attempt only starts there: the outbound answers on its own threads. The task is handed over on the
+     * shared timer's thread, so the executor must not run it in place (no direct executor): the rest of
+     * the chain would run there and hold back every call's timer. An executor that refuses the task (it
+     * throws) fails the call with {@code unavailable}.
      */
     public Builder executor(Executor executor) {
       this.executor = requireNonNull(executor, "executor");

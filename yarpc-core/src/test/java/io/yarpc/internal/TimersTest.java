@@ -39,9 +39,8 @@ class TimersTest {
   void cancelledTasksNeverRun() throws Exception {
     long delay = TimeUnit.MILLISECONDS.toNanos(50);
     AtomicInteger runs = null;
-    // a loaded machine may pause this thread past the delay before it cancels: then the task ran,
-    // as
-    // it should have, and the check starts again with a new task
+    // a loaded machine may pause this thread past the delay before it cancels: then the task
+    // ran, as it should have, and the check starts again with a new task
     for (int attempt = 0; attempt < 20 && runs == null; attempt++) {
       AtomicInteger counter = new AtomicInteger();
       long scheduled = System.nanoTime();

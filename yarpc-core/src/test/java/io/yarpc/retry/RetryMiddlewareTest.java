@@ -54,15 +54,32 @@ class RetryMiddlewareTest {
   }
 
   private Request request(String procedure) {
+    return request(procedure, Duration.ofSeconds(10));
+  }
+
+  private Request request(String procedure, Duration timeout) {
     return Request.of(
         RequestMeta.builder()
             .service("svc")
             .procedure(procedure)
             .encoding("raw")
-            .deadline(Deadline.after(Duration.ofSeconds(10)))
+            .deadline(Deadline.after(timeout))
             .build(),
         Body.ofBuffers(
             List.of(ByteBuffer.wrap("body".getBytes(UTF_8))), released::incrementAndGet));
+  }
+
+  /**
+   * The request body was released once. The call's future completes on the thread that ends the last
+   * attempt (a retry's, or the timer's), and that thread releases the body after it woke the waiting test
+   * thread: this waits for the release (at most 10 s, a guard, not a timing assertion).
+   */
+  private void assertReleasedOnce() throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (released.get() == 0 && System.nanoTime() < end) {
+      Thread.sleep(1);
+    }
+    assertThat(released).as("the request body, once, after the last attempt").hasValue(1);
   }
 
   private static <T> T await(CompletableFuture<T> f) throws Exception {
@@ -90,7 +107,7 @@ class RetryMiddlewareTest {
     assertThat(r.body().toByteArray()).isEqualTo("ok".getBytes(UTF_8));
     assertThat(sent).containsExactly("body", "body", "body");
     assertThat(views).allSatisfy(v -> assertThat(v.isReleased()).isTrue());
-    assertThat(released).as("the request body, once, after the last attempt").hasValue(1);
+    assertReleasedOnce();
   }
 
   @Test
@@ -119,7 +136,7 @@ class RetryMiddlewareTest {
   }
 
   @Test
-  void theLastAttemptsErrorIsReturnedAfterMaxAttempts() {
+  void theLastAttemptsErrorIsReturnedAfterMaxAttempts() throws Exception {
     RetryMiddleware retry = quick().maxAttempts(2).build();
     YarpcException last = YarpcException.of(Code.UNAVAILABLE, "second").withUnprocessed();
     assertThatThrownBy(
@@ -130,7 +147,7 @@ class RetryMiddlewareTest {
                         outbound(unavailable().withUnprocessed(), last, unavailable()))))
         .isEqualTo(last);
     assertThat(sent).hasSize(2);
-    assertThat(released).hasValue(1);
+    assertReleasedOnce();
   }
 
   @Test
@@ -187,13 +204,16 @@ class RetryMiddlewareTest {
     RetryMiddleware retry =
         RetryMiddleware.builder()
             // full jitter: the delay is anything up to the cap; an hour keeps it longer than any
-            // pause of a loaded machine between the call and its cancel
+            // pause of a loaded machine between the call and its cancel, and a day's deadline lets
+            // the retry be scheduled (a backoff past the deadline fails the call at once instead)
             .backoff(Backoff.exponential(Duration.ofHours(1), Duration.ofHours(1)))
             .build();
     CompletableFuture<Response> f =
-        retry.handle(request("write"), outbound(unavailable().withUnprocessed()));
-    f.cancel(false);
-    assertThat(released).hasValue(1);
+        retry.handle(
+            request("write", Duration.ofDays(1)), outbound(unavailable().withUnprocessed()));
+    assertThat(f).as("waiting for its retry").isNotDone();
+    assertThat(f.cancel(false)).isTrue();
+    assertThat(released).hasValue(1); // the cancelling thread released it
     assertThat(sent).hasSize(1);
   }
 
@@ -226,7 +246,7 @@ class RetryMiddlewareTest {
     } finally {
       release.countDown();
     }
-    assertThat(released).hasValue(1);
+    assertReleasedOnce();
   }
 
   @Test
@@ -252,7 +272,7 @@ class RetryMiddlewareTest {
   }
 
   @Test
-  void anExecutorThatRefusesTheRetryFailsTheCallAsUnavailableAndReleasesTheBody() {
+  void anExecutorThatRefusesTheRetryFailsTheCallAsUnavailableAndReleasesTheBody() throws Exception {
     RetryMiddleware retry =
         quick()
             .executor(
@@ -263,11 +283,11 @@ class RetryMiddlewareTest {
     assertThatThrownBy(
             () -> await(retry.handle(request("write"), outbound(unavailable().withUnprocessed()))))
         .isInstanceOf(YarpcException.class)
-        .hasMessage("the retry executor refused the next attempt")
+        .hasMessage("the retry executor refused attempt 2 of svc::write: full")
         .extracting(e -> ((YarpcException) e).code())
         .isEqualTo(Code.UNAVAILABLE);
     assertThat(sent).containsExactly("body");
-    assertThat(released).hasValue(1);
+    assertReleasedOnce();
   }
 
   @Test

@@ -14,7 +14,6 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -71,11 +70,12 @@ class Http2ClientFlowTest {
     HttpTransport quick =
         HttpTransport.builder().eventLoopThreads(1).connectTimeout(Duration.ofMillis(300)).build();
     try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
-      // the bytes of the first connection that sends any (the peer's availability probe connects
-      // and
-      // closes without a byte), read until the client closes it
-      CompletableFuture<Integer> readUntilClosed =
-          CompletableFuture.supplyAsync(
+      // the bytes of the first connection that sends any (the peer's availability probe
+      // connects and closes without a byte), read until the client closes it; on a thread of its
+      // own, not the common pool's
+      CompletableFuture<Integer> readUntilClosed = new CompletableFuture<>();
+      Thread reader =
+          new Thread(
               () -> {
                 try {
                   for (; ; ) {
@@ -87,14 +87,18 @@ class Http2ClientFlowTest {
                         read += n;
                       }
                       if (read > 0) {
-                        return read;
+                        readUntilClosed.complete(read);
+                        return;
                       }
                     }
                   }
                 } catch (IOException e) {
-                  throw new UncheckedIOException(e);
+                  readUntilClosed.completeExceptionally(e); // the server socket closed first
                 }
-              });
+              },
+              "silent-server");
+      reader.setDaemon(true);
+      reader.start();
       HttpOutbound h2 =
           quick.singleOutboundBuilder("127.0.0.1:" + silent.getLocalPort()).http2(true).build();
       h2.start();
@@ -107,9 +111,8 @@ class Http2ClientFlowTest {
                 "peer 127.0.0.1:%d sent no HTTP/2 SETTINGS within 300 ms of the connection opening;"
                     + " is it an HTTP/2 server?",
                 silent.getLocalPort());
-        // the client closed the connection: the server read its preface (24 bytes) and more, then
-        // the
-        // end of the stream
+        // the client closed the connection: the server read its preface (24 bytes) and more,
+        // then the end of the stream
         assertThat(readUntilClosed.get(10, TimeUnit.SECONDS)).isGreaterThan(24);
       } finally {
         h2.stop();

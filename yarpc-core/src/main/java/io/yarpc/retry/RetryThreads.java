@@ -1,4 +1,4 @@
-package io.yarpc.retry.internal;
+package io.yarpc.retry;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.SynchronousQueue;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * call's deadline) or on the common {@code ForkJoinPool} (which an application's parallel streams and
  * async tasks may keep busy, holding retries back for as long). Created on first use; thread-safe.
  */
-public final class RetryThreads {
+final class RetryThreads {
   private RetryThreads() {}
 
   private static final class Holder {
@@ -21,7 +21,7 @@ public final class RetryThreads {
   }
 
   /** The shared pool. */
-  public static Executor pool() {
+  static Executor pool() {
     return Holder.POOL;
   }
 
