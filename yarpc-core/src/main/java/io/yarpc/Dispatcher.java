@@ -3,6 +3,7 @@ package io.yarpc;
 import static java.util.Objects.requireNonNull;
 
 import io.yarpc.DispatcherStatus.State;
+import io.yarpc.internal.DaemonThreads;
 import io.yarpc.internal.HandlerInvoker;
 import io.yarpc.internal.MapRouter;
 import io.yarpc.middleware.Middleware;
@@ -35,8 +36,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -498,20 +497,7 @@ public final class Dispatcher implements Lifecycle {
   }
 
   private static ExecutorService defaultExecutor(String name) {
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            0,
-            1024,
-            60,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "yarpc-" + name + "-handler-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    return pool;
+    return DaemonThreads.cachedPool("yarpc-" + name + "-handler-", 1024);
   }
 
   /**

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.Checks;
+import io.yarpc.internal.DaemonThreads;
 import io.yarpc.internal.GoDurations;
 import io.yarpc.internal.Timers;
 import io.yarpc.middleware.Middleware;
@@ -87,7 +88,7 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
     this.budget = b.budget != null ? b.budget : RetryBudget.defaults();
     this.retryableCodes = Set.copyOf(b.retryableCodes);
     this.idempotentProcedures = Set.copyOf(b.idempotentProcedures);
-    this.executor = b.executor != null ? b.executor : RetryThreads.pool();
+    this.executor = b.executor != null ? b.executor : DefaultExecutor.POOL;
   }
 
   /** A builder with the defaults; see each method. */
@@ -144,8 +145,17 @@ public final class RetryMiddleware implements Middleware<Request, Response> {
         + retryableCodes
         + ", idempotent "
         + idempotentProcedures
-        + (executor == RetryThreads.pool() ? "" : ", executor " + executor)
+        + (executor == DefaultExecutor.POOL ? "" : ", executor " + executor)
         + "}";
+  }
+
+  /**
+   * Where retries start by default: threads of their own rather than the timer's (which must stay free to
+   * fire every call's deadline) or the common {@code ForkJoinPool} (which an application's parallel
+   * streams and async tasks may keep busy, holding retries back for as long). Made on first use.
+   */
+  private static final class DefaultExecutor {
+    static final Executor POOL = DaemonThreads.cachedPool("yarpc-retry-", Integer.MAX_VALUE);
   }
 
   /** One call and its attempts; one attempt at a time. */

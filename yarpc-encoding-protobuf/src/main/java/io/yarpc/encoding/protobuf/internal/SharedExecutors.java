@@ -1,10 +1,7 @@
 package io.yarpc.encoding.protobuf.internal;
 
+import io.yarpc.internal.DaemonThreads;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Process-wide threads of the grpc adapters, created on first use, all daemons that exit when idle:
@@ -17,24 +14,8 @@ public final class SharedExecutors {
   private SharedExecutors() {}
 
   private static final class Callbacks {
-    static final ExecutorService POOL = newPool();
-
-    private static ExecutorService newPool() {
-      AtomicInteger n = new AtomicInteger();
-      ThreadPoolExecutor pool =
-          new ThreadPoolExecutor(
-              0,
-              Integer.MAX_VALUE,
-              60,
-              TimeUnit.SECONDS,
-              new SynchronousQueue<>(),
-              r -> {
-                Thread t = new Thread(r, "yarpc-protobuf-callback-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
-      return pool;
-    }
+    static final ExecutorService POOL =
+        DaemonThreads.cachedPool("yarpc-protobuf-callback-", Integer.MAX_VALUE);
   }
 
   /** The pool that runs grpc listener callbacks by default. */
