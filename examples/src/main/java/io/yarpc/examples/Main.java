@@ -43,8 +43,18 @@ public final class Main {
 
   private Main() {}
 
+  /** The slf4j-simple property that sets the level of YARPC's line naming the Netty I/O. */
+  static final String SERVE_IO_LOGGER =
+      "org.slf4j.simpleLogger.log.io.yarpc.netty.internal.NettyIo";
+
   /** Runs the command named by the first argument ({@code demo} when there is none) and exits with its status. */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("serve")) {
+      // serve says at start which Netty I/O its transports chose (epoll, or NIO and why): YARPC
+      // logs it
+      // at INFO, above this example's default level, WARN; before any logger exists
+      System.getProperties().putIfAbsent(SERVE_IO_LOGGER, "info");
+    }
     int status = run(args, System.out, System.err);
     if (status >= 0) {
       System.exit(status);
