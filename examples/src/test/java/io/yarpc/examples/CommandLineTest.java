@@ -2,7 +2,6 @@ package io.yarpc.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.channel.epoll.Epoll;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -136,53 +135,6 @@ class CommandLineTest {
       assertThat(run.status()).isZero();
       assertThat(run.out())
           .contains("demo", "serve", "call", "<command> --help shows a command's flags");
-    }
-  }
-
-  /** {@code serve} in its own JVM names the Netty I/O its transports use, before its banner. */
-  @Test
-  @Timeout(120)
-  void serveInItsOwnJvmSaysWhichNettyIoItUses() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "serve",
-                "--http-port",
-                "0",
-                "--grpc-port",
-                "0",
-                "--tchannel-port",
-                "0",
-                "--admin-port",
-                "0")
-            .redirectErrorStream(true)
-            .start();
-    try {
-      StringBuilder out = new StringBuilder();
-      java.io.BufferedReader lines =
-          new java.io.BufferedReader(
-              new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      for (String line; (line = lines.readLine()) != null; ) {
-        out.append(line).append('\n');
-        if (line.contains("is serving")) {
-          break;
-        }
-      }
-      String expected = Epoll.isAvailable() ? "epoll" : "nio";
-      assertThat(out.toString())
-          .as("serve's output")
-          .containsPattern(
-              "INFO io\\.yarpc\\.netty\\.internal\\.NettyIo - yarpc transports use "
-                  + expected
-                  + " I/O")
-          .contains("is serving");
-    } finally {
-      process.destroyForcibly();
-      process.waitFor(30, TimeUnit.SECONDS);
     }
   }
 

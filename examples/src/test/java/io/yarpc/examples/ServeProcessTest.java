@@ -2,6 +2,7 @@ package io.yarpc.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.channel.epoll.Epoll;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -58,6 +59,13 @@ class ServeProcessTest {
         }
       }
       assertThat(peers).as(String.join("\n", lines)).containsOnlyKeys("http", "grpc", "tchannel");
+      // before its banner, the Netty I/O its transports chose (YARPC's INFO line)
+      assertThat(lines.get(0))
+          .startsWith(
+              "[main] INFO io.yarpc.netty.internal.NettyIo - yarpc transports use "
+                  + (Epoll.isAvailable()
+                      ? "epoll I/O (yarpc.io=auto)"
+                      : "nio I/O (epoll is not available: "));
       assertThat(lines).anySatisfy(l -> assertThat(l).contains("curl -sS"));
 
       for (Map.Entry<String, String> peer : peers.entrySet()) {
