@@ -42,6 +42,17 @@ public final class HeapReads extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Takes the copy out of {@code pipeline} again, if {@link #install} added it: for a protocol found to
+   * copy what it keeps of every read itself (HTTP/2 copies each DATA frame into the stream's own heap
+   * pieces), where copying the reads first would copy every byte twice.
+   */
+  public static void remove(ChannelPipeline pipeline) {
+    if (pipeline.get(NAME) != null) {
+      pipeline.remove(NAME);
+    }
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof ByteBuf buf && buf.isDirect()) {

@@ -68,6 +68,8 @@ import java.util.concurrent.TimeUnit;
  * at the cost of one copy inside the JDK's socket read; see {@link Builder#receiveIntoHeap}. Bodies the
  * transport sends are written into pooled direct buffers. Under native I/O (epoll, io_uring), which always
  * reads into direct memory, each read is copied into a heap buffer first: the copy NIO makes in the JDK.
+ * Plaintext HTTP/2 (h2c) is the exception: it copies each DATA frame into its stream's own heap buffers
+ * anyway, so its native reads stay direct and each received body byte is copied once.
  */
 public final class HttpTransport extends AbstractLifecycle implements Transport, PeerTransport {
   private final Builder config;
@@ -276,7 +278,8 @@ public final class HttpTransport extends AbstractLifecycle implements Transport,
      * arrays through byte access and decoders parse them with no copy. With false they receive into
      * direct buffers and decoders that need an array copy once. Under native I/O (epoll, io_uring),
      * whose reads always land in direct memory, heap receiving copies each read into a heap buffer: the
-     * copy NIO's socket read makes inside the JDK.
+     * copy NIO's socket read makes inside the JDK (except on h2c, which copies each DATA frame into heap
+     * buffers of its stream instead).
      */
     public Builder receiveIntoHeap(boolean receiveIntoHeap) {
       this.receiveIntoHeap = receiveIntoHeap;

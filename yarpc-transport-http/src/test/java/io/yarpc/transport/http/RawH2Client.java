@@ -263,19 +263,47 @@ final class RawH2Client implements AutoCloseable {
 
   /** Writes one frame. */
   synchronized void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+    out.write(head(type, flags, stream, payload.length));
+    out.write(payload);
+    out.flush();
+  }
+
+  /** The bytes of one frame, for {@link #writeInPieces}. */
+  static byte[] frameBytes(int type, int flags, int stream, byte[] payload) {
+    byte[] frame =
+        java.util.Arrays.copyOf(head(type, flags, stream, payload.length), 9 + payload.length);
+    System.arraycopy(payload, 0, frame, 9, payload.length);
+    return frame;
+  }
+
+  /**
+   * Writes {@code bytes} (frames from {@link #frameBytes}, which bypass this client's flow-control
+   * accounting) in pieces of {@code sizes} bytes in turn, each sent on its own (no Nagle) after a short
+   * pause, so that the server's reads end at all kinds of points inside frames.
+   */
+  synchronized void writeInPieces(byte[] bytes, int... sizes) throws Exception {
+    socket.setTcpNoDelay(true);
+    for (int at = 0, i = 0; at < bytes.length; i++) {
+      int n = Math.min(sizes[i % sizes.length], bytes.length - at);
+      out.write(bytes, at, n);
+      out.flush();
+      at += n;
+      Thread.sleep(2);
+    }
+  }
+
+  private static byte[] head(int type, int flags, int stream, int length) {
     byte[] head = new byte[9];
-    head[0] = (byte) (payload.length >>> 16);
-    head[1] = (byte) (payload.length >>> 8);
-    head[2] = (byte) payload.length;
+    head[0] = (byte) (length >>> 16);
+    head[1] = (byte) (length >>> 8);
+    head[2] = (byte) length;
     head[3] = (byte) type;
     head[4] = (byte) flags;
     head[5] = (byte) (stream >>> 24);
     head[6] = (byte) (stream >>> 16);
     head[7] = (byte) (stream >>> 8);
     head[8] = (byte) stream;
-    out.write(head);
-    out.write(payload);
-    out.flush();
+    return head;
   }
 
   /** Reads the next frame (answering the server's SETTINGS and PINGs), or null when the server closed. */

@@ -7,6 +7,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A pooled allocator that remembers every buffer it hands out, so a test can check that each one was
@@ -16,9 +17,19 @@ final class TrackingAllocator implements ByteBufAllocator {
   private final ByteBufAllocator delegate = new PooledByteBufAllocator(true);
   private final ConcurrentLinkedQueue<ByteBuf> allocated = new ConcurrentLinkedQueue<>();
 
+  private final AtomicLong heapBytes = new AtomicLong();
+
   private <T extends ByteBuf> T track(T buf) {
     allocated.add(buf);
+    if (!buf.isDirect() && !(buf instanceof CompositeByteBuf)) {
+      heapBytes.addAndGet(buf.capacity());
+    }
     return buf;
+  }
+
+  /** The capacity of the heap buffers handed out so far, as each was when handed out. */
+  long heapBytes() {
+    return heapBytes.get();
   }
 
   int count() {

@@ -89,6 +89,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       HttpPeer peer,
       long settingsTimeoutMillis) {
     super(decoder, encoder, settings);
+    setCumulator(FrameCumulator.INSTANCE);
     this.peer = peer;
     this.settingsTimeoutMillis = settingsTimeoutMillis;
     this.scheme = peer.isTls() ? "https" : "http";

@@ -84,6 +84,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
       ByteBufAllocator writeAllocator,
       int connectionWindow) {
     super(decoder, encoder, initial);
+    setCumulator(FrameCumulator.INSTANCE);
     this.progress = progress;
     this.state = state;
     this.settings = settings;

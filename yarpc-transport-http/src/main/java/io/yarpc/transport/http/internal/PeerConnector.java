@@ -83,7 +83,8 @@ final class PeerConnector {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ChannelPipeline p = ch.pipeline();
-                    HeapReads.install(p, c.receiveIntoHeap());
+                    // h2c copies each DATA frame into heap pieces itself (ReceivedContent)
+                    HeapReads.install(p, c.receiveIntoHeap() && (ssl != null || !h2));
                     if (ssl == null) {
                       handlers.accept(p);
                       return;
