@@ -18,8 +18,10 @@ import java.util.List;
  * <p>On HTTP/1.1 the chunks' own buffers are kept (no copy): a connection carries one message at a time, so
  * no other message shares them. On HTTP/2 each DATA frame is a slice of the connection's read buffer, which
  * the frames of other streams share. Keeping the slice would pin that buffer until every stream with a frame
- * in it has finished, and would make the frame decoder copy its shared cumulation into a new buffer on every
- * read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request). So on HTTP/2 each
+ * in it has finished (more than the pending-byte budget counts: a padded or tiny frame pins a whole read),
+ * and with Netty's merge cumulation made the frame decoder copy its shared cumulation into a new buffer on
+ * every read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request; {@link
+ * FrameCumulator} now appends large reads instead). So on HTTP/2 each
  * frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one default-sized DATA
  * frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE}
  * bytes with a {@code content-length} fits in one piece, which parsers read in place; larger ones are copied
