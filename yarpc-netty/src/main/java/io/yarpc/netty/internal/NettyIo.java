@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The native I/Os always read into direct memory, whatever the channel's allocator prefers;
  * transports that receive into heap install {@link HeapReads} so that their handlers see what they see
- * under NIO.
+ * under NIO (except where a protocol copies what it keeps into heap itself: h2c, see {@link
+ * HeapReads#remove}).
  *
  * <p>The choice, and why a native one was not taken, is logged once at INFO (logger {@code
  * io.yarpc.netty.internal.NettyIo}) when the first transport starts. Immutable and thread-safe.

@@ -69,7 +69,7 @@ import java.util.concurrent.TimeUnit;
  * transport sends are written into pooled direct buffers. Under native I/O (epoll, io_uring), which always
  * reads into direct memory, each read is copied into a heap buffer first: the copy NIO makes in the JDK.
  * Plaintext HTTP/2 (h2c) is the exception: it copies each DATA frame into its stream's own heap buffers
- * anyway, so its native reads stay direct and each received body byte is copied once.
+ * anyway, so its native reads stay direct and each received body byte is copied into heap once.
  */
 public final class HttpTransport extends AbstractLifecycle implements Transport, PeerTransport {
   private final Builder config;

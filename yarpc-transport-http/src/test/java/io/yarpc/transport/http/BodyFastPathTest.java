@@ -194,7 +194,7 @@ class BodyFastPathTest {
       assertThat(heap)
           .as("heap bytes the server allocated for a %d-byte h2c request", requestBytes.length)
           .isBetween(
-              (long) requestBytes.length, (long) requestBytes.length + (requestBytes.length >> 2));
+              (long) requestBytes.length, (long) requestBytes.length + (requestBytes.length >> 1));
     } finally {
       out.stop();
       server.stop();

@@ -3,9 +3,9 @@ package io.yarpc.transport.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.yarpc.Dispatcher;
+import io.yarpc.encoding.raw.Raw;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.Deadline;
-import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Request;
 import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.Response;
@@ -16,19 +16,19 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * h2c requests whose frames reach the server cut at every kind of point: inside a frame header, inside a
- * DATA frame's payload, a read that holds the end of one frame and the start of several others, reads of
- * one byte and of 30 KB, streams interleaved. The server's frame decoder keeps the partial frame of each
- * read until the next completes it (merged for small reads, appended without a copy for large ones; see
- * {@code FrameCumulator}): every body must arrive whole and in order, and nothing may be held or leaked
- * after (the paranoid leak detector runs for every test).
+ * h2c requests whose frames are written in pieces of 1 byte to 30 KB, each sent on its own, so that the
+ * server's reads end inside frame headers and DATA payloads, hold the end of one frame and the start of
+ * others, with streams interleaved (where the reads really end is up to the kernel; {@code
+ * FrameCumulatorTest} covers each cumulation path deterministically). The server's frame decoder keeps the
+ * partial frame of each read until the next completes it (see {@code FrameCumulator}): every body must
+ * arrive whole and in order, and nothing may be held or leaked after (the paranoid leak detector runs for
+ * every test).
  */
 class H2cSplitReadsTest {
   private final Random random = new Random(11);
@@ -41,15 +41,7 @@ class H2cSplitReadsTest {
     transport = HttpTransport.builder().eventLoopThreads(2).build();
     inbound = transport.inbound();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
-    dispatcher.register(
-        Procedure.builder("echo")
-            .unary(
-                r -> {
-                  byte[] b = r.body().toByteArray();
-                  r.body().release();
-                  return CompletableFuture.completedFuture(Response.of(Body.of(b)));
-                })
-            .build());
+    dispatcher.register(Raw.procedure("echo", body -> body));
     dispatcher.start();
   }
 

@@ -19,9 +19,10 @@ import java.util.List;
  * no other message shares them. On HTTP/2 each DATA frame is a slice of the connection's read buffer, which
  * the frames of other streams share. Keeping the slice would pin that buffer until every stream with a frame
  * in it has finished (more than the pending-byte budget counts: a padded or tiny frame pins a whole read),
- * and with Netty's merge cumulation made the frame decoder copy its shared cumulation into a new buffer on
- * every read (measured with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request; {@link
- * FrameCumulator} now appends large reads instead). So on HTTP/2 each
+ * and a cumulation with slices out is shared, so the frame decoder can neither discard its consumed bytes
+ * nor append to it in place: it copies or wraps it on every read (with Netty's merge cumulation, measured
+ * with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request; {@link FrameCumulator} relies on
+ * frames being copied out too). So on HTTP/2 each
  * frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one default-sized DATA
  * frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE}
  * bytes with a {@code content-length} fits in one piece, which parsers read in place; larger ones are copied

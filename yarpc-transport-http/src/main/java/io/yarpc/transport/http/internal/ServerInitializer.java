@@ -143,9 +143,8 @@ public final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   private void configureHttp2(ChannelPipeline p) {
     p.remove("idle"); // replaced by an idle timer that counts from the last open stream's end
     if (p.get(SslHandler.class) == null) {
-      // each DATA frame is copied into its stream's heap pieces (ReceivedContent): reads stay
-      // direct.
-      // Over TLS it stays (the engines were not measured with direct input).
+      // h2c: ReceivedContent's pieces are the one copy into heap, so reads stay direct. Over TLS
+      // HeapReads stays (the TLS engines were not measured with direct input).
       HeapReads.remove(p);
     }
     p.addLast("h2", Http2ServerHandler.create(state, settings, writeAllocator));

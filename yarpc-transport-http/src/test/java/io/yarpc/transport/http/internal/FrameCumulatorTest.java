@@ -2,6 +2,7 @@ package io.yarpc.transport.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -38,6 +39,7 @@ class FrameCumulatorTest {
   void aLargeReadIsAppendedWithoutACopy() {
     ByteBuf pending = read(700);
     ByteBuf big = read(FrameCumulator.COMPOSE_MIN);
+    assumeTrue(big.hasMemoryAddress(), "Netty runs without Unsafe here");
     long bigAddress = big.memoryAddress() + big.readerIndex();
     ByteBuf c = cumulator.cumulate(alloc, pending, big);
     assertThat(c).isInstanceOf(CompositeByteBuf.class);
@@ -83,6 +85,43 @@ class FrameCumulatorTest {
     assertThat(composite.refCnt()).isZero();
     assertThat(small.refCnt()).isZero();
     assertWholeAndRelease(c);
+  }
+
+  @Test
+  void aFrameTrickledByteByByteKeepsTheCompositeSmall() {
+    ByteBuf c = cumulator.cumulate(alloc, read(100), read(20_000)); // a large unread rest
+    for (int i = 0; i < 20_000; i++) {
+      c = cumulator.cumulate(alloc, c, read(1));
+      if (c instanceof CompositeByteBuf composite) {
+        assertThat(composite.numComponents()).isLessThanOrEqualTo(FrameCumulator.MAX_COMPONENTS);
+      }
+    }
+    assertWholeAndRelease(c);
+  }
+
+  @Test
+  void aSharedCompositeIsCopiedNotChanged() {
+    ByteBuf composite = cumulator.cumulate(alloc, read(100), read(20_000));
+    composite.skipBytes(20_100 - 50);
+    expected.reset();
+    expected.writeBytes(ByteBufUtil.getBytes(composite));
+    ByteBuf slice = composite.retainedSlice(); // a frame someone kept
+    ByteBuf c = cumulator.cumulate(alloc, composite, read(30));
+    assertThat(c).isNotSameAs(composite);
+    assertThat(slice.readableBytes()).as("the kept slice is untouched").isEqualTo(50);
+    assertThat(composite.refCnt()).as("only the slice holds it now").isEqualTo(1);
+    slice.release();
+    assertThat(composite.refCnt()).isZero();
+    assertWholeAndRelease(c);
+  }
+
+  @Test
+  void theCumulationItselfAsTheReadIsReleasedOnce() {
+    ByteBuf c = read(100);
+    c.retain(); // as the decoder hands it in twice
+    ByteBuf result = cumulator.cumulate(alloc, c, c);
+    assertThat(result).isSameAs(c);
+    assertWholeAndRelease(result);
   }
 
   @Test
