@@ -50,9 +50,9 @@ public final class Main {
   /** Runs the command named by the first argument ({@code demo} when there is none) and exits with its status. */
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("serve")) {
-      // serve says at start which Netty I/O its transports chose (epoll, or NIO and why): YARPC
-      // logs it
-      // at INFO, above this example's default level, WARN; before any logger exists
+      // serve says at start which Netty I/O its transports chose (epoll, or NIO and why). YARPC
+      // logs it at INFO, above this example's default level (WARN), so let that one logger through,
+      // before any logger exists.
       System.getProperties().putIfAbsent(SERVE_IO_LOGGER, "info");
     }
     int status = run(args, System.out, System.err);
