@@ -64,7 +64,7 @@ public abstract class Body implements Closeable {
 
   /** A body of zero bytes, with byte access. */
   public static Body empty() {
-    return new HeapBody(NO_BYTES, 0, 0);
+    return new HeapBody(NO_BYTES, 0, 0, false);
   }
 
   /** A body over {@code bytes} (not copied: do not mutate it afterwards), with byte access. */
@@ -74,11 +74,20 @@ public abstract class Body implements Closeable {
 
   /** A body over {@code length} bytes of {@code bytes} from {@code offset}, not copied. */
   public static Body of(byte[] bytes, int offset, int length) {
-    requireNonNull(bytes, "bytes");
-    if (offset < 0 || length < 0 || length > bytes.length - offset) { // no int overflow
-      throw new IndexOutOfBoundsException("offset " + offset + ", length " + length);
-    }
-    return new HeapBody(bytes, offset, length);
+    checkRange(bytes, offset, length);
+    return new HeapBody(bytes, offset, length, false);
+  }
+
+  /**
+   * A body over {@code length} bytes of {@code bytes} from {@code offset}, not copied, whose bytes nobody
+   * writes to or reuses from now on, not even after the body is released: a decoder may keep references
+   * into the array instead of copying values out of it (protobuf's aliasing), so the array lives as long
+   * as anything decoded from it does ({@link #isImmutable()}). For an array allocated for one message
+   * (as the HTTP transport receives a large h2c message), never for a pooled or reused one.
+   */
+  public static Body ofImmutable(byte[] bytes, int offset, int length) {
+    checkRange(bytes, offset, length);
+    return new HeapBody(bytes, offset, length, true);
   }
 
   /** A body over the remaining bytes of {@code buffer} (heap or direct; not copied), with byte access. */
@@ -152,6 +161,15 @@ public abstract class Body implements Closeable {
    */
   public ByteBuffer arrayView() {
     return null;
+  }
+
+  /**
+   * Whether the bytes behind {@link #arrayView()} never change and are never reused, even after release
+   * ({@link #ofImmutable}): a decoder may then keep references into that array rather than copy. False
+   * unless the body was made so.
+   */
+  public boolean isImmutable() {
+    return false;
   }
 
   /**
@@ -269,6 +287,13 @@ public abstract class Body implements Closeable {
   /** Frees the body's resources; called exactly once, by the first {@link #release()}. */
   protected void deallocate() {}
 
+  private static void checkRange(byte[] bytes, int offset, int length) {
+    requireNonNull(bytes, "bytes");
+    if (offset < 0 || length < 0 || length > bytes.length - offset) { // no int overflow
+      throw new IndexOutOfBoundsException("offset " + offset + ", length " + length);
+    }
+  }
+
   /** Throws {@link IllegalStateException} when the body was released. */
   protected final void checkNotReleased() {
     if (released.get()) {
@@ -280,11 +305,13 @@ public abstract class Body implements Closeable {
     private final byte[] bytes;
     private final int offset;
     private final int length;
+    private final boolean immutable;
 
-    HeapBody(byte[] bytes, int offset, int length) {
+    HeapBody(byte[] bytes, int offset, int length, boolean immutable) {
       this.bytes = bytes;
       this.offset = offset;
       this.length = length;
+      this.immutable = immutable;
     }
 
     @Override
@@ -307,6 +334,11 @@ public abstract class Body implements Closeable {
     public ByteBuffer arrayView() {
       checkNotReleased();
       return ByteBuffer.wrap(bytes, offset, length).slice();
+    }
+
+    @Override
+    public boolean isImmutable() {
+      return immutable;
     }
 
     @Override

@@ -10,6 +10,12 @@ public final class DecodeStats {
   /** Binary bodies parsed in place from a single heap view: no copy. */
   public static final LongAdder IN_PLACE = new LongAdder();
 
+  /**
+   * Binary bodies parsed in place from an immutable heap array ({@code Body#isImmutable}) with aliasing:
+   * no copy of the body, nor of its {@code bytes} fields.
+   */
+  public static final LongAdder IN_PLACE_ALIASED = new LongAdder();
+
   /** Binary bodies whose direct or multi-buffer views were copied once into the scratch array. */
   public static final LongAdder COPIED = new LongAdder();
 
@@ -30,7 +36,9 @@ public final class DecodeStats {
   /** Sets every counter to zero. */
   public static void reset() {
     for (LongAdder a :
-        new LongAdder[] {IN_PLACE, COPIED, STREAMED, ALIASED, JSON_VIEWS, JSON_STREAMED}) {
+        new LongAdder[] {
+          IN_PLACE, IN_PLACE_ALIASED, COPIED, STREAMED, ALIASED, JSON_VIEWS, JSON_STREAMED
+        }) {
       a.reset();
     }
   }

@@ -18,7 +18,9 @@ import java.nio.ByteBuffer;
  *
  * <ol>
  *   <li>one heap view ({@link Body#arrayView}): parsed in place from its array, no copy ({@link
- *       DecodeStats#IN_PLACE});
+ *       DecodeStats#IN_PLACE}); with aliasing when the body is {@linkplain Body#isImmutable()
+ *       immutable} (an array allocated for this one message), so that {@code bytes} fields point into
+ *       it instead of being copied out ({@link DecodeStats#IN_PLACE_ALIASED});
  *   <li>direct or several views: copied once into the thread's {@link Scratch} array ({@link
  *       Body#copyTo}, which allocates no views) and parsed from there ({@link DecodeStats#COPIED}) —
  *       protobuf-java 4.34+ would copy direct memory itself, and a rope of buffers decodes through a
@@ -27,9 +29,11 @@ import java.nio.ByteBuffer;
  *       DecodeStats#STREAMED}).
  * </ol>
  *
- * None of these parse with aliasing: {@code bytes} fields are copied out, so the message never points
- * into the body or the scratch array and stays valid after both are reused or released. {@link
- * #parseAliased} is the opt-in exception.
+ * Apart from an immutable body, none of these parse with aliasing: {@code bytes} fields are copied
+ * out, so the message never points into the body or the scratch array and stays valid after both are
+ * reused or released. An immutable body's array is never reused, so a message aliasing it stays valid
+ * too; it keeps the whole array alive for as long as any of its {@code bytes} fields is reachable.
+ * {@link #parseAliased} is the opt-in exception for pooled arrays.
  */
 public final class ProtoDecoding {
   private static final ExtensionRegistryLite NO_EXTENSIONS =
@@ -46,8 +50,9 @@ public final class ProtoDecoding {
     if (body.hasByteAccess()) {
       ByteBuffer v = body.arrayView();
       if (v != null) {
-        DecodeStats.IN_PLACE.increment();
-        return parse(parser, v.array(), v.arrayOffset() + v.position(), v.remaining(), false);
+        boolean alias = body.isImmutable();
+        (alias ? DecodeStats.IN_PLACE_ALIASED : DecodeStats.IN_PLACE).increment();
+        return parse(parser, v.array(), v.arrayOffset() + v.position(), v.remaining(), alias);
       }
       int length = checkedLength(body);
       byte[] scratch = Scratch.take(length);

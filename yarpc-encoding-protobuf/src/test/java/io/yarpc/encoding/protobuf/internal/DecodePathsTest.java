@@ -84,6 +84,43 @@ class DecodePathsTest {
         .isZero();
   }
 
+  @Test
+  void immutableArrayIsParsedInPlaceWithAliasingAndOtherArraysAreNot() {
+    byte[] wire = MESSAGE.toByteArray();
+    int payloadAt = indexOf(wire, MESSAGE.getPayload().toByteArray());
+    byte[] framed = new byte[wire.length + 7];
+    System.arraycopy(wire, 0, framed, 7, wire.length);
+
+    EchoRequest aliased =
+        decodeOnFreshThread(Body.ofImmutable(framed, 7, wire.length), "proto").message();
+    byte[] plain = wire.clone();
+    EchoRequest copied = decodeOnFreshThread(Body.of(plain), "proto").message();
+    assertThat(aliased).isEqualTo(MESSAGE);
+    assertThat(copied).isEqualTo(MESSAGE);
+    assertThat(DecodeStats.IN_PLACE_ALIASED.sum()).isEqualTo(1);
+    assertThat(DecodeStats.IN_PLACE.sum()).isEqualTo(1);
+    assertThat(DecodeStats.COPIED.sum() + DecodeStats.STREAMED.sum()).isZero();
+
+    // Nobody may write into an immutable body's array; the test does, to see where the field
+    // points.
+    framed[7 + payloadAt] = 42;
+    assertThat(aliased.getPayload().byteAt(0))
+        .as("the bytes field points into the immutable body's array")
+        .isEqualTo((byte) 42);
+    assertThat(aliased.getMessage()).as("strings are decoded, not aliased").isEqualTo("hello");
+    plain[payloadAt] = 42;
+    assertThat(copied.getPayload().byteAt(0)).as("a plain body's fields are copied out").isZero();
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      if (Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("not found");
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Shape.class,

@@ -173,7 +173,7 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
       if (content != null) {
         content.release(); // a second head for one call: nothing keeps what came with the first
       }
-      content = new ReceivedContent(ctx.alloc(), false, declared);
+      content = new ReceivedContent(ctx.alloc(), false, declared, false);
     }
     if (msg instanceof HttpContent) {
       HttpContent chunk = (HttpContent) msg;

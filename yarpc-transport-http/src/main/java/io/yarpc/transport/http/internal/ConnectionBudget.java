@@ -66,6 +66,11 @@ final class ConnectionBudget {
     return held;
   }
 
+  /** Whether {@code n} more bytes fit this connection's budget and the inbound's now. */
+  boolean hasRoomFor(long n) {
+    return held + n <= max && inbound.hasRoomFor(n);
+  }
+
   /** {@code r} has begun receiving a request (its head arrived). */
   void startReceiving(Receiver r) {
     if (!receiving.contains(r)) {

@@ -515,7 +515,8 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       }
       s.status = status;
       s.headers = h;
-      s.content = new ReceivedContent(ctx.alloc(), true, declared);
+      s.content =
+          new ReceivedContent(ctx.alloc(), true, declared, true); // within maxResponseBodySize
     }
     if (endStream) {
       complete(s);

@@ -46,6 +46,10 @@ public final class PendingBytes {
     }
   }
 
+  boolean hasRoomFor(long n) {
+    return total.get() + n <= max;
+  }
+
   boolean withinBudget() {
     return total.get() <= max;
   }

@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledHeapByteBuf;
+import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.handler.codec.http.HttpContent;
 import io.yarpc.transport.Body;
 import java.nio.ByteBuffer;
@@ -30,31 +33,68 @@ import java.util.List;
  * pool reuses them: measured with 64 streams of 1 MiB, one buffer per message (a quarter of a pool chunk)
  * made the pool free and allocate chunks as messages came and went, 0.6 MB of heap per request; 64 KiB pieces
  * 0.25 MB; 16 KiB pieces 0.16 MB.
+ *
+ * <p><b>Whole messages.</b> An HTTP/2 message larger than a piece whose {@code content-length} is known
+ * (up to {@value #WHOLE_MAX} bytes), when the caller allows it ({@code whole}: the server asks its
+ * pending-byte budget) and the connection receives into heap (its allocator prefers heap, as {@code
+ * HttpTransport.Builder#receiveIntoHeap} makes it by default), is copied instead into one heap array of
+ * exactly that length, allocated for this message alone at its first byte and never pooled. Its body is
+ * {@linkplain Body#ofImmutable immutable}:
+ * a parser reads it in place and may keep references into it (protobuf's aliasing), so each received
+ * byte is copied once, from the frame into that array, where pieces cost a second copy into a parser's
+ * array and a third out of it into the message's fields. The array is the message's heap cost (about
+ * what the parser's copy of the fields would have been) and counts in {@link #footprint()} from its
+ * allocation. Bytes past the declared length (which Netty's HTTP/2 decoder rejects) would go into pieces
+ * after it.
  */
 final class ReceivedContent {
   /** The largest piece an HTTP/2 message is copied into. */
   static final int PIECE = 16 * 1024;
 
+  /** The largest message received into one array of its declared length: 4 MiB. */
+  static final int WHOLE_MAX = 4 << 20;
+
   private final ByteBufAllocator alloc;
   private final boolean copyChunks;
+  private boolean whole; // HTTP/2: the first piece is an array of the declared length
   private CompositeByteBuf received;
   private ByteBuf piece; // HTTP/2: the piece being filled, not yet in received
   private long remaining; // HTTP/2: bytes still expected from content-length, or -1
 
   /**
    * Content that keeps the chunks' buffers, or (when {@code copyChunks}) copies them into pieces sized
-   * from {@code declaredLength} ({@code -1}: unknown).
+   * from {@code declaredLength} ({@code -1}: unknown), or into one array of that length when {@code
+   * whole} is allowed and it is more than a piece and at most {@value #WHOLE_MAX} bytes.
    */
-  ReceivedContent(ByteBufAllocator alloc, boolean copyChunks, long declaredLength) {
+  ReceivedContent(ByteBufAllocator alloc, boolean copyChunks, long declaredLength, boolean whole) {
     this.alloc = alloc;
     this.copyChunks = copyChunks;
     this.remaining = declaredLength;
+    // heap only: a transport that receives into direct memory (receiveIntoHeap false) keeps pieces
+    this.whole =
+        copyChunks
+            && whole
+            && wholeFits(declaredLength)
+            && alloc instanceof PreferHeapByteBufAllocator;
+  }
+
+  /** Whether a message of {@code declaredLength} bytes would be received into one array. */
+  static boolean wholeFits(long declaredLength) {
+    return declaredLength > PIECE && declaredLength <= WHOLE_MAX;
   }
 
   /** The bytes received so far. */
   long size() {
     return (received == null ? 0 : received.readableBytes())
         + (piece == null ? 0 : piece.readableBytes());
+  }
+
+  /**
+   * The bytes of memory this content holds for its message: what it received, plus the rest of a whole
+   * message's array not yet filled.
+   */
+  long footprint() {
+    return size() + (piece instanceof MessageArray ? piece.writableBytes() : 0);
   }
 
   /** Adds {@code chunk}'s bytes and takes over the chunk. */
@@ -85,8 +125,13 @@ final class ReceivedContent {
     while (left > 0) {
       if (piece == null || !piece.isWritable()) {
         addPiece();
-        long expected = remaining >= 0 ? Math.max(remaining, left) : left;
-        piece = alloc.buffer((int) Math.min(PIECE, expected));
+        if (whole) {
+          whole = false; // only the first piece: bytes past the declared length go into pieces
+          piece = new MessageArray((int) remaining);
+        } else {
+          long expected = remaining >= 0 ? Math.max(remaining, left) : left;
+          piece = alloc.buffer((int) Math.min(PIECE, expected));
+        }
       }
       int n = Math.min(piece.writableBytes(), left);
       piece.writeBytes(data, from, n);
@@ -135,6 +180,12 @@ final class ReceivedContent {
       }
       return Body.empty();
     }
+    if (buf instanceof MessageArray) {
+      Body body =
+          Body.ofImmutable(buf.array(), buf.arrayOffset() + buf.readerIndex(), buf.readableBytes());
+      buf.release(); // an unpooled array: releasing frees nothing, the body keeps the array
+      return body;
+    }
     List<ByteBuffer> views =
         buf.nioBufferCount() == 1
             ? List.of(buf.nioBuffer()) // the common case: one view, no array
@@ -146,6 +197,14 @@ final class ReceivedContent {
     if (piece != null) {
       composite().addComponent(true, piece);
       piece = null;
+    }
+  }
+
+  /** A whole message's array: unpooled heap, allocated for one message, never reused. */
+  static final class MessageArray extends UnpooledHeapByteBuf {
+    MessageArray(int length) {
+      super(UnpooledByteBufAllocator.DEFAULT, new byte[length], length);
+      setIndex(0, 0);
     }
   }
 

@@ -36,7 +36,8 @@ import java.util.function.Consumer;
  * later message is released.
  *
  * <p><b>Pending bytes.</b> The body bytes it keeps are counted in the connection's {@link ConnectionBudget}
- * as they arrive (which may pause this receiver); they leave it inside the {@link Exchange}, which gives
+ * as they arrive (a whole message's array, see {@link ReceivedContent}, in full at its first byte),
+ * which may pause this receiver; they leave it inside the {@link Exchange}, which gives
  * them back when the body is handed to the call or dropped, or here when a request being received is
  * dropped.
  *
@@ -199,7 +200,10 @@ final class RequestReceiver {
           new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
     req.headers().remove(HttpHeaderNames.EXPECT);
-    content = new ReceivedContent(ctx.alloc(), http2, declared);
+    // a whole-message array counts in full from its first byte: only while the budget has room for
+    // it
+    boolean whole = http2 && ReceivedContent.wholeFits(declared) && budget.hasRoomFor(declared);
+    content = new ReceivedContent(ctx.alloc(), http2, declared, whole);
   }
 
   private void onContent(HttpContent chunk) {
@@ -239,8 +243,9 @@ final class RequestReceiver {
     }
     int n = data.readableBytes();
     if (n > 0 && accepts(n)) {
+      long before = content.footprint();
       content.copy(data);
-      counted(n);
+      counted(content.footprint() - before); // a whole message's array counts in full at once
     }
     if (end) {
       onLast();
@@ -259,8 +264,8 @@ final class RequestReceiver {
     return true;
   }
 
-  /** {@code n} body bytes were kept: counted in the connection's budget. */
-  private void counted(int n) {
+  /** {@code n} bytes of memory were taken for the body: counted in the connection's budget. */
+  private void counted(long n) {
     held += n;
     budget.add(self, n);
   }

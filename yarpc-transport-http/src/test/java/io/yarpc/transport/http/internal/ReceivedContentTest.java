@@ -10,6 +10,8 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.PreferHeapByteBufAllocator;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
+import io.yarpc.transport.Body;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,7 +25,7 @@ class ReceivedContentTest {
 
   @Test
   void http1KeepsTheChunksOwnBuffers() {
-    ReceivedContent content = new ReceivedContent(alloc, false, -1);
+    ReceivedContent content = new ReceivedContent(alloc, false, -1, false);
     HttpContent a = chunk(1000);
     HttpContent b = chunk(3000);
     byte[] expected = concat(a, b);
@@ -43,7 +45,7 @@ class ReceivedContentTest {
 
   @Test
   void http2CopiesEachFrameAndReleasesItAtOnce() {
-    ReceivedContent content = new ReceivedContent(alloc, true, 3000);
+    ReceivedContent content = new ReceivedContent(alloc, true, 3000, false);
     HttpContent a = chunk(1000);
     HttpContent b = chunk(2000);
     byte[] expected = concat(a, b);
@@ -64,7 +66,7 @@ class ReceivedContentTest {
 
   @Test
   void http2PiecesComeFromTheTransportsAllocatorHeapOrDirect() {
-    ReceivedContent content = new ReceivedContent(PooledByteBufAllocator.DEFAULT, true, 10);
+    ReceivedContent content = new ReceivedContent(PooledByteBufAllocator.DEFAULT, true, 10, false);
     content.append(chunk(10));
     ByteBuf all = content.take();
     ByteBuf probe = PooledByteBufAllocator.DEFAULT.buffer(1);
@@ -76,7 +78,7 @@ class ReceivedContentTest {
   @Test
   void http2LargeMessagesGoIntoPiecesSizedFromTheDeclaredLength() {
     int length = 2 * ReceivedContent.PIECE + 5000;
-    ReceivedContent content = new ReceivedContent(alloc, true, length);
+    ReceivedContent content = new ReceivedContent(alloc, true, length, false);
     List<HttpContent> chunks = new ArrayList<>();
     for (int left = length; left > 0; ) {
       int n = Math.min(left, 1 + random.nextInt(9000));
@@ -98,9 +100,92 @@ class ReceivedContentTest {
   }
 
   @Test
+  void http2LargeMessageWithADeclaredLengthGoesIntoOneImmutableArray() throws Exception {
+    int length = 2 * ReceivedContent.PIECE + 5000;
+    ReceivedContent content = new ReceivedContent(alloc, true, length, true);
+    HttpContent first = chunk(1000);
+    HttpContent rest = chunk(length - 1000);
+    byte[] expected = concat(first, rest);
+    content.append(first);
+    assertThat(first.refCnt()).as("released as soon as copied").isZero();
+    assertThat(content.size()).isEqualTo(1000);
+    assertThat(content.footprint())
+        .as("the whole array counts from its first byte")
+        .isEqualTo(length);
+    content.append(rest);
+    assertThat(content.footprint()).isEqualTo(length);
+
+    ByteBuf all = content.take();
+    assertThat(all).isNotInstanceOf(CompositeByteBuf.class);
+    assertThat(all.hasArray()).isTrue();
+    byte[] array = all.array();
+    assertThat(array).as("an array of exactly the message").hasSize(length);
+    try (Body body = ReceivedContent.asBody(all)) {
+      assertThat(body.isImmutable()).isTrue();
+      ByteBuffer view = body.arrayView();
+      assertThat(view.array()).as("the body is over that array, not a copy").isSameAs(array);
+      assertThat(view.remaining()).isEqualTo(length);
+      byte[] got = new byte[length];
+      body.copyTo(got, 0);
+      assertThat(got).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void http2WholeArrayOnlyWhenAllowedAndTheDeclaredLengthIsMoreThanAPieceUpToTheMax() {
+    assertThat(ReceivedContent.wholeFits(-1)).isFalse();
+    assertThat(ReceivedContent.wholeFits(ReceivedContent.PIECE)).isFalse();
+    assertThat(ReceivedContent.wholeFits(ReceivedContent.PIECE + 1)).isTrue();
+    assertThat(ReceivedContent.wholeFits(ReceivedContent.WHOLE_MAX)).isTrue();
+    assertThat(ReceivedContent.wholeFits(ReceivedContent.WHOLE_MAX + 1L)).isFalse();
+    for (boolean allowed : new boolean[] {false, true}) {
+      long declared = allowed ? ReceivedContent.WHOLE_MAX + 1L : 3 * ReceivedContent.PIECE;
+      ReceivedContent content = new ReceivedContent(alloc, true, declared, allowed);
+      content.append(chunk(ReceivedContent.PIECE + 1));
+      assertThat(content.footprint())
+          .as("pieces: only what arrived")
+          .isEqualTo(ReceivedContent.PIECE + 1);
+      ByteBuf all = content.take();
+      try (Body body = ReceivedContent.asBody(all)) {
+        assertThat(body.isImmutable()).isFalse();
+      }
+    }
+    ReceivedContent direct =
+        new ReceivedContent(PooledByteBufAllocator.DEFAULT, true, 3 * ReceivedContent.PIECE, true);
+    direct.append(chunk(10));
+    assertThat(direct.footprint())
+        .as("a connection receiving into direct memory keeps direct pieces")
+        .isEqualTo(10);
+    direct.release();
+  }
+
+  @Test
+  void http2WholeArrayKeepsBytesPastOrShortOfTheDeclaredLength() {
+    int length = ReceivedContent.PIECE + 100;
+    for (int sent : new int[] {length - 1, length + 1, length + ReceivedContent.PIECE + 3}) {
+      ReceivedContent content = new ReceivedContent(alloc, true, length, true);
+      HttpContent a = chunk(sent / 2);
+      HttpContent b = chunk(sent - sent / 2);
+      byte[] expected = concat(a, b);
+      content.append(a);
+      content.append(b);
+      assertThat(content.size()).isEqualTo(sent);
+      ByteBuf all = content.take();
+      assertThat(ByteBufUtil.getBytes(all)).as("sent %d", sent).isEqualTo(expected);
+      all.release();
+    }
+    ReceivedContent dropped = new ReceivedContent(alloc, true, length, true);
+    HttpContent a = chunk(10);
+    dropped.append(a);
+    dropped.release();
+    assertThat(dropped.size()).isZero();
+    assertThat(dropped.footprint()).isZero();
+  }
+
+  @Test
   void http2WithoutADeclaredLengthOrWithAWrongOneStillKeepsEveryByte() {
     for (long declared : new long[] {-1, 0, 10, 100_000}) {
-      ReceivedContent content = new ReceivedContent(alloc, true, declared);
+      ReceivedContent content = new ReceivedContent(alloc, true, declared, false);
       HttpContent a = chunk(20_000);
       HttpContent b = chunk(7);
       HttpContent empty = new DefaultHttpContent(alloc.buffer(0));
@@ -118,7 +203,7 @@ class ReceivedContentTest {
   @Test
   void releaseGivesBackWhatWasReceivedOnce() {
     for (boolean copy : new boolean[] {false, true}) {
-      ReceivedContent content = new ReceivedContent(alloc, copy, -1);
+      ReceivedContent content = new ReceivedContent(alloc, copy, -1, false);
       HttpContent a = chunk(ReceivedContent.PIECE + 1);
       content.append(a);
       content.release();
@@ -130,7 +215,7 @@ class ReceivedContentTest {
 
   @Test
   void anEmptyMessageIsAnEmptyBuffer() {
-    ByteBuf none = new ReceivedContent(alloc, true, 0).take();
+    ByteBuf none = new ReceivedContent(alloc, true, 0, false).take();
     assertThat(none.isReadable()).isFalse();
     none.release();
   }
