@@ -185,6 +185,53 @@ class Http2ClientFlowTest {
   }
 
   @Test
+  void responsesGoIntoArraysOfTheirOwnOnlyWithinTheConnectionsCap() throws Exception {
+    start(64 * MIB);
+    int big = 4 * MIB; // ReceivedContent.WHOLE_MAX: four of them fill the connection's 16 MiB cap
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    List<Response> responses = new ArrayList<>();
+    try {
+      // each answer's headers and first half arrive before the next call leaves, and the second
+      // halves only with the last answer: so five responses are being received at once
+      for (int i = 0; i < 5; i++) {
+        int size = i < 4 ? big : 100_000;
+        calls.add(outbound.call(request(RawH2Server.HALF, new byte[size], Duration.ofSeconds(30))));
+        awaitHalves(i + 1);
+      }
+      calls.add(outbound.call(request("echo", new byte[100_000], Duration.ofSeconds(30))));
+      for (CompletableFuture<Response> f : calls) {
+        responses.add(f.get(30, TimeUnit.SECONDS));
+      }
+      // (the last answer's headers may overtake the flow-controlled second halves: either way)
+      List<Boolean> immutable =
+          responses.subList(0, 5).stream().map(r -> r.body().isImmutable()).toList();
+      assertThat(immutable)
+          .as("four of 4 MiB fill the cap: the fifth, received at the same time, gets pieces")
+          .containsExactly(true, true, true, true, false);
+      for (int i = 0; i < responses.size(); i++) {
+        assertThat(responses.get(i).body().length()).isEqualTo(i < 4 ? big : 100_000);
+      }
+      responses.add(
+          outbound
+              .call(request("echo", new byte[100_000], Duration.ofSeconds(30)))
+              .get(30, TimeUnit.SECONDS));
+      assertThat(responses.get(responses.size() - 1).body().isImmutable())
+          .as("the arrays of the responses received count no more")
+          .isTrue();
+    } finally {
+      responses.forEach(r -> r.body().release());
+    }
+  }
+
+  private void awaitHalves(int n) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // a guard, not a timing assertion
+    while (server.halvesSent.get() < n && System.nanoTime() < end) {
+      Thread.sleep(5);
+    }
+    assertThat(server.halvesSent.get()).isEqualTo(n);
+  }
+
+  @Test
   void aCancelledCallResetsItsStream() throws Exception {
     start(64 * MIB);
     CompletableFuture<Response> f =

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A bare Netty h2c (prior knowledge) server for tests of the HTTP/2 client: it answers every request with
- * its own body (status 200, {@code rpc-service} echoed; procedure {@value #HOLD}: never) and records, in
+ * its own body (status 200, {@code rpc-service} echoed; procedure {@value #HOLD}: never; {@value #HALF}:
+ * half of it at first) and records, in
  * order, the frames of the client that real servers never show: its SETTINGS, WINDOW_UPDATEs (stream 0 for
  * the connection), HEADERS, DATA sizes and RST_STREAMs. Binds to 127.0.0.1.
  */
@@ -47,6 +48,16 @@ final class RawH2Server implements AutoCloseable {
 
   /** Requests for this procedure are never answered. */
   static final String HOLD = "hold";
+
+  /**
+   * Requests for this procedure get their headers (with the whole body's {@code content-length}) and the
+   * first half of their body at once, and the rest only before the next answer to another procedure.
+   */
+  static final String HALF = "half";
+
+  /** The {@value #HALF} answers whose first half was written. */
+  final java.util.concurrent.atomic.AtomicInteger halvesSent =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   final List<Event> events = new CopyOnWriteArrayList<>();
   private final EventLoopGroup group =
@@ -136,6 +147,8 @@ final class RawH2Server implements AutoCloseable {
     Http2ConnectionHandler handler;
     private final Map<Integer, ByteBuf> bodies = new HashMap<>();
     private final Map<Integer, CharSequence> services = new HashMap<>();
+    private final Map<Integer, Boolean> halves = new HashMap<>();
+    private final Map<Integer, ByteBuf> secondHalves = new java.util.LinkedHashMap<>();
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
@@ -165,6 +178,10 @@ final class RawH2Server implements AutoCloseable {
       if (body != null) {
         body.release();
       }
+      ByteBuf rest = secondHalves.remove(streamId);
+      if (rest != null) {
+        rest.release();
+      }
     }
 
     @Override
@@ -179,6 +196,7 @@ final class RawH2Server implements AutoCloseable {
         return; // never answered
       }
       services.put(streamId, headers.get("rpc-service"));
+      halves.put(streamId, HALF.contentEquals(headers.get("rpc-procedure", "")));
       bodies.put(streamId, ctx.alloc().buffer());
       if (endStream) {
         answer(ctx, streamId);
@@ -224,9 +242,26 @@ final class RawH2Server implements AutoCloseable {
       if (service != null) {
         headers.set("rpc-service", service);
       }
+      boolean half = Boolean.TRUE.equals(halves.remove(streamId));
+      if (!half) {
+        secondHalves.forEach(
+            (id, rest) -> handler.encoder().writeData(ctx, id, rest, 0, true, ctx.newPromise()));
+        secondHalves.clear();
+      }
       handler.encoder().writeHeaders(ctx, streamId, headers, 0, false, ctx.newPromise());
-      handler.encoder().writeData(ctx, streamId, body, 0, true, ctx.newPromise());
+      if (half) {
+        int first = body.readableBytes() / 2;
+        handler
+            .encoder()
+            .writeData(ctx, streamId, body.readRetainedSlice(first), 0, false, ctx.newPromise());
+        secondHalves.put(streamId, body);
+      } else {
+        handler.encoder().writeData(ctx, streamId, body, 0, true, ctx.newPromise());
+      }
       handler.flush(ctx);
+      if (half) {
+        halvesSent.incrementAndGet();
+      }
     }
   }
 }

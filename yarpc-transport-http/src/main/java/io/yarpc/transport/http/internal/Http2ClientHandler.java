@@ -69,6 +69,14 @@ import java.util.concurrent.TimeUnit;
  * cancellation, which may be called from any thread.
  */
 final class Http2ClientHandler extends Http2ConnectionHandler {
+  /**
+   * The most the whole-message arrays ({@link ReceivedContent}) of the responses being received on one
+   * connection may add up to: 16 MiB. Each counts its declared length from its first byte, so a server
+   * that declares large bodies and sends little of them cannot make the client hold more; past it,
+   * responses are received into pieces of what actually arrives.
+   */
+  static final long MAX_WHOLE_BYTES = 16L << 20;
+
   private final HttpPeer peer;
   private final String scheme;
   private final Http2Connection.PropertyKey streamKey;
@@ -80,6 +88,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
   private volatile boolean goingAway;
   private ChannelHandlerContext ctx;
   private boolean activated;
+  private long wholeBytes; // the whole-message arrays of responses being received (ReceivedContent)
   private Throwable failure; // why the connection failed, for the calls it ends
 
   private Http2ClientHandler(
@@ -400,11 +409,18 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       return;
     }
     s.ended = true;
-    s.releaseContent();
+    releaseContent(s);
     if (error != null) {
       s.call.fail(error);
     }
     reset(s);
+  }
+
+  /** Releases the response body {@code s} received so far, if any. */
+  private void releaseContent(Http2ClientStream s) {
+    s.releaseContent();
+    wholeBytes -= s.wholeBytes;
+    s.wholeBytes = 0;
   }
 
   private void reset(Http2ClientStream s) {
@@ -421,7 +437,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       return;
     }
     s.ended = true;
-    s.releaseContent();
+    releaseContent(s);
     ClientCall call = s.call;
     if (call.isSettled()) {
       return;
@@ -515,8 +531,13 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       }
       s.status = status;
       s.headers = h;
-      s.content =
-          new ReceivedContent(ctx.alloc(), true, declared, true); // within maxResponseBodySize
+      // a body with a content-length of more than a piece goes into one array made for it, which
+      // counts in full at once: only while this connection's such arrays stay within their cap
+      boolean whole =
+          ReceivedContent.wholeFits(declared) && wholeBytes + declared <= MAX_WHOLE_BYTES;
+      s.content = new ReceivedContent(ctx.alloc(), true, declared, whole);
+      s.wholeBytes = s.content.wholeLength();
+      wholeBytes += s.wholeBytes; // within maxResponseBodySize
     }
     if (endStream) {
       complete(s);
@@ -574,6 +595,8 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
     s.ended = true;
     ClientResponse response = new ClientResponse(s.status, s.headers, s.content.take());
     s.content = null;
+    wholeBytes -= s.wholeBytes; // handed on: the caller's now
+    s.wholeBytes = 0;
     Http2Stream stream = connection().stream(s.id);
     if (stream != null && stream.state().localSideOpen()) {
       reset(s); // answered before the request was all sent: the server reads no more of it

@@ -56,7 +56,8 @@ final class ReceivedContent {
 
   private final ByteBufAllocator alloc;
   private final boolean copyChunks;
-  private boolean whole; // HTTP/2: the first piece is an array of the declared length
+  private final long wholeLength; // HTTP/2: the declared length, when received into one array; or 0
+  private boolean whole; // HTTP/2: the first piece is still to be that array
   private CompositeByteBuf received;
   private ByteBuf piece; // HTTP/2: the piece being filled, not yet in received
   private long remaining; // HTTP/2: bytes still expected from content-length, or -1
@@ -76,6 +77,12 @@ final class ReceivedContent {
             && whole
             && wholeFits(declaredLength)
             && alloc instanceof PreferHeapByteBufAllocator;
+    this.wholeLength = this.whole ? declaredLength : 0;
+  }
+
+  /** The length of the one array this message is received into ({@code whole}), or 0 (pieces). */
+  long wholeLength() {
+    return wholeLength;
   }
 
   /** Whether a message of {@code declaredLength} bytes would be received into one array. */
