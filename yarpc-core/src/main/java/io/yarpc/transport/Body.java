@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <ul>
  *   <li>an inbound request body belongs to the invocation: the framework releases it when the handler's
  *       result completes (unary, oneway) or when the stream message has been consumed — handlers and
- *       encodings never release it themselves, and must copy any bytes they keep beyond that;
+ *       encodings never release it themselves, and must copy any bytes they keep beyond that (the
+ *       bytes of an {@linkplain #isImmutable() immutable} body excepted);
  *   <li>a response body returned by a handler belongs to the transport, which releases it once written;
  *   <li>a request body given to an outbound belongs to the outbound, which releases it once sent;
  *   <li>a response body returned by an outbound belongs to the caller (usually an encoding), which
@@ -166,7 +167,8 @@ public abstract class Body implements Closeable {
   /**
    * Whether the bytes behind {@link #arrayView()} never change and are never reused, even after release
    * ({@link #ofImmutable}): a decoder may then keep references into that array rather than copy. False
-   * unless the body was made so.
+   * unless the body was made so; a body that wraps another may forward it (one that does not only
+   * costs decoders a copy).
    */
   public boolean isImmutable() {
     return false;

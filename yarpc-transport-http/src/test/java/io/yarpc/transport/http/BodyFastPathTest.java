@@ -27,9 +27,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The receive path without redundant copies: request bodies reach the handler, and response bodies reach
  * the caller, as byte access over the buffers Netty received (HTTP/1.1) or the stream's own copy of its
  * DATA frames (HTTP/2, see {@code ReceivedContent}) — heap arrays by default, so decoders parse in place —
- * never through a stream (an h2c body with a {@code content-length} into heap: one array made for it);
- * and every buffer the transport allocated is released once everything is done (counted with an
- * allocator that remembers each buffer, on top of the paranoid leak detector).
+ * never through a stream (an h2c body with a {@code content-length} into heap: one array made for it,
+ * unpooled, which the allocator below does not see); and every buffer the transport allocated is released
+ * once everything is done (counted with an allocator that remembers each buffer, on top of the paranoid
+ * leak detector).
  */
 class BodyFastPathTest {
   /** What the handler saw of one request body. */

@@ -7,6 +7,7 @@ import io.yarpc.transport.Body;
 import io.yarpc.transport.InboundLimits;
 import io.yarpc.transport.Procedure;
 import io.yarpc.transport.Response;
+import java.io.ByteArrayOutputStream;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,6 +88,36 @@ class H2cWholeBodiesTest {
       Thread.sleep(10); // an exchange ends once its answer's write completed
     }
     assertThat(inbound.activeRequests()).isZero();
+  }
+
+  @Test
+  void headersOfManyStreamsBeforeTheirFirstBytesGetOnlyTheArraysTheBudgetHolds() throws Exception {
+    int streams = 6;
+    int declared = 40_000; // two arrays fit the connection's 100,000; the others get pieces
+    try (RawH2Client c =
+        new RawH2Client(port(), RawH2Client.SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20)) {
+      c.windowUpdate(0, 1 << 24);
+      c.awaitConnectionWindow(200_000);
+      ByteArrayOutputStream wire = new ByteArrayOutputStream();
+      for (int i = 0; i < streams; i++) {
+        byte[] block = c.encode(RawH2Client.call("probe", declared));
+        wire.writeBytes(
+            RawH2Client.frameBytes(RawH2Client.HEADERS, RawH2Client.END_HEADERS, 1 + 2 * i, block));
+      }
+      for (int i = 0; i < streams; i++) {
+        wire.writeBytes(RawH2Client.frameBytes(RawH2Client.DATA, 0, 1 + 2 * i, new byte[] {7}));
+      }
+      c.writeInPieces(wire.toByteArray(), wire.size()); // every head before any first byte
+      awaitPending(2L * declared + (streams - 2));
+      for (int i = 0; i < streams; i++) {
+        c.rst(1 + 2 * i, 8); // CANCEL
+      }
+      awaitPending(0);
+      c.headers(101, RawH2Client.call("probe", declared), false);
+      c.sendData(101, new byte[declared], true);
+      awaitAnswer(c, 101);
+    }
+    assertThat(immutableByLength).containsExactly(Map.entry(declared, true));
   }
 
   private static void awaitAnswer(RawH2Client c, int stream) throws Exception {

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
  * taken and for benchmarks. Counting costs one {@link LongAdder} increment per decode.
  */
 public final class DecodeStats {
-  /** Binary bodies parsed in place from a single heap view: no copy. */
+  /** Binary bodies parsed in place from a single heap view, not immutable: no copy of the body. */
   public static final LongAdder IN_PLACE = new LongAdder();
 
   /**

@@ -66,11 +66,6 @@ final class ConnectionBudget {
     return held;
   }
 
-  /** Whether {@code n} more bytes fit this connection's budget and the inbound's now. */
-  boolean hasRoomFor(long n) {
-    return held + n <= max && inbound.hasRoomFor(n);
-  }
-
   /** {@code r} has begun receiving a request (its head arrived). */
   void startReceiving(Receiver r) {
     if (!receiving.contains(r)) {
@@ -106,6 +101,23 @@ final class ConnectionBudget {
     }
     held += n;
     inbound.add(n);
+    pauseIfOver(r);
+  }
+
+  /**
+   * {@code r} takes in {@code n} more bytes only if they fit this connection's budget and the inbound's
+   * now, counted as by {@link #add} when they do; the inbound's check and count are one atomic step.
+   */
+  boolean tryAdd(Receiver r, long n) {
+    if (closed || held + n > max || !inbound.tryAdd(n)) {
+      return false;
+    }
+    held += n;
+    pauseIfOver(r);
+    return true;
+  }
+
+  private void pauseIfOver(Receiver r) {
     if (!closed && !paused.contains(r) && !mayReceive(r)) {
       paused.add(r);
       r.pause();

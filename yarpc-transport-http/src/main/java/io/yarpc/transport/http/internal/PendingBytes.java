@@ -46,8 +46,14 @@ public final class PendingBytes {
     }
   }
 
-  boolean hasRoomFor(long n) {
-    return total.get() + n <= max;
+  /** Adds {@code n} if the total stays within the budget; false (nothing added) otherwise. */
+  boolean tryAdd(long n) {
+    for (long t = total.get(); t + n <= max; t = total.get()) {
+      if (total.compareAndSet(t, t + n)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean withinBudget() {

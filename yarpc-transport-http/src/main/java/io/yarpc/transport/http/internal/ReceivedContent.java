@@ -35,8 +35,9 @@ import java.util.List;
  * 0.25 MB; 16 KiB pieces 0.16 MB.
  *
  * <p><b>Whole messages.</b> An HTTP/2 message larger than a piece whose {@code content-length} is known
- * (up to {@value #WHOLE_MAX} bytes), when the caller allows it ({@code whole}: the server asks its
- * pending-byte budget) and the connection receives into heap (its allocator prefers heap, as {@code
+ * (up to {@value #WHOLE_MAX} bytes), when the caller allows it ({@code whole}; the server takes the
+ * whole length from its pending-byte budget at the first byte, or calls {@link #piecesOnly()} when it
+ * does not fit; the client keeps its own cap) and the connection receives into heap (its allocator prefers heap, as {@code
  * HttpTransport.Builder#receiveIntoHeap} makes it by default), is copied instead into one heap array of
  * exactly that length, allocated for this message alone at its first byte and never pooled. Its body is
  * {@linkplain Body#ofImmutable immutable}:
@@ -56,7 +57,7 @@ final class ReceivedContent {
 
   private final ByteBufAllocator alloc;
   private final boolean copyChunks;
-  private final long wholeLength; // HTTP/2: the declared length, when received into one array; or 0
+  private long wholeLength; // HTTP/2: the declared length, when received into one array; or 0
   private boolean whole; // HTTP/2: the first piece is still to be that array
   private CompositeByteBuf received;
   private ByteBuf piece; // HTTP/2: the piece being filled, not yet in received
@@ -83,6 +84,19 @@ final class ReceivedContent {
   /** The length of the one array this message is received into ({@code whole}), or 0 (pieces). */
   long wholeLength() {
     return wholeLength;
+  }
+
+  /** Whether the next byte makes the one array of {@link #wholeLength()}: nothing is allocated yet. */
+  boolean wholePending() {
+    return whole && piece == null && received == null;
+  }
+
+  /** Gives up the one array before it is made: the message goes into pieces of what arrives. */
+  void piecesOnly() {
+    if (wholePending()) {
+      whole = false;
+      wholeLength = 0;
+    }
   }
 
   /** Whether a message of {@code declaredLength} bytes would be received into one array. */

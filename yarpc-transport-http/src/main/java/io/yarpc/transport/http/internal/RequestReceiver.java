@@ -36,8 +36,8 @@ import java.util.function.Consumer;
  * later message is released.
  *
  * <p><b>Pending bytes.</b> The body bytes it keeps are counted in the connection's {@link ConnectionBudget}
- * as they arrive (a whole message's array, see {@link ReceivedContent}, in full at its first byte),
- * which may pause this receiver; they leave it inside the {@link Exchange}, which gives
+ * as they arrive (a whole message's array, see {@link ReceivedContent}, in full at its first byte, and
+ * only if the budget has room for all of it then), which may pause this receiver; they leave it inside the {@link Exchange}, which gives
  * them back when the body is handed to the call or dropped, or here when a request being received is
  * dropped.
  *
@@ -200,10 +200,7 @@ final class RequestReceiver {
           new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
     req.headers().remove(HttpHeaderNames.EXPECT);
-    // a whole-message array counts in full from its first byte: only while the budget has room for
-    // it
-    boolean whole = http2 && ReceivedContent.wholeFits(declared) && budget.hasRoomFor(declared);
-    content = new ReceivedContent(ctx.alloc(), http2, declared, whole);
+    content = new ReceivedContent(ctx.alloc(), http2, declared, true); // whole: see data()
   }
 
   private void onContent(HttpContent chunk) {
@@ -244,8 +241,19 @@ final class RequestReceiver {
     int n = data.readableBytes();
     if (n > 0 && accepts(n)) {
       long before = content.footprint();
+      if (content.wholePending()) {
+        // the array about to be made counts in full, taken from the budget together with the
+        // check that it fits (or the body goes into pieces of what arrives)
+        long whole = content.wholeLength();
+        if (budget.tryAdd(self, whole)) {
+          held += whole;
+          before += whole;
+        } else {
+          content.piecesOnly();
+        }
+      }
       content.copy(data);
-      counted(content.footprint() - before); // a whole message's array counts in full at once
+      counted(content.footprint() - before);
     }
     if (end) {
       onLast();

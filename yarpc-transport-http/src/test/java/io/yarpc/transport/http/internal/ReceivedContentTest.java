@@ -174,12 +174,28 @@ class ReceivedContentTest {
       assertThat(ByteBufUtil.getBytes(all)).as("sent %d", sent).isEqualTo(expected);
       all.release();
     }
-    ReceivedContent dropped = new ReceivedContent(alloc, true, length, true);
-    HttpContent a = chunk(10);
-    dropped.append(a);
-    dropped.release();
-    assertThat(dropped.size()).isZero();
-    assertThat(dropped.footprint()).isZero();
+  }
+
+  @Test
+  void http2WholeArrayCanBeGivenUpBeforeItsFirstByteOnly() {
+    int length = 3 * ReceivedContent.PIECE;
+    ReceivedContent content = new ReceivedContent(alloc, true, length, true);
+    assertThat(content.wholePending()).isTrue();
+    assertThat(content.wholeLength()).isEqualTo(length);
+    content.piecesOnly();
+    assertThat(content.wholePending()).isFalse();
+    assertThat(content.wholeLength()).isZero();
+    content.append(chunk(10));
+    assertThat(content.footprint()).as("a piece of what arrived").isEqualTo(10);
+    content.release();
+
+    ReceivedContent started = new ReceivedContent(alloc, true, length, true);
+    started.append(chunk(10));
+    assertThat(started.wholePending()).isFalse();
+    started.piecesOnly(); // too late: the array is made and counted
+    assertThat(started.wholeLength()).isEqualTo(length);
+    assertThat(started.footprint()).isEqualTo(length);
+    started.release();
   }
 
   @Test
