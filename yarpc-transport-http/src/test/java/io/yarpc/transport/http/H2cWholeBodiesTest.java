@@ -31,12 +31,15 @@ class H2cWholeBodiesTest {
 
   @BeforeEach
   void start() {
+    start(InboundLimits.builder().maxPendingBytesPerConnection(PER_CONNECTION).build());
+  }
+
+  private void start(InboundLimits limits) {
+    if (dispatcher != null) {
+      stop();
+    }
     transport = HttpTransport.builder().eventLoopThreads(1).build();
-    inbound =
-        transport
-            .inboundBuilder()
-            .limits(InboundLimits.builder().maxPendingBytesPerConnection(PER_CONNECTION).build())
-            .build();
+    inbound = transport.inboundBuilder().limits(limits).build();
     dispatcher = Dispatcher.builder(YarpcTestService.NAME).inbound(inbound).build();
     dispatcher.register(
         Procedure.builder("probe")
@@ -116,6 +119,36 @@ class H2cWholeBodiesTest {
       c.headers(101, RawH2Client.call("probe", declared), false);
       c.sendData(101, new byte[declared], true);
       awaitAnswer(c, 101);
+    }
+    assertThat(immutableByLength).containsExactly(Map.entry(declared, true));
+  }
+
+  @Test
+  void arraysAheadOfTheirBytesReserveAtMostAQuarterOfTheInboundsBudget() throws Exception {
+    start(InboundLimits.builder().maxPendingBytes(400_000).build()); // reservations: 100,000
+    int declared = 40_000;
+    try (RawH2Client c =
+        new RawH2Client(port(), RawH2Client.SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20)) {
+      c.windowUpdate(0, 1 << 24);
+      c.awaitConnectionWindow(200_000);
+      for (int i = 0; i < 6; i++) {
+        c.headers(1 + 2 * i, RawH2Client.call("probe", declared), false);
+        c.data(1 + 2 * i, new byte[] {7}, false);
+      }
+      // two arrays reserve 79,998 bytes not sent yet; a third would pass 100,000: pieces, though
+      // the budget itself (400,000) has room
+      awaitPending(2L * declared + 4);
+      c.sendData(1, new byte[declared - 1], true);
+      awaitAnswer(c, 1);
+      awaitPending(declared + 4);
+      // stream 1's bytes all came: 39,999 reserved ahead now, room for another array
+      c.headers(13, RawH2Client.call("probe", declared), false);
+      c.data(13, new byte[] {7}, false);
+      awaitPending(2L * declared + 4);
+      for (int stream : new int[] {3, 5, 7, 9, 11, 13}) {
+        c.rst(stream, 8); // CANCEL
+      }
+      awaitPending(0);
     }
     assertThat(immutableByLength).containsExactly(Map.entry(declared, true));
   }

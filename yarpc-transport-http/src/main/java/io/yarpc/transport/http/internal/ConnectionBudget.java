@@ -105,16 +105,22 @@ final class ConnectionBudget {
   }
 
   /**
-   * {@code r} takes in {@code n} more bytes only if they fit this connection's budget and the inbound's
-   * now, counted as by {@link #add} when they do; the inbound's check and count are one atomic step.
+   * {@code r} reserves {@code n} bytes ahead of their arrival (a whole-message array) only if they fit this
+   * connection's budget and the inbound's rules for reservations now ({@link PendingBytes#tryReserve},
+   * one atomic step), counted as by {@link #add} when they do; {@link #filled} as they arrive.
    */
-  boolean tryAdd(Receiver r, long n) {
-    if (closed || held + n > max || !inbound.tryAdd(n)) {
+  boolean tryReserve(Receiver r, long n) {
+    if (closed || n > max - held || !inbound.tryReserve(n)) {
       return false;
     }
     held += n;
     pauseIfOver(r);
     return true;
+  }
+
+  /** {@code n} bytes reserved with {@link #tryReserve} arrived, or will not. */
+  void filled(long n) {
+    inbound.filled(n);
   }
 
   private void pauseIfOver(Receiver r) {

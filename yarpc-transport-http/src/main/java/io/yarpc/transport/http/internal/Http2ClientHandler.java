@@ -71,9 +71,9 @@ import java.util.concurrent.TimeUnit;
 final class Http2ClientHandler extends Http2ConnectionHandler {
   /**
    * The most the whole-message arrays ({@link ReceivedContent}) of the responses being received on one
-   * connection may add up to: 16 MiB. Each counts its declared length from its first byte, so a server
-   * that declares large bodies and sends little of them cannot make the client hold more; past it,
-   * responses are received into pieces of what actually arrives.
+   * connection may add up to: 16 MiB. Each counts its declared length from the response's headers, so a
+   * server that declares large bodies and sends little of them cannot make the client hold more; past
+   * it, responses are received into pieces of what actually arrives.
    */
   static final long MAX_WHOLE_BYTES = 16L << 20;
 
@@ -537,7 +537,7 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
           ReceivedContent.wholeFits(declared) && wholeBytes + declared <= MAX_WHOLE_BYTES;
       s.content = new ReceivedContent(ctx.alloc(), true, declared, whole);
       s.wholeBytes = s.content.wholeLength();
-      wholeBytes += s.wholeBytes; // within maxResponseBodySize
+      wholeBytes += s.wholeBytes;
     }
     if (endStream) {
       complete(s);

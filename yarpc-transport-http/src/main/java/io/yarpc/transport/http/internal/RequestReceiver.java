@@ -36,10 +36,10 @@ import java.util.function.Consumer;
  * later message is released.
  *
  * <p><b>Pending bytes.</b> The body bytes it keeps are counted in the connection's {@link ConnectionBudget}
- * as they arrive (a whole message's array, see {@link ReceivedContent}, in full at its first byte, and
- * only if the budget has room for all of it then), which may pause this receiver; they leave it inside the {@link Exchange}, which gives
- * them back when the body is handed to the call or dropped, or here when a request being received is
- * dropped.
+ * as they arrive, which may pause this receiver; a whole message's array ({@link ReceivedContent}) is
+ * reserved in full at its first byte, only if the budget's rules for reservations allow it then ({@link
+ * PendingBytes}). They leave the budget inside the {@link Exchange}, which gives them back when the body
+ * is handed to the call or dropped, or here when a request being received is dropped.
  *
  * <p><b>Threads.</b> Event loop only, like the channel handler that feeds it.
  *
@@ -58,6 +58,7 @@ final class RequestReceiver {
   private ConnectionBudget.Receiver self;
   private HttpRequest head;
   private long held; // bytes of the request being received, counted in the budget
+  private long unfilled; // of held: a whole-message array's bytes not received yet
   private ReceivedContent content;
   private boolean discarding; // drop everything until the end of the current request
   private ScheduledFuture<?> readTimer;
@@ -163,6 +164,7 @@ final class RequestReceiver {
     }
     if (budget != null) {
       budget.stopReceiving(self);
+      releaseUnfilled();
       long n = held;
       held = 0;
       budget.release(self, n);
@@ -242,18 +244,24 @@ final class RequestReceiver {
     if (n > 0 && accepts(n)) {
       long before = content.footprint();
       if (content.wholePending()) {
-        // the array about to be made counts in full, taken from the budget together with the
+        // the array about to be made counts in full, reserved in the budget together with the
         // check that it fits (or the body goes into pieces of what arrives)
         long whole = content.wholeLength();
-        if (budget.tryAdd(self, whole)) {
+        if (budget.tryReserve(self, whole)) {
           held += whole;
           before += whole;
+          unfilled = whole;
         } else {
           content.piecesOnly();
         }
       }
       content.copy(data);
       counted(content.footprint() - before);
+      if (unfilled > 0) {
+        long arrived = Math.min(unfilled, n);
+        unfilled -= arrived;
+        budget.filled(arrived);
+      }
     }
     if (end) {
       onLast();
@@ -272,6 +280,13 @@ final class RequestReceiver {
     return true;
   }
 
+  private void releaseUnfilled() {
+    if (unfilled > 0) {
+      budget.filled(unfilled);
+      unfilled = 0;
+    }
+  }
+
   /** {@code n} bytes of memory were taken for the body: counted in the connection's budget. */
   private void counted(long n) {
     held += n;
@@ -285,6 +300,7 @@ final class RequestReceiver {
       head = null;
       return;
     }
+    releaseUnfilled(); // a body shorter than it declared (Netty's decoder resets such streams)
     Exchange ex = Exchange.received(head, content.take(), http2, budget, self, held);
     head = null;
     content = null;
