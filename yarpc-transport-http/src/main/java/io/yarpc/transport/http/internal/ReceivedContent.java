@@ -35,18 +35,17 @@ import java.util.List;
  * 0.25 MB; 16 KiB pieces 0.16 MB.
  *
  * <p><b>Whole messages.</b> An HTTP/2 message larger than a piece whose {@code content-length} is known
- * (up to {@value #WHOLE_MAX} bytes), when the caller allows it ({@code whole}; the server takes the
- * whole length from its pending-byte budget at the first byte, or calls {@link #piecesOnly()} when it
- * does not fit; the client keeps its own cap) and the connection receives into heap (its allocator prefers heap, as {@code
- * HttpTransport.Builder#receiveIntoHeap} makes it by default), is copied instead into one heap array of
- * exactly that length, allocated for this message alone at its first byte and never pooled. Its body is
- * {@linkplain Body#ofImmutable immutable}:
- * a parser reads it in place and may keep references into it (protobuf's aliasing), so each received
- * byte is copied once, from the frame into that array, where pieces cost a second copy into a parser's
- * array and a third out of it into the message's fields. The array is the message's heap cost (about
- * what the parser's copy of the fields would have been) and counts in {@link #footprint()} from its
- * allocation. Bytes past the declared length (which Netty's HTTP/2 decoder rejects) would go into pieces
- * after it.
+ * (up to {@value #WHOLE_MAX} bytes), when the caller allows it ({@code whole}; the server reserves the
+ * whole length in its pending-byte budget at the first byte, or calls {@link #piecesOnly()} when that is
+ * refused; the client keeps its own cap) and the connection receives into heap (its allocator prefers
+ * heap, as {@code HttpTransport.Builder#receiveIntoHeap} makes it by default), is copied instead into one
+ * heap array of exactly that length, allocated for this message alone at its first byte and never pooled.
+ * Its body is {@linkplain Body#ofImmutable immutable}: a parser reads it in place and may keep references
+ * into it (protobuf's aliasing), so each received byte is copied once, from the frame into that array,
+ * where pieces cost a second copy into a parser's array and a third out of it into the message's fields.
+ * The array is the message's heap cost (about what the parser's copy of the fields would have been) and
+ * counts in {@link #footprint()} from its allocation. Bytes past the declared length (which Netty's HTTP/2
+ * decoder rejects) would go into pieces after it.
  */
 final class ReceivedContent {
   /** The largest piece an HTTP/2 message is copied into. */
