@@ -388,7 +388,24 @@ public final class HttpPeer extends AbstractPeer {
     if (reuse != null) {
       Channel ch = reuse;
       try {
-        ch.eventLoop().execute(() -> h1Handler(ch).start(call, true));
+        ch.eventLoop()
+            .execute(
+                () -> {
+                  ClientResponseHandler h = h1Handler(ch);
+                  if (h == null) {
+                    // closed (and its pipeline taken down) after it was taken from the idle ones
+                    // and
+                    // before the call got to it: nothing was sent, as for a reused connection found
+                    // closed (ClientResponseHandler.start)
+                    if (call.mayRetry()) {
+                      sendOnNewConnection(call);
+                    } else {
+                      call.failUnprocessed(connectionFailure(null));
+                    }
+                  } else {
+                    h.start(call, true);
+                  }
+                });
       } catch (RejectedExecutionException e) {
         call.fail(Checks.notRunning("HTTP transport"));
       }
