@@ -20,10 +20,12 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A bare Netty h2c (prior knowledge) server for tests of the HTTP/2 client: it answers every request with
@@ -56,8 +58,7 @@ final class RawH2Server implements AutoCloseable {
   static final String HALF = "half";
 
   /** The {@value #HALF} answers whose first half was written. */
-  final java.util.concurrent.atomic.AtomicInteger halvesSent =
-      new java.util.concurrent.atomic.AtomicInteger();
+  final AtomicInteger halvesSent = new AtomicInteger();
 
   final List<Event> events = new CopyOnWriteArrayList<>();
   private final EventLoopGroup group =
@@ -148,7 +149,7 @@ final class RawH2Server implements AutoCloseable {
     private final Map<Integer, ByteBuf> bodies = new HashMap<>();
     private final Map<Integer, CharSequence> services = new HashMap<>();
     private final Map<Integer, Boolean> halves = new HashMap<>();
-    private final Map<Integer, ByteBuf> secondHalves = new java.util.LinkedHashMap<>();
+    private final Map<Integer, ByteBuf> secondHalves = new LinkedHashMap<>();
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {

@@ -126,8 +126,8 @@ final class ClientResponseHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void retryOrFail(ClientCall call, boolean reused, Throwable cause) {
-    if (reused && call.mayRetry()) {
-      peer.sendOnNewConnection(call);
+    if (reused) {
+      peer.resendUnsent(call, cause);
     } else {
       call.failUnprocessed(peer.connectionFailure(cause)); // nothing was written
     }

@@ -418,9 +418,10 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
 
   /** Releases the response body {@code s} received so far, if any. */
   private void releaseContent(Http2ClientStream s) {
+    if (s.content != null) {
+      wholeBytes -= s.content.wholeLength();
+    }
     s.releaseContent();
-    wholeBytes -= s.wholeBytes;
-    s.wholeBytes = 0;
   }
 
   private void reset(Http2ClientStream s) {
@@ -533,11 +534,10 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
       s.headers = h;
       // a body with a content-length of more than a piece goes into one array made for it, which
       // counts in full at once: only while this connection's such arrays stay within their cap
-      boolean whole =
-          ReceivedContent.wholeFits(declared) && wholeBytes + declared <= MAX_WHOLE_BYTES;
-      s.content = new ReceivedContent(ctx.alloc(), true, declared, whole);
-      s.wholeBytes = s.content.wholeLength();
-      wholeBytes += s.wholeBytes;
+      s.content =
+          new ReceivedContent(
+              ctx.alloc(), true, declared, wholeBytes + declared <= MAX_WHOLE_BYTES);
+      wholeBytes += s.content.wholeLength();
     }
     if (endStream) {
       complete(s);
@@ -593,10 +593,9 @@ final class Http2ClientHandler extends Http2ConnectionHandler {
 
   private void complete(Http2ClientStream s) {
     s.ended = true;
+    wholeBytes -= s.content.wholeLength(); // handed on: the caller's now
     ClientResponse response = new ClientResponse(s.status, s.headers, s.content.take());
     s.content = null;
-    wholeBytes -= s.wholeBytes; // handed on: the caller's now
-    s.wholeBytes = 0;
     Http2Stream stream = connection().stream(s.id);
     if (stream != null && stream.state().localSideOpen()) {
       reset(s); // answered before the request was all sent: the server reads no more of it

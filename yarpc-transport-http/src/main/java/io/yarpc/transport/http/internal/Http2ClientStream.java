@@ -49,9 +49,6 @@ final class Http2ClientStream {
   /** The response body received so far (owned here until taken). */
   ReceivedContent content;
 
-  /** The length of {@link #content}'s whole-message array, counted in the connection's cap; or 0. */
-  long wholeBytes;
-
   Http2ClientStream(ClientCall call, int id) {
     this.call = call;
     this.id = id;

@@ -393,15 +393,8 @@ public final class HttpPeer extends AbstractPeer {
                 () -> {
                   ClientResponseHandler h = h1Handler(ch);
                   if (h == null) {
-                    // closed (and its pipeline taken down) after it was taken from the idle ones
-                    // and
-                    // before the call got to it: nothing was sent, as for a reused connection found
-                    // closed (ClientResponseHandler.start)
-                    if (call.mayRetry()) {
-                      sendOnNewConnection(call);
-                    } else {
-                      call.failUnprocessed(connectionFailure(null));
-                    }
+                    // closed, its pipeline taken down, before the call got to it: nothing was sent
+                    resendUnsent(call, null);
                   } else {
                     h.start(call, true);
                   }
@@ -412,6 +405,18 @@ public final class HttpPeer extends AbstractPeer {
       return;
     }
     sendOnNewConnection(call);
+  }
+
+  /**
+   * {@code call} was not sent on the reused connection it was given (found closed): it goes out on a new
+   * connection while it may retry, else fails unprocessed with {@code cause}.
+   */
+  void resendUnsent(ClientCall call, Throwable cause) {
+    if (call.mayRetry()) {
+      sendOnNewConnection(call);
+    } else {
+      call.failUnprocessed(connectionFailure(cause)); // nothing was written
+    }
   }
 
   /** Opens a new HTTP/1.1 connection for {@code call}. */

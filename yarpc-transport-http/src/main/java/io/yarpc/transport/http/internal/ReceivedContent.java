@@ -57,7 +57,7 @@ final class ReceivedContent {
   private final ByteBufAllocator alloc;
   private final boolean copyChunks;
   private long wholeLength; // HTTP/2: the declared length, when received into one array; or 0
-  private boolean whole; // HTTP/2: the first piece is still to be that array
+  private boolean whole; // HTTP/2: that array is still to be made, as the first piece
   private CompositeByteBuf received;
   private ByteBuf piece; // HTTP/2: the piece being filled, not yet in received
   private long remaining; // HTTP/2: bytes still expected from content-length, or -1
@@ -87,12 +87,12 @@ final class ReceivedContent {
 
   /** Whether the next byte makes the one array of {@link #wholeLength()}: nothing is allocated yet. */
   boolean wholePending() {
-    return whole && piece == null && received == null;
+    return whole; // cleared by the first allocation
   }
 
   /** Gives up the one array before it is made: the message goes into pieces of what arrives. */
   void piecesOnly() {
-    if (wholePending()) {
+    if (whole) {
       whole = false;
       wholeLength = 0;
     }
