@@ -78,7 +78,7 @@ public final class Timers {
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       if (!armed) {
-        return new Unarmed(); // nothing queued: nothing runs
+        return Unarmed.INSTANCE; // nothing queued: nothing runs
       }
       return Timers.schedule(command, unit.toNanos(delay));
     }
@@ -130,9 +130,12 @@ public final class Timers {
       return false;
     }
 
-    /** What an unarmed schedule returns: a task that never runs, cancellable (a no-op). */
+    /**
+     * What an unarmed schedule returns, shared: a task that never runs. Cancelling it does nothing and
+     * reports success, as cancelling a task that has not run does; it is never done.
+     */
     private static final class Unarmed implements ScheduledFuture<Object> {
-      private volatile boolean cancelled;
+      static final Unarmed INSTANCE = new Unarmed();
 
       @Override
       public long getDelay(TimeUnit unit) {
@@ -146,19 +149,17 @@ public final class Timers {
 
       @Override
       public boolean cancel(boolean mayInterruptIfRunning) {
-        boolean was = cancelled;
-        cancelled = true;
-        return !was;
+        return true;
       }
 
       @Override
       public boolean isCancelled() {
-        return cancelled;
+        return false;
       }
 
       @Override
       public boolean isDone() {
-        return cancelled;
+        return false;
       }
 
       @Override

@@ -343,7 +343,7 @@ public final class GrpcInbound extends AbstractLifecycle implements Inbound {
             .bossEventLoopGroup(loops)
             .workerEventLoopGroup(loops)
             .fallbackHandlerRegistry(handler)
-            .addStreamTracerFactory(InboundHandler.streamTracers())
+            .addStreamTracerFactory(InboundHandler.streamTracers(executor == null))
             .addTransportFilter(new ConnectionInfos())
             .maxInboundMessageSize(limits.maxRequestSize())
             .maxInboundMetadataSize(limits.maxHeaderBytes())

@@ -31,6 +31,8 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -69,6 +71,9 @@ class GrpcInboundAttackTest {
   private final AtomicInteger floodsEnded = new AtomicInteger();
   private final AtomicInteger sinksEnded = new AtomicInteger();
 
+  /** The executor grpc-java runs call events on; null: the inbound's direct executor. */
+  private ExecutorService callEvents;
+
   @AfterEach
   void stop() throws Exception {
     unpark.complete(null);
@@ -84,6 +89,9 @@ class GrpcInboundAttackTest {
           .as("received bodies released: %s", transport.receiveStats())
           .isZero();
     }
+    if (callEvents != null) {
+      callEvents.shutdownNow();
+    }
   }
 
   // ---- the server
@@ -93,7 +101,10 @@ class GrpcInboundAttackTest {
   }
 
   private void start(InboundLimits limits, UnaryOperator<GrpcInbound.Builder> options) {
-    transport = GrpcTransport.create();
+    transport =
+        callEvents == null
+            ? GrpcTransport.create()
+            : GrpcTransport.builder().executor(callEvents).build();
     inbound =
         options
             .apply(
@@ -676,6 +687,21 @@ class GrpcInboundAttackTest {
 
   @Test
   void aReaderThatGrantsNoWindowIsResetAfterTheWriteTimeout() throws Exception {
+    readerThatGrantsNoWindowIsReset();
+  }
+
+  /**
+   * As {@link #aReaderThatGrantsNoWindowIsResetAfterTheWriteTimeout} on a server that runs call events
+   * on an executor of its own: grpc-java then starts calls on another thread than the one that made
+   * their stream tracers, which the inbound finds in the call's context instead.
+   */
+  @Test
+  void aReaderThatGrantsNoWindowIsResetAfterTheWriteTimeoutWithAnExecutor() throws Exception {
+    callEvents = Executors.newFixedThreadPool(2);
+    readerThatGrantsNoWindowIsReset();
+  }
+
+  private void readerThatGrantsNoWindowIsReset() throws Exception {
     start(InboundLimits.builder().writeTimeout(Duration.ofSeconds(1)).build());
     MemoryBaseline before = baseline();
     Bystanders bystanders = new Bystanders();

@@ -111,10 +111,11 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
 
   /**
    * The stream tracers the server must have for the inbound to reset streams (its read and write
-   * timeouts; see {@link StreamReset}).
+   * timeouts; see {@link StreamReset}): {@code directExecutor} says whether the server runs call events
+   * on the transport's threads ({@code NettyServerBuilder.directExecutor()}).
    */
-  public static ServerStreamTracer.Factory streamTracers() {
-    return StreamReset.tracers();
+  public static ServerStreamTracer.Factory streamTracers(boolean directExecutor) {
+    return directExecutor ? StreamReset.directTracers() : StreamReset.tracers();
   }
 
   /** Sets the router calls are served from. */
@@ -186,7 +187,7 @@ public final class InboundHandler extends HandlerRegistry implements ServerCallH
       return NOOP;
     }
     HandlerSpec spec = routed.spec();
-    StreamReset reset = StreamReset.ofCurrentCall();
+    StreamReset reset = StreamReset.ofCall(headers);
     return spec.type() == RpcType.UNARY
         ? new UnaryServerCall(
                 call,

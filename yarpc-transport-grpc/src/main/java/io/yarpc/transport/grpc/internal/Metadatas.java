@@ -663,10 +663,12 @@ final class Metadatas {
       last = new ServiceBytes(service, service.getBytes(StandardCharsets.UTF_8));
       lastService = last;
     }
-    byte[][] namesAndValues = new byte[8][]; // 4 entries
+    // An Object[], not a byte[][]: grpc-java replaces a byte[][] with an Object[] the first time it
+    // moves an entry (discardAll, as when it adds the status), which would make the array twice.
+    Object[] namesAndValues = new Object[8]; // 4 entries
     namesAndValues[0] = SERVICE_NAME_BYTES;
     namesAndValues[1] = last.bytes();
-    return InternalMetadata.newMetadata(1, namesAndValues);
+    return InternalMetadata.newMetadataWithParsedValues(1, namesAndValues);
   }
 
   /** Adds response headers to {@code md}, skipping reserved ones and those gRPC cannot carry. */

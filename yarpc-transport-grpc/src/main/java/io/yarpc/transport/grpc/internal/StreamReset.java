@@ -17,8 +17,13 @@ import io.grpc.Status;
  *       deadline: {@code RST_STREAM(CANCEL)} to the client, the call's listener cancelled, the stream's
  *       queued and received buffers released. The context a call runs in cannot be cancelled from the call
  *       (grpc-java exposes an uncancellable view of it), so this tracer makes every call's context a child
- *       of a cancellable context of its own, and {@code startCall} finds the tracer in its context ({@link
- *       #ofCurrentCall()}); cancelling the tracer's context cancels the call's.
+ *       of a cancellable context of its own; cancelling it cancels the call's. {@code startCall} finds the
+ *       tracer of its call with {@link #ofCall}: the tracer knows the call's request {@link Metadata} (the
+ *       object grpc-java hands to the tracer factory and then to {@code startCall}). On a server with a
+ *       direct executor grpc-java makes the tracer and starts the call on one thread, one call at a
+ *       time, so the tracer waits in a per-thread slot ({@link #directTracers()}: no context value, no
+ *       allocation); with an executor of its own it is a value in the call's context ({@link
+ *       #tracers()}).
  *   <li><b>A message being received.</b> grpc-java's deframer reports a message once it read its 5-byte
  *       prefix ({@code inboundMessage}) and again once all of it arrived ({@code inboundMessageRead});
  *       in between, the bytes it consumed are held for the call (and their flow-control credit already
@@ -29,38 +34,81 @@ import io.grpc.Status;
  * nothing once the call is over.
  */
 final class StreamReset extends ServerStreamTracer {
-  private static final StreamReset NONE = new StreamReset();
+  private static final StreamReset NONE = new StreamReset(null, false);
   private static final Context.Key<StreamReset> KEY = Context.key("yarpc-stream-reset");
 
-  private static final ServerStreamTracer.Factory TRACERS =
-      new ServerStreamTracer.Factory() {
-        @Override
-        public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
-          return new StreamReset();
-        }
-      };
+  /** The tracer made last on this thread, until its call starts (direct executors only). */
+  private static final ThreadLocal<StreamReset> MADE_HERE = new ThreadLocal<>();
 
+  private static final ServerStreamTracer.Factory TRACERS = factory(false);
+  private static final ServerStreamTracer.Factory DIRECT_TRACERS = factory(true);
+
+  private final Metadata headers; // the call's request headers, by identity
+  private final boolean direct;
   private volatile Context.CancellableContext context; // set before the call starts; null: none
   private volatile long messageSince; // System.nanoTime() when a message began; 0: none
 
-  private StreamReset() {}
+  private StreamReset(Metadata headers, boolean direct) {
+    this.headers = headers;
+    this.direct = direct;
+  }
 
-  /** The server's stream tracer factory that makes calls resettable. */
+  private static ServerStreamTracer.Factory factory(boolean direct) {
+    return new ServerStreamTracer.Factory() {
+      @Override
+      public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+        StreamReset s = new StreamReset(headers, direct);
+        if (direct) {
+          MADE_HERE.set(s);
+        }
+        return s;
+      }
+    };
+  }
+
+  /**
+   * The stream tracer factory that makes calls resettable, for a server that runs call events on an
+   * executor of its own.
+   */
   static ServerStreamTracer.Factory tracers() {
     return TRACERS;
   }
 
-  /** The stream of the call whose {@code startCall} runs now (grpc-java runs it in its context). */
-  static StreamReset ofCurrentCall() {
-    StreamReset s = KEY.get();
-    return s == null ? NONE : s;
+  /**
+   * The stream tracer factory that makes calls resettable, for a server with a direct executor (which
+   * starts each call on the transport thread that made its tracer).
+   */
+  static ServerStreamTracer.Factory directTracers() {
+    return DIRECT_TRACERS;
+  }
+
+  /**
+   * The stream of the call whose {@code startCall} runs now with request {@code headers}; a stream that
+   * cannot be reset when none is known (a server without these tracers).
+   */
+  static StreamReset ofCall(Metadata headers) {
+    StreamReset s = MADE_HERE.get();
+    if (s != null) {
+      MADE_HERE.set(null);
+      if (s.headers == headers) {
+        return s;
+      }
+    }
+    s = KEY.get(); // tracers(): grpc-java runs startCall in the call's context
+    return s != null && s.headers == headers ? s : NONE;
   }
 
   @Override
   public Context filterContext(Context base) {
     Context.CancellableContext c = base.withCancellation();
     context = c;
-    return c.withValue(KEY, this);
+    return direct ? c : c.withValue(KEY, this);
+  }
+
+  @Override
+  public void serverCallStarted(ServerCallInfo<?, ?> callInfo) {
+    // nothing to learn; overridden so that grpc-java does not wrap callInfo for the deprecated
+    // method
   }
 
   @Override
