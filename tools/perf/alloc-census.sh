@@ -29,14 +29,16 @@ while [ $# -gt 0 ]; do
     *) echo "$PROG: unknown option $1" >&2; exit 2 ;;
   esac
 done
-fail() { echo "$PROG: FAIL: $*" >&2; exit 1; }
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
 [ -f "$SERVE_JAR" ] || fail "$SERVE_JAR is missing (mvn -B -ntp -q package -DskipTests -pl examples -am)"
 [ -f "$BASELINE_JAR" ] || fail "$BASELINE_JAR is missing (mvn -q -f tools/perf/baseline-server/pom.xml package)"
 [ -f "$AGENT_DIR/alloc-census.jar" ] || fail "$AGENT_DIR/alloc-census.jar is missing (mvn -q -f tools/perf/alloc-census/pom.xml package)"
-command -v h2load >/dev/null || fail "h2load not found (apt-get install -y nghttp2-client)"
-command -v ss >/dev/null || fail "ss not found (apt-get install -y iproute2)"
+need h2load "apt-get install -y nghttp2-client"
+need ss "apt-get install -y iproute2"
+need curl "apt-get install -y curl"
 if [ -z "$OUT" ]; then OUT=$(mktemp -d -t alloc-census.XXXXXX) || fail "mktemp failed"; fi
-mkdir -p "$OUT" || fail "cannot create $OUT"
+mkdir -p "$OUT/check" || fail "cannot create $OUT"
 python3 "$HERE/perf_util.py" body "$SIZE" census "$OUT/body" --grpc || fail "cannot write the request"
 
 PID=""
@@ -46,10 +48,12 @@ trap 'exit 130' INT TERM
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
+HEADERS=(-H 'content-type: application/grpc' -H 'te: trailers' -H 'rpc-caller: perf'
+  -H 'rpc-service: yarpc-test' -H 'rpc-encoding: proto')
+url_of() { echo "http://127.0.0.1:$1/yarpc.examples.echo.Echo/Echo"; }
 load() { # PORT CALLS LOG
-  h2load -n "$2" -c 4 -m 16 -t 1 -d "$OUT/body" -H 'content-type: application/grpc' -H 'te: trailers' \
-    -H 'rpc-caller: perf' -H 'rpc-service: yarpc-test' -H 'rpc-encoding: proto' \
-    "http://127.0.0.1:$1/yarpc.examples.echo.Echo/Echo" >"$3" 2>&1 || fail "h2load failed: $(tail -3 "$3")"
+  h2load -n "$2" -c 4 -m 16 -t 1 -d "$OUT/body" "${HEADERS[@]}" "$(url_of "$1")" >"$3" 2>&1 ||
+    fail "h2load failed: $(tail -3 "$3")"
   grep -q "$2 succeeded, 0 failed" "$3" || fail "not every call succeeded: $(grep requests: "$3")"
 }
 census() { # NAME PORT COMMAND...
@@ -64,7 +68,8 @@ census() { # NAME PORT COMMAND...
     kill -0 "$PID" 2>/dev/null || fail "$name exited: $(tail -5 "$OUT/$name.log")"
     sleep 0.5
   done
-  echo "$PROG: $name (pid $PID): $WARMUP calls of warm-up, then $CALLS counted" >&2
+  log "$PROG: $name (pid $PID): $WARMUP calls of warm-up, then $CALLS counted"
+  check_echo "$name" grpc "$(url_of "$port")" "$OUT/body" "${HEADERS[@]}"
   load "$port" "$WARMUP" "$OUT/$name-warmup.txt"
   touch "$dir/on"
   sleep 1
@@ -82,4 +87,4 @@ census yarpc "$GRPC_PORT" -jar "$SERVE_JAR" serve --http-port "$HTTP_PORT" --grp
   --tchannel-port "$TCH_PORT"
 python3 "$HERE/perf_util.py" census "$OUT/grpc-java" "$OUT/yarpc" "$CALLS" --label-a grpc-java --label-b yarpc \
   | tee "$OUT/census.md"
-echo "$PROG: raw counts in $OUT/grpc-java and $OUT/yarpc" >&2
+log "$PROG: raw counts in $OUT/grpc-java and $OUT/yarpc"

@@ -88,11 +88,9 @@ final class StreamReset extends ServerStreamTracer {
    */
   static StreamReset ofCall(Metadata headers) {
     StreamReset s = MADE_HERE.get();
-    if (s != null) {
+    if (s != null && s.headers == headers) {
       MADE_HERE.set(null);
-      if (s.headers == headers) {
-        return s;
-      }
+      return s;
     }
     s = KEY.get(); // tracers(): grpc-java runs startCall in the call's context
     return s != null && s.headers == headers ? s : NONE;
