@@ -131,8 +131,8 @@ public final class Timers {
     }
 
     /**
-     * What an unarmed schedule returns, shared: a task that never runs. Cancelling it does nothing and
-     * reports success, as cancelling a task that has not run does; it is never done.
+     * What an unarmed schedule returns, shared: a task that never runs and cannot be cancelled (there is
+     * nothing to cancel; grpc's {@code Context} ignores the answer), so it is never done either.
      */
     private static final class Unarmed implements ScheduledFuture<Object> {
       static final Unarmed INSTANCE = new Unarmed();
@@ -149,7 +149,7 @@ public final class Timers {
 
       @Override
       public boolean cancel(boolean mayInterruptIfRunning) {
-        return true;
+        return false;
       }
 
       @Override

@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  * then {@code thread | type} or {@code thread | type | site}; digits in thread names folded to {@code N};
  * the site is the first {@value #FRAMES} frames outside this agent and the instrumenter), then {@code
  * done}. Everything runs many times slower under the instrumenter: it is for counting, never for timing.
- * Objects the JVM allocates itself (outside Java code) are not seen.
+ * Not seen: what the instrumenter cannot rewrite or reach (instances of capturing lambdas, whose classes
+ * are hidden; arrays made through {@code Unsafe}, as behind string concatenation; the JVM's own objects).
  */
 public final class CensusAgent {
   static final int FRAMES = 7;

@@ -74,23 +74,29 @@ class GrpcInboundAttackTest {
   /** The executor grpc-java runs call events on; null: the inbound's direct executor. */
   private ExecutorService callEvents;
 
+  /** Call events {@link #callEvents} ran. */
+  private final AtomicInteger callEventsRun = new AtomicInteger();
+
   @AfterEach
   void stop() throws Exception {
-    unpark.complete(null);
-    for (RawH2Client c : raw) {
-      c.close();
-    }
-    if (bystander != null) {
-      bystander.stop();
-    }
-    if (server != null) {
-      server.stop();
-      assertThat(transport.receiveStats().outstanding())
-          .as("received bodies released: %s", transport.receiveStats())
-          .isZero();
-    }
-    if (callEvents != null) {
-      callEvents.shutdownNow();
+    try {
+      unpark.complete(null);
+      for (RawH2Client c : raw) {
+        c.close();
+      }
+      if (bystander != null) {
+        bystander.stop();
+      }
+      if (server != null) {
+        server.stop();
+        assertThat(transport.receiveStats().outstanding())
+            .as("received bodies released: %s", transport.receiveStats())
+            .isZero();
+      }
+    } finally {
+      if (callEvents != null) {
+        callEvents.shutdownNow();
+      }
     }
   }
 
@@ -104,7 +110,13 @@ class GrpcInboundAttackTest {
     transport =
         callEvents == null
             ? GrpcTransport.create()
-            : GrpcTransport.builder().executor(callEvents).build();
+            : GrpcTransport.builder()
+                .executor(
+                    task -> {
+                      callEventsRun.incrementAndGet();
+                      callEvents.execute(task);
+                    })
+                .build();
     inbound =
         options
             .apply(
@@ -699,6 +711,7 @@ class GrpcInboundAttackTest {
   void aReaderThatGrantsNoWindowIsResetAfterTheWriteTimeoutWithAnExecutor() throws Exception {
     callEvents = Executors.newFixedThreadPool(2);
     readerThatGrantsNoWindowIsReset();
+    assertThat(callEventsRun.get()).as("call events run on the transport's executor").isPositive();
   }
 
   private void readerThatGrantsNoWindowIsReset() throws Exception {

@@ -104,6 +104,16 @@ final class StreamReset extends ServerStreamTracer {
   }
 
   @Override
+  public void streamClosed(Status status) {
+    // a stream that ended before its call started (a health or reflection call, a refused one)
+    // leaves
+    // the slot of the transport thread, which grpc-java closes it on
+    if (direct && MADE_HERE.get() == this) {
+      MADE_HERE.set(null);
+    }
+  }
+
+  @Override
   public void serverCallStarted(ServerCallInfo<?, ?> callInfo) {
     // nothing to learn; overridden so that grpc-java does not wrap callInfo for the deprecated
     // method
