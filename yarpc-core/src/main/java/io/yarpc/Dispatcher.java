@@ -497,7 +497,7 @@ public final class Dispatcher implements Lifecycle {
   }
 
   private static ExecutorService defaultExecutor(String name) {
-    return DaemonThreads.elasticPool("yarpc-" + name + "-handler-", 1024);
+    return DaemonThreads.cachedPool("yarpc-" + name + "-handler-", 1024);
   }
 
   /**
@@ -617,10 +617,8 @@ public final class Dispatcher implements Lifecycle {
     }
 
     /**
-     * The executor handlers run on. Default: a dispatcher-owned pool of daemon threads, shut down by
-     * {@link #stop()}: as many as processors take calls from a queue, and more start (up to 1,024) when
-     * queued calls wait while every thread is busy, so a blocking handler does not hold up the others;
-     * once 1,024 threads are busy and 1,024 calls wait, calls fail with {@code resource-exhausted}. A given
+     * The executor handlers run on. Default: a dispatcher-owned pool of daemon threads (up to 1,024;
+     * beyond that calls fail with {@code resource-exhausted}), shut down by {@link #stop()}. A given
      * executor is not shut down by the dispatcher. Use {@code Runnable::run} to run every handler on the
      * transport's thread (only for handlers that never block).
      */
