@@ -497,7 +497,7 @@ public final class Dispatcher implements Lifecycle {
   }
 
   private static ExecutorService defaultExecutor(String name) {
-    return DaemonThreads.cachedPool("yarpc-" + name + "-handler-", 1024);
+    return DaemonThreads.elasticPool("yarpc-" + name + "-handler-", 1024);
   }
 
   /**
@@ -617,10 +617,14 @@ public final class Dispatcher implements Lifecycle {
     }
 
     /**
-     * The executor handlers run on. Default: a dispatcher-owned pool of daemon threads (up to 1,024;
-     * beyond that calls fail with {@code resource-exhausted}), shut down by {@link #stop()}. A given
+     * The executor handlers run on. Default: a dispatcher-owned pool of daemon threads, shut down by
+     * {@link #stop()}: as many threads as processors (at least 2) take calls from a queue, and a call that
+     * has waited 2 ms behind busy threads gets a thread of its own, so a handler may block (it holds the
+     * calls queued behind it for about 2 ms) and quick handlers cost no thread wake-up each; up to 1,024
+     * threads and as many calls waiting, beyond that calls fail with {@code resource-exhausted}. A given
      * executor is not shut down by the dispatcher. Use {@code Runnable::run} to run every handler on the
-     * transport's thread (only for handlers that never block).
+     * transport's thread (only for handlers that never block), or mark such procedures {@linkplain
+     * Procedure#isNonBlocking() non-blocking}.
      */
     public Builder handlerExecutor(Executor executor) {
       this.executor = requireNonNull(executor, "executor");

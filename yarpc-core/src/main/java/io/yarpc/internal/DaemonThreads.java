@@ -8,10 +8,30 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** The pools of daemon threads YARPC makes for itself (handlers, callbacks, retries). */
 public final class DaemonThreads {
+  /**
+   * How long a task of an {@link #elasticPool} waits behind busy threads before a thread starts for it:
+   * long enough that a burst of quick calls is served by the threads already running (measured: a small
+   * call's handler runs in tens of microseconds), short enough that a blocking handler delays the calls
+   * queued behind it by little more than a network round trip across a data centre.
+   */
+  static final long PATIENCE_MICROS = 2000;
+
   private DaemonThreads() {}
 
   /**
-   * A pool that hands each task to an idle thread or a new one (no queue), up to {@code maxThreads}
+   * An {@link ElasticPool} for tasks that are usually quick but may block: the processor count (at least
+   * 2) of threads take tasks from a queue, and a task that waited 2 ms behind busy threads gets a thread
+   * of its own, up to {@code maxThreads} threads (and as many tasks waiting; then it rejects). Threads are
+   * daemons named {@code namePrefix} and a count from 1 and end after a minute idle. Thread-safe.
+   */
+  public static ExecutorService elasticPool(String namePrefix, int maxThreads) {
+    int base = Math.min(maxThreads, Math.max(2, Runtime.getRuntime().availableProcessors()));
+    return new ElasticPool(
+        namePrefix, base, maxThreads, PATIENCE_MICROS, 60_000_000, TimeUnit.MICROSECONDS);
+  }
+
+  /**
+   * A cached pool (for tasks that mostly block, such as retry back-offs): it hands each task to an idle thread or a new one (no queue), up to {@code maxThreads}
    * (then it rejects); its threads are daemons named {@code namePrefix} and a count from 1, and end
    * after a minute idle. Thread-safe.
    */

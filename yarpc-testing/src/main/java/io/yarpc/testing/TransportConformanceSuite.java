@@ -207,6 +207,7 @@ public abstract class TransportConformanceSuite {
   private static final int KIB = 1024;
   private static final int MIB = 1024 * 1024;
   private static final int FLOW_MESSAGE_SIZE = 64 * KIB;
+  private static final int RENDEZVOUS_CALLS = 64;
   private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
   private static final String RAW = "raw";
 
@@ -217,6 +218,7 @@ public abstract class TransportConformanceSuite {
   private final BodyTracker errorResponseBodies = new BodyTracker();
   private final Queue<String> serverProblems = new ConcurrentLinkedQueue<>();
   private final CountDownLatch handlerStarted = new CountDownLatch(1);
+  private final CountDownLatch rendezvous = new CountDownLatch(RENDEZVOUS_CALLS);
   private final CompletableFuture<Code> serverCancellation = new CompletableFuture<>();
   private final CompletableFuture<byte[]> onewayReceived = new CompletableFuture<>();
   private final CompletableFuture<String> streamServerOutcome = new CompletableFuture<>();
@@ -861,6 +863,23 @@ public abstract class TransportConformanceSuite {
     assertThat(problems).isEmpty();
   }
 
+  /**
+   * {@value #RENDEZVOUS_CALLS} calls whose handlers each block until all of them have started: the
+   * default handler executor gives a blocked handler's waiting call a thread of its own (a pool that kept
+   * to a few threads would leave the rest queued behind the blocked ones, and every call would fail with
+   * the rendezvous's timeout).
+   */
+  @Test
+  public void blockingHandlersDoNotHoldOthersBack() throws Exception {
+    List<CompletableFuture<byte[]>> calls = new ArrayList<>(RENDEZVOUS_CALLS);
+    for (int i = 0; i < RENDEZVOUS_CALLS; i++) {
+      calls.add(raw().call("raw-rendezvous", new byte[] {(byte) i}, options()));
+    }
+    for (int i = 0; i < RENDEZVOUS_CALLS; i++) {
+      assertThat(await(calls.get(i))).as("call #" + i).containsExactly((byte) i);
+    }
+  }
+
   // ---- oneway
   // -------------------------------------------------------------------------------------
 
@@ -1227,6 +1246,18 @@ public abstract class TransportConformanceSuite {
                   track(Body.of(seen.getBytes(UTF_8)), "text-request-header response"));
             }));
 
+    p.add(
+        Raw.procedure(
+            "raw-rendezvous",
+            body -> {
+              rendezvous.countDown();
+              if (!rendezvous.await(LOCAL_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw YarpcException.of(
+                    Code.DEADLINE_EXCEEDED,
+                    rendezvous.getCount() + " of the rendezvous's calls never started");
+              }
+              return body;
+            }));
     p.add(
         Raw.procedure(
             "raw-echo",

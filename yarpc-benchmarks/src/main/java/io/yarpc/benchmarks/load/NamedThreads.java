@@ -1,5 +1,6 @@
 package io.yarpc.benchmarks.load;
 
+import io.yarpc.internal.DaemonThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -17,6 +18,14 @@ final class NamedThreads {
   static final String CLIENT_PREFIX = "bench-client-";
 
   private NamedThreads() {}
+
+  /**
+   * YARPC's default pool for handlers and protobuf callbacks ({@code DaemonThreads.elasticPool}), whose
+   * threads are called {@code <prefix><name>-<n>}.
+   */
+  static ExecutorService yarpcPool(String prefix, String name) {
+    return DaemonThreads.elasticPool(prefix + name + "-", Integer.MAX_VALUE);
+  }
 
   /** A cached pool whose threads are called {@code <prefix><name>-<n>}. */
   static ExecutorService cachedPool(String prefix, String name) {

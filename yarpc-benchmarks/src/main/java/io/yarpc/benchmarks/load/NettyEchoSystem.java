@@ -74,7 +74,7 @@ final class NettyEchoSystem implements EchoSystem {
   private final String name;
   private final boolean h2c;
   private final ExecutorService clientCallbacks =
-      NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
+      NamedThreads.yarpcPool(NamedThreads.CLIENT_PREFIX, "callback");
   private EventLoopGroup loops;
   private Channel server;
   private Dispatcher client;

@@ -45,9 +45,9 @@ final class YarpcSystem implements EchoSystem {
   private final boolean aliasing;
   private final boolean direct;
   private final ExecutorService serverCallbacks =
-      NamedThreads.cachedPool(NamedThreads.SERVER_PREFIX, "callback");
+      NamedThreads.yarpcPool(NamedThreads.SERVER_PREFIX, "callback");
   private final ExecutorService clientCallbacks =
-      NamedThreads.cachedPool(NamedThreads.CLIENT_PREFIX, "callback");
+      NamedThreads.yarpcPool(NamedThreads.CLIENT_PREFIX, "callback");
   private Dispatcher server;
   private Dispatcher client;
   private EchoGrpc.EchoStub stub;

@@ -1,0 +1,590 @@
+package io.yarpc.internal;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pool for tasks that are usually quick but may block (handlers, listener callbacks): tasks wait in a
+ * queue for a few threads, and a task that has waited {@code patience} with every thread busy gets a
+ * thread of its own, as in a cached pool.
+ *
+ * <p><b>Why not a cached pool.</b> A cached pool ({@code ThreadPoolExecutor} over a {@code
+ * SynchronousQueue}) hands every task to a parked thread: a wake-up and a context switch per task, and the
+ * thread parks again after it. On a two-core virtual machine that measured as half of a small call's CPU.
+ * Here a thread that finishes a task takes the next queued one without parking, a task is handed to at
+ * most one woken thread, and the most recently idle thread is woken first (its caches are warm; threads
+ * at the bottom of the idle stack are the ones that end after {@code keepAlive}).
+ *
+ * <p><b>Blocking.</b> A thread whose task has run for less than {@code patience} is taken to be working
+ * (it will soon be free); one whose task has run longer, to be blocked. A task is handed to a thread at
+ * once (an idle one, the most recently idle first, else a new one) while fewer than {@code base} threads
+ * are working; otherwise it waits in the queue for one of them. Once the oldest waiting task has waited
+ * {@code patience} (looked at when a task arrives, and by a one-shot check on the shared timer while
+ * tasks wait), a thread is handed every task that has waited that long, up to {@code maxThreads}. So
+ * blocked threads do not count against {@code base}; a task waits behind a thread that has just begun to
+ * block for at most about {@code patience}; and a workload that blocks gets as many threads as it has
+ * tasks blocked, as with a cached pool.
+ *
+ * <p><b>Limits.</b> {@code execute} rejects ({@link RejectedExecutionException}) once {@code maxThreads}
+ * threads are busy and {@code maxThreads} tasks wait, and after {@link #shutdown()} (tasks queued before
+ * it still get threads as above). A task that throws is
+ * reported to its thread's uncaught-exception handler and the thread goes on. Threads are daemons named
+ * {@code namePrefix} and a count from 1 and end after {@code keepAlive} idle. {@link #shutdown()} lets the
+ * queued tasks run; {@link #shutdownNow()} returns them and interrupts the running ones. Thread-safe.
+ */
+public final class ElasticPool extends AbstractExecutorService {
+  private static final int RUNNING = 0;
+  private static final int SHUTDOWN = 1;
+  private static final int STOP = 2;
+
+  /** How many waiting tasks one look may start threads for: starting threads is not the timer's job. */
+  private static final int MAX_STARTS_PER_LOOK = 64;
+
+  private final String namePrefix;
+  private final int base;
+  private final int maxThreads;
+  private final long patienceNanos;
+  private final long keepAliveNanos;
+  private final Runnable lookTask = this::look;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition terminatedCondition = lock.newCondition();
+  // all below under lock
+  private Node head; // the oldest waiting task
+  private Node tail;
+  private int queued;
+  private final ArrayDeque<Worker> idle = new ArrayDeque<>(); // top: the most recently idle
+  private final Set<Worker> workers = new HashSet<>();
+  private Worker
+      busyHead; // threads running a task, in the order their tasks started (oldest first)
+  private Worker busyTail;
+  private int waking; // threads started or woken that have not yet looked at the queue
+  private int names;
+  private boolean lookArmed;
+  private int looks; // looks armed, ever (for tests)
+  private int runState = RUNNING;
+
+  private static final class Node {
+    final Runnable task;
+    final long queuedAt;
+    Node next;
+
+    Node(Runnable task, long queuedAt) {
+      this.task = task;
+      this.queuedAt = queuedAt;
+    }
+  }
+
+  private final class Worker implements Runnable {
+    Thread thread;
+    boolean isIdle; // in the idle stack; cleared by whoever takes it out (under the lock)
+    boolean signalled; // taken out for the queue and counted as waking (under the lock)
+    boolean fresh; // made, not started: read and cleared by the launcher only
+    boolean
+        starting; // made for the queue and counted as waking, not yet at the queue (under the lock)
+    // under the lock: in the busy list while running a task
+    boolean busy;
+    long startedAt;
+    Worker busyPrev;
+    Worker busyNext;
+
+    @Override
+    public void run() {
+      try {
+        Runnable task;
+        while ((task = next(this)) != null) {
+          try {
+            task.run();
+          } catch (Throwable t) {
+            report(t);
+          }
+          Thread.interrupted(); // a task's interrupt is not the next task's (nor the idle wait's)
+        }
+      } finally {
+        ended(this); // normally a no-op: next() already removed it
+      }
+    }
+
+    private void report(Throwable t) {
+      Thread me = Thread.currentThread();
+      try {
+        me.getUncaughtExceptionHandler().uncaughtException(me, t);
+      } catch (Throwable ignored) {
+        // the handler failed too: nowhere left to report it, and the thread must go on
+      }
+    }
+  }
+
+  /**
+   * @param namePrefix the threads' names before their count
+   * @param base threads started without waiting (at least 1)
+   * @param maxThreads the most threads (at least {@code base}); also the most tasks waiting
+   * @param patience how long a task waits for a busy thread before a thread starts for it
+   * @param keepAlive how long a thread stays idle before it ends
+   */
+  public ElasticPool(
+      String namePrefix, int base, int maxThreads, long patience, long keepAlive, TimeUnit unit) {
+    this.namePrefix = requireNonNull(namePrefix, "namePrefix");
+    if (base < 1 || maxThreads < base || patience < 0 || keepAlive <= 0) {
+      throw new IllegalArgumentException(
+          "base " + base + ", maxThreads " + maxThreads + ", patience " + patience);
+    }
+    this.base = base;
+    this.maxThreads = maxThreads;
+    this.patienceNanos = unit.toNanos(patience);
+    this.keepAliveNanos = unit.toNanos(keepAlive);
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    requireNonNull(task, "task");
+    long now = System.nanoTime();
+    Worker[] go = null;
+    lock.lock();
+    try {
+      if (runState != RUNNING) {
+        throw new RejectedExecutionException("the pool is shut down");
+      }
+      if (workers.size() - idle.size() >= maxThreads && queued - waking >= maxThreads) {
+        throw new RejectedExecutionException(
+            maxThreads + " threads are busy and " + (queued - waking) + " tasks wait");
+      }
+      Node n = new Node(task, now);
+      if (tail == null) {
+        head = n;
+      } else {
+        tail.next = n;
+      }
+      tail = n;
+      queued++;
+      if (queued > waking) {
+        if (waking + working(now, base - waking) < base) {
+          go = supply(1); // fewer than base threads working: one more, at once
+        } else {
+          go = supply(overdue(now));
+          armLook(now);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (go != null && launch(go) == 0) {
+      rejectIfStranded(task);
+    }
+  }
+
+  /**
+   * Under the lock: how many threads are working, that is running a task that started less than {@code
+   * patience} ago; counts no further than {@code limit}.
+   */
+  private int working(long now, int limit) {
+    int n = 0;
+    for (Worker w = busyTail;
+        w != null && n < limit && now - w.startedAt < patienceNanos;
+        w = w.busyPrev) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Under the lock: how many waiting tasks have waited {@code patience} with no thread coming (the first
+   * {@code waking} waiting tasks are the ones the threads on their way will take).
+   */
+  private int overdue(long now) {
+    int skip = waking;
+    int n = 0;
+    for (Node x = head;
+        x != null && n < MAX_STARTS_PER_LOOK && now - x.queuedAt >= patienceNanos;
+        x = x.next) {
+      if (skip > 0) {
+        skip--;
+      } else {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Under the lock: {@code n} threads for waiting tasks, counted as waking: idle ones (the most recently
+   * idle first), then new ones (made, not started); null for none. {@link #launch} sets them going.
+   */
+  private Worker[] supply(int n) {
+    n = Math.min(n, idle.size() + maxThreads - workers.size());
+    if (n <= 0) {
+      return null;
+    }
+    Worker[] ws = new Worker[n];
+    for (int i = 0; i < n; i++) {
+      Worker w = idle.poll();
+      if (w != null) {
+        w.isIdle = false;
+        w.signalled = true;
+      } else {
+        w = new Worker();
+        w.fresh = true;
+        w.starting = true;
+        w.thread = new Thread(w, namePrefix + ++names);
+        w.thread.setDaemon(true);
+        workers.add(w);
+      }
+      waking++;
+      ws[i] = w;
+    }
+    return ws;
+  }
+
+  /** Wakes or starts what {@link #supply} gave; returns how many run (a thread may fail to start). */
+  private int launch(Worker[] ws) {
+    int running = 0;
+    for (Worker w : ws) {
+      if (!w.fresh) {
+        LockSupport.unpark(w.thread);
+        running++;
+        continue;
+      }
+      w.fresh = false;
+      try {
+        w.thread.start();
+        running++;
+      } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, most likely
+        lock.lock();
+        try {
+          workers.remove(w);
+          waking--;
+          armLook(System.nanoTime()); // try again later for the task it was for
+          tryTerminate();
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+    return running;
+  }
+
+  /** Under the lock: a look at the waiting tasks when the oldest will have waited {@code patience}. */
+  private void armLook(long now) {
+    if (!lookArmed && queued > waking && (!idle.isEmpty() || workers.size() < maxThreads)) {
+      lookArmed = true;
+      looks++;
+      Timers.schedule(lookTask, Math.max(head.queuedAt + patienceNanos - now, patienceNanos / 4));
+    }
+  }
+
+  /** On the timer thread, when the oldest waiting task has waited about {@code patience}. */
+  private void look() {
+    Worker[] go = null;
+    lock.lock();
+    try {
+      lookArmed = false;
+      if (runState < STOP && head != null && queued > waking) {
+        long now = System.nanoTime();
+        go = supply(overdue(now));
+        armLook(now);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (go != null) {
+      launch(go);
+    }
+  }
+
+  /** After no thread could start: rejects {@code task} if no thread is left to run it. */
+  private void rejectIfStranded(Runnable task) {
+    lock.lock();
+    try {
+      if (!workers.isEmpty()) {
+        return;
+      }
+      // no thread at all: nothing queued would run, so take this task back and refuse it
+      Node prev = null;
+      for (Node x = head; x != null; prev = x, x = x.next) {
+        if (x.task == task) {
+          if (prev == null) {
+            head = x.next;
+          } else {
+            prev.next = x.next;
+          }
+          if (tail == x) {
+            tail = prev;
+          }
+          queued--;
+          break;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    throw new RejectedExecutionException("could not start a thread");
+  }
+
+  /** A worker's next task, after waiting for one; null when the worker is to end. */
+  private Runnable next(Worker w) {
+    lock.lock();
+    try {
+      if (w.starting) {
+        w.starting = false;
+        waking--;
+      }
+      if (w.busy) {
+        unlinkBusy(w);
+      }
+      while (true) {
+        if (runState >= STOP) {
+          return exit(w);
+        }
+        Node n = head;
+        if (n != null) {
+          head = n.next;
+          if (head == null) {
+            tail = null;
+          }
+          queued--;
+          linkBusy(w);
+          return n.task;
+        }
+        if (runState == SHUTDOWN) {
+          return exit(w);
+        }
+        idle.push(w);
+        w.isIdle = true;
+        long until = System.nanoTime() + keepAliveNanos;
+        boolean timedOut = false;
+        while (w.isIdle) {
+          long left = until - System.nanoTime();
+          if (left <= 0) {
+            idle.removeLastOccurrence(w); // the longest idle are at the bottom
+            w.isIdle = false;
+            timedOut = true;
+            break;
+          }
+          lock.unlock();
+          LockSupport.parkNanos(this, left);
+          Thread.interrupted(); // only shutdownNow interrupts, and it also takes the worker out
+          lock.lock();
+        }
+        if (w.signalled) {
+          w.signalled = false;
+          waking--;
+        } else if (timedOut && head == null) {
+          return exit(w);
+        }
+        // else woken by shutdown, or timed out as a task came: look at the queue again
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Under the lock: {@code w} starts a task now. */
+  private void linkBusy(Worker w) {
+    w.busy = true;
+    w.startedAt = System.nanoTime();
+    w.busyPrev = busyTail;
+    w.busyNext = null;
+    if (busyTail == null) {
+      busyHead = w;
+    } else {
+      busyTail.busyNext = w;
+    }
+    busyTail = w;
+  }
+
+  /** Under the lock: {@code w}'s task is over. */
+  private void unlinkBusy(Worker w) {
+    w.busy = false;
+    if (w.busyPrev == null) {
+      busyHead = w.busyNext;
+    } else {
+      w.busyPrev.busyNext = w.busyNext;
+    }
+    if (w.busyNext == null) {
+      busyTail = w.busyPrev;
+    } else {
+      w.busyNext.busyPrev = w.busyPrev;
+    }
+    w.busyPrev = w.busyNext = null;
+  }
+
+  /**
+   * A worker's thread ends: removes it if {@link #next} did not (an error thrown outside a task, such as
+   * a failing uncaught-exception handler's {@code StackOverflowError}).
+   */
+  private void ended(Worker w) {
+    lock.lock();
+    try {
+      if (!workers.contains(w)) {
+        return;
+      }
+      if (w.starting) {
+        w.starting = false;
+        waking--;
+      }
+      if (w.busy) {
+        unlinkBusy(w);
+      }
+      if (w.isIdle) {
+        idle.remove(w);
+        w.isIdle = false;
+      }
+      if (w.signalled) {
+        w.signalled = false;
+        waking--;
+      }
+      workers.remove(w);
+      if (queued > waking) {
+        armLook(System.nanoTime());
+      }
+      tryTerminate();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Under the lock: removes a worker that ends. */
+  private Runnable exit(Worker w) {
+    workers.remove(w);
+    tryTerminate();
+    return null;
+  }
+
+  /** Under the lock. */
+  private void tryTerminate() {
+    if (runState != RUNNING && workers.isEmpty() && (head == null || runState == STOP)) {
+      terminatedCondition.signalAll();
+    }
+  }
+
+  @Override
+  public void shutdown() {
+    lock.lock();
+    try {
+      if (runState == RUNNING) {
+        runState = SHUTDOWN;
+      }
+      wakeAllIdle();
+      tryTerminate();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public List<Runnable> shutdownNow() {
+    List<Runnable> left = new ArrayList<>();
+    lock.lock();
+    try {
+      runState = STOP;
+      for (Node x = head; x != null; x = x.next) {
+        left.add(x.task);
+      }
+      head = tail = null;
+      queued = 0;
+      wakeAllIdle();
+      for (Worker w : workers) {
+        w.thread.interrupt();
+      }
+      tryTerminate();
+    } finally {
+      lock.unlock();
+    }
+    return left;
+  }
+
+  /** Under the lock. */
+  private void wakeAllIdle() {
+    for (Worker w : idle) {
+      w.isIdle = false;
+      LockSupport.unpark(w.thread);
+    }
+    idle.clear();
+  }
+
+  @Override
+  public boolean isShutdown() {
+    lock.lock();
+    try {
+      return runState != RUNNING;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isTerminated() {
+    lock.lock();
+    try {
+      return runState != RUNNING && workers.isEmpty() && head == null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    long left = unit.toNanos(timeout);
+    lock.lock();
+    try {
+      while (!(runState != RUNNING && workers.isEmpty() && head == null)) {
+        if (left <= 0) {
+          return false;
+        }
+        left = terminatedCondition.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many one-shot looks at the waiting tasks were ever armed on the timer (for tests). */
+  int looks() {
+    lock.lock();
+    try {
+      return looks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Threads now (for tests). */
+  int threads() {
+    lock.lock();
+    try {
+      return workers.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    lock.lock();
+    try {
+      return "ElasticPool["
+          + namePrefix
+          + ", threads "
+          + workers.size()
+          + ", idle "
+          + idle.size()
+          + ", waiting "
+          + queued
+          + "]";
+    } finally {
+      lock.unlock();
+    }
+  }
+}
