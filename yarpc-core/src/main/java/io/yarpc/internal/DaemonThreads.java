@@ -20,9 +20,10 @@ public final class DaemonThreads {
 
   /**
    * An {@link ElasticPool} for tasks that are usually quick but may block: the processor count (at least
-   * 2) of threads take tasks from a queue, and a task that waited 2 ms behind busy threads gets a thread
-   * of its own, up to {@code maxThreads} threads (and as many tasks waiting; then it rejects). Threads are
-   * daemons named {@code namePrefix} and a count from 1 and end after a minute idle. Thread-safe.
+   * 2) of working threads take tasks from a queue (a thread whose task has run 2 ms counts as blocked,
+   * not working), and a task that waited 2 ms gets a thread of its own, up to {@code maxThreads} threads
+   * busy (and as many tasks waiting; then it rejects). Threads are daemons named {@code namePrefix} and
+   * a count from 1 and end after a minute idle. Thread-safe.
    */
   public static ExecutorService elasticPool(String namePrefix, int maxThreads) {
     int base = Math.min(maxThreads, Math.max(2, Runtime.getRuntime().availableProcessors()));

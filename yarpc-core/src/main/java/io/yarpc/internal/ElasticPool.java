@@ -130,7 +130,8 @@ public final class ElasticPool extends AbstractExecutorService {
    * @param namePrefix the threads' names before their count
    * @param base threads started without waiting (at least 1)
    * @param maxThreads the most threads (at least {@code base}); also the most tasks waiting
-   * @param patience how long a task waits for a busy thread before a thread starts for it
+   * @param patience how long a task waits for a working thread before a thread starts for it, and how
+   *     long a thread runs a task before it counts as blocked rather than working
    * @param keepAlive how long a thread stays idle before it ends
    */
   public ElasticPool(
