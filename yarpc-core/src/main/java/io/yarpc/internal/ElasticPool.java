@@ -561,6 +561,16 @@ public final class ElasticPool extends AbstractExecutorService {
     }
   }
 
+  /** Idle threads now (for tests). */
+  int idleThreads() {
+    lock.lock();
+    try {
+      return idle.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Threads now (for tests). */
   int threads() {
     lock.lock();

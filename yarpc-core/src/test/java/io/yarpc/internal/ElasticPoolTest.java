@@ -129,6 +129,11 @@ class ElasticPoolTest {
           });
     }
     assertThat(all.await(10, TimeUnit.SECONDS)).isTrue();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (pool.idleThreads() < 4 && System.nanoTime() < until) {
+      Thread.sleep(5); // the four tasks return and their threads go idle
+    }
+    assertThat(pool.idleThreads()).isEqualTo(4);
     CountDownLatch release = new CountDownLatch(1);
     pool.execute(() -> awaitQuietly(release)); // one busy, three idle
     CountDownLatch ran = new CountDownLatch(5);
