@@ -66,8 +66,7 @@ public final class ElasticPool extends AbstractExecutorService {
   private int queued;
   private final ArrayDeque<Worker> idle = new ArrayDeque<>(); // top: the most recently idle
   private final Set<Worker> workers = new HashSet<>();
-  private Worker
-      busyHead; // threads running a task, in the order their tasks started (oldest first)
+  // threads running a task, linked in the order their tasks started: the newest, and back from it
   private Worker busyTail;
   private int waking; // threads started or woken that have not yet looked at the queue
   private int names;
@@ -396,9 +395,7 @@ public final class ElasticPool extends AbstractExecutorService {
     w.startedAt = System.nanoTime();
     w.busyPrev = busyTail;
     w.busyNext = null;
-    if (busyTail == null) {
-      busyHead = w;
-    } else {
+    if (busyTail != null) {
       busyTail.busyNext = w;
     }
     busyTail = w;
@@ -407,9 +404,7 @@ public final class ElasticPool extends AbstractExecutorService {
   /** Under the lock: {@code w}'s task is over. */
   private void unlinkBusy(Worker w) {
     w.busy = false;
-    if (w.busyPrev == null) {
-      busyHead = w.busyNext;
-    } else {
+    if (w.busyPrev != null) {
       w.busyPrev.busyNext = w.busyNext;
     }
     if (w.busyNext == null) {
