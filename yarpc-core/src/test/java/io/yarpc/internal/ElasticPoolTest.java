@@ -197,6 +197,47 @@ class ElasticPoolTest {
   }
 
   @Test
+  void tasksWaitingOnlyForBusyCoresStartNoThreads() throws Exception {
+    // tasks that compute (RUNNABLE) for longer than the patience, queued behind each other: they
+    // wait because the one thread is working, not blocked, and another thread would only share the
+    // cores; a computing thread counts as blocked only after 16 patiences (3.2 s here)
+    pool(1, 64, 200);
+    int tasks = 8;
+    CountDownLatch done = new CountDownLatch(tasks);
+    for (int i = 0; i < tasks; i++) {
+      pool.execute(
+          () -> {
+            spinMillis(250);
+            done.countDown();
+          });
+    }
+    assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(pool.threads()).isEqualTo(1);
+    assertThat(pool.looks()).as("the waiting tasks were looked at").isPositive();
+  }
+
+  @Test
+  void aThreadComputingForLongCountsAsBlocked() throws Exception {
+    // a task that keeps its thread RUNNABLE for 16 patiences (a handler in a plain socket's read
+    // looks the same to the JVM) no longer holds the queue back
+    pool(1, 8, 5);
+    AtomicBoolean stop = new AtomicBoolean();
+    pool.execute(
+        () -> {
+          while (!stop.get()) {
+            Thread.onSpinWait();
+          }
+        });
+    CompletableFuture<String> next = new CompletableFuture<>();
+    pool.execute(() -> next.complete(Thread.currentThread().getName()));
+    try {
+      assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo("test-elastic-2");
+    } finally {
+      stop.set(true);
+    }
+  }
+
+  @Test
   void aTaskOverTheLimitIsRejectedAndTheQueuedOneStillRuns() throws Exception {
     pool(1, 1, 10);
     CountDownLatch release = new CountDownLatch(1);
@@ -313,6 +354,14 @@ class ElasticPoolTest {
       latch.await(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Keeps the thread RUNNABLE for {@code millis}, as a handler that computes does. */
+  private static void spinMillis(long millis) {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (System.nanoTime() < until) {
+      Thread.onSpinWait();
     }
   }
 

@@ -35,8 +35,17 @@ public interface EchoSystem extends AutoCloseable {
   /** YARPC over HTTP/1.1. */
   String YARPC_HTTP = "yarpc-http";
 
+  /**
+   * As {@link #YARPC_HTTP}, without YARPC's own thread hops (as {@link #YARPC_GRPC_DIRECT}): the
+   * non-blocking method runs on the server connection's event loop, stub callbacks on the client's.
+   */
+  String YARPC_HTTP_DIRECT = "yarpc-http-direct";
+
   /** YARPC over h2c (HTTP/2 with prior knowledge). */
   String YARPC_H2C = "yarpc-h2c";
+
+  /** As {@link #YARPC_H2C}, without YARPC's own thread hops (as {@link #YARPC_HTTP_DIRECT}). */
+  String YARPC_H2C_DIRECT = "yarpc-h2c-direct";
 
   /** YARPC over TChannel. */
   String YARPC_TCHANNEL = "yarpc-tchannel";
@@ -121,8 +130,12 @@ public interface EchoSystem extends AutoCloseable {
         return new YarpcSystem(name, YarpcSystem.Kind.GRPC, false, false, tls, "on");
       case YARPC_HTTP:
         return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, false, tls, observed);
+      case YARPC_HTTP_DIRECT:
+        return new YarpcSystem(name, YarpcSystem.Kind.HTTP, false, true, tls, observed);
       case YARPC_H2C:
         return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, false, tls, observed);
+      case YARPC_H2C_DIRECT:
+        return new YarpcSystem(name, YarpcSystem.Kind.H2C, false, true, tls, observed);
       case YARPC_TCHANNEL:
         return new YarpcSystem(name, YarpcSystem.Kind.TCHANNEL, false, false, tls, observed);
       case YARPC_TCHANNEL_DIRECT:
