@@ -26,19 +26,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * most one woken thread, and the most recently idle thread is woken first (its caches are warm; threads
  * at the bottom of the idle stack are the ones that end after {@code keepAlive}).
  *
- * <p><b>Blocking.</b> A thread that runs a task is <i>working</i> (it will soon be free) or <i>blocked</i>:
- * blocked once its task has run for {@code patience} while the thread waits (parked, sleeping, waiting
- * for a monitor: not {@link Thread.State#RUNNABLE}), or for {@value #RUNNING_PATIENCE_FACTOR} × {@code
- * patience} whatever it does (a thread in a plain socket's read is {@code RUNNABLE} to the JVM, as one
- * that computes or waits for a core is). A task is handed to a thread at once (an idle one, the most
- * recently idle first, else a new one) while fewer than {@code base} threads are working; otherwise it
- * waits in the queue. While some thread is blocked, every task that has waited {@code patience} (looked
- * at when a task arrives, and by a one-shot check on the shared timer while tasks wait) is handed a
- * thread of its own, up to {@code maxThreads}. So blocked threads do not count against {@code base}; a
- * task waits behind a thread that has just begun to block for at most about {@code patience}; a
- * workload that blocks gets as many threads as it has tasks blocked, as with a cached pool; and tasks
- * that wait only because the cores are busy (the threads are working, or ready to run and waiting for a
- * core) start no threads, which would only share the same cores.
+ * <p><b>Blocking.</b> A thread whose task has run for less than {@code patience} is taken to be working
+ * (it will soon be free); one whose task has run longer, to be blocked. A task is handed to a thread at
+ * once (an idle one, the most recently idle first, else a new one) while fewer than {@code base} threads
+ * are working; otherwise it waits in the queue for one of them. Once the oldest waiting task has waited
+ * {@code patience} (looked at when a task arrives, and by a one-shot check on the shared timer while
+ * tasks wait), a thread is handed every task that has waited that long, up to {@code maxThreads}. So
+ * blocked threads do not count against {@code base}; a task waits behind a thread that has just begun to
+ * block for at most about {@code patience}; and a workload that blocks gets as many threads as it has
+ * tasks blocked, as with a cached pool.
  *
  * <p><b>Limits.</b> {@code execute} rejects ({@link RejectedExecutionException}) once {@code maxThreads}
  * threads are busy and {@code maxThreads} tasks wait, and after {@link #shutdown()} (tasks queued before
@@ -55,18 +51,10 @@ public final class ElasticPool extends AbstractExecutorService {
   /** How many waiting tasks one look may start threads for: starting threads is not the timer's job. */
   private static final int MAX_STARTS_PER_LOOK = 64;
 
-  /**
-   * How many times {@code patience} a {@code RUNNABLE} thread's task runs before the thread counts as
-   * blocked: a task that computes that long is rare, and on a machine whose cores are all busy a thread
-   * ready to run may wait several milliseconds for one.
-   */
-  static final int RUNNING_PATIENCE_FACTOR = 16;
-
   private final String namePrefix;
   private final int base;
   private final int maxThreads;
   private final long patienceNanos;
-  private final long runningPatienceNanos;
   private final long keepAliveNanos;
   private final Runnable lookTask = this::look;
 
@@ -155,7 +143,6 @@ public final class ElasticPool extends AbstractExecutorService {
     this.base = base;
     this.maxThreads = maxThreads;
     this.patienceNanos = unit.toNanos(patience);
-    this.runningPatienceNanos = saturatedMultiply(patienceNanos, RUNNING_PATIENCE_FACTOR);
     this.keepAliveNanos = unit.toNanos(keepAlive);
   }
 
@@ -185,7 +172,7 @@ public final class ElasticPool extends AbstractExecutorService {
         if (waking + working(now, base - waking) < base) {
           go = supply(1); // fewer than base threads working: one more, at once
         } else {
-          go = supply(anyBlocked(now) ? overdue(now) : 0);
+          go = supply(overdue(now));
           armLook(now);
         }
       }
@@ -198,49 +185,17 @@ public final class ElasticPool extends AbstractExecutorService {
   }
 
   /**
-   * Under the lock: how many threads are working (see the class comment); counts no further than {@code
-   * limit}.
+   * Under the lock: how many threads are working, that is running a task that started less than {@code
+   * patience} ago; counts no further than {@code limit}.
    */
   private int working(long now, int limit) {
     int n = 0;
-    // newest task first: once one has run runningPatience, all older ones have too
     for (Worker w = busyTail;
-        w != null && n < limit && now - w.startedAt < runningPatienceNanos;
+        w != null && n < limit && now - w.startedAt < patienceNanos;
         w = w.busyPrev) {
-      if (!blocked(w, now)) {
-        n++;
-      }
+      n++;
     }
     return n;
-  }
-
-  /** Under the lock: whether a thread is blocked (see the class comment). */
-  private boolean anyBlocked(long now) {
-    for (Worker w = busyTail; w != null; w = w.busyPrev) {
-      if (blocked(w, now)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Under the lock: whether busy {@code w} is blocked rather than working. A thread that waits for this
-   * pool's lock (its task over, or its task handing the pool another) is working: it waits for a
-   * thread that holds the lock and has no core, as a thread ready to run does.
-   */
-  private boolean blocked(Worker w, long now) {
-    long ran = now - w.startedAt;
-    if (ran < patienceNanos) {
-      return false;
-    }
-    return ran >= runningPatienceNanos
-        || (w.thread.getState() != Thread.State.RUNNABLE && !lock.hasQueuedThread(w.thread));
-  }
-
-  private static long saturatedMultiply(long a, int b) {
-    long r = a * b;
-    return a != 0 && r / b != a ? Long.MAX_VALUE : r;
   }
 
   /**
@@ -336,11 +291,7 @@ public final class ElasticPool extends AbstractExecutorService {
       lookArmed = false;
       if (runState < STOP && head != null && queued > waking) {
         long now = System.nanoTime();
-        int n =
-            anyBlocked(now)
-                ? overdue(now)
-                : Math.min(queued - waking, base - waking - working(now, base));
-        go = supply(n);
+        go = supply(overdue(now));
         armLook(now);
       }
     } finally {
