@@ -32,9 +32,9 @@ public final class DaemonThreads {
   }
 
   /**
-   * A cached pool (for tasks that mostly block, such as retry back-offs): it hands each task to an idle thread or a new one (no queue), up to {@code maxThreads}
-   * (then it rejects); its threads are daemons named {@code namePrefix} and a count from 1, and end
-   * after a minute idle. Thread-safe.
+   * A cached pool (for tasks that mostly block, such as retry back-offs): it hands each task to an idle
+   * thread or a new one (no queue), up to {@code maxThreads} (then it rejects); its threads are daemons
+   * named {@code namePrefix} and a count from 1, and end after a minute idle. Thread-safe.
    */
   public static ExecutorService cachedPool(String namePrefix, int maxThreads) {
     AtomicInteger n = new AtomicInteger();

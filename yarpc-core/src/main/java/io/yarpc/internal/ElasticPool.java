@@ -90,8 +90,8 @@ public final class ElasticPool extends AbstractExecutorService {
     boolean isIdle; // in the idle stack; cleared by whoever takes it out (under the lock)
     boolean signalled; // taken out for the queue and counted as waking (under the lock)
     boolean fresh; // made, not started: read and cleared by the launcher only
-    boolean
-        starting; // made for the queue and counted as waking, not yet at the queue (under the lock)
+    // made for the queue and counted as waking, not yet at the queue (under the lock)
+    boolean starting;
     // under the lock: in the busy list while running a task
     boolean busy;
     long startedAt;
@@ -459,9 +459,14 @@ public final class ElasticPool extends AbstractExecutorService {
 
   /** Under the lock. */
   private void tryTerminate() {
-    if (runState != RUNNING && workers.isEmpty() && (head == null || runState == STOP)) {
+    if (terminated()) {
       terminatedCondition.signalAll();
     }
+  }
+
+  /** Under the lock: shut down, no thread left and no task waiting ({@link #shutdownNow} drops them). */
+  private boolean terminated() {
+    return runState != RUNNING && workers.isEmpty() && head == null;
   }
 
   @Override
@@ -523,7 +528,7 @@ public final class ElasticPool extends AbstractExecutorService {
   public boolean isTerminated() {
     lock.lock();
     try {
-      return runState != RUNNING && workers.isEmpty() && head == null;
+      return terminated();
     } finally {
       lock.unlock();
     }
@@ -534,7 +539,7 @@ public final class ElasticPool extends AbstractExecutorService {
     long left = unit.toNanos(timeout);
     lock.lock();
     try {
-      while (!(runState != RUNNING && workers.isEmpty() && head == null)) {
+      while (!terminated()) {
         if (left <= 0) {
           return false;
         }
