@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** The pools of daemon threads YARPC makes for itself (handlers, callbacks, retries). */
 public final class DaemonThreads {
   /**
-   * How long a task of an {@link #elasticPool} waits behind busy threads before a thread starts for it:
+   * How long a task of an {@link #elasticPool} waits behind blocked threads before a thread starts for it:
    * long enough that a burst of quick calls is served by the threads already running (measured: a small
    * call's handler runs in tens of microseconds), short enough that a blocking handler delays the calls
    * queued behind it by little more than a network round trip across a data centre.
@@ -20,10 +20,12 @@ public final class DaemonThreads {
 
   /**
    * An {@link ElasticPool} for tasks that are usually quick but may block: the processor count (at least
-   * 2) of working threads take tasks from a queue (a thread whose task has run 2 ms counts as blocked,
-   * not working), and a task that waited 2 ms gets a thread of its own, up to {@code maxThreads} threads
-   * busy (and as many tasks waiting; then it rejects). Threads are daemons named {@code namePrefix} and
-   * a count from 1 and end after a minute idle. Thread-safe.
+   * 2) of working threads take tasks from a queue (a thread whose task has run 2 ms and that waits, in
+   * the JVM or in a socket read as Linux sees it, or whose task has run 32 ms, counts as blocked, not
+   * working), and while a thread is blocked a task that waited 2 ms gets a thread of its own, up to
+   * {@code maxThreads} threads busy (and as many tasks waiting; then it rejects). Tasks that wait only
+   * for busy cores start no threads. Threads are daemons named {@code namePrefix} and a count from 1 and
+   * end after a minute idle. Thread-safe.
    */
   public static ExecutorService elasticPool(String namePrefix, int maxThreads) {
     int base = Math.min(maxThreads, Math.max(2, Runtime.getRuntime().availableProcessors()));

@@ -26,15 +26,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * most one woken thread, and the most recently idle thread is woken first (its caches are warm; threads
  * at the bottom of the idle stack are the ones that end after {@code keepAlive}).
  *
- * <p><b>Blocking.</b> A thread whose task has run for less than {@code patience} is taken to be working
- * (it will soon be free); one whose task has run longer, to be blocked. A task is handed to a thread at
- * once (an idle one, the most recently idle first, else a new one) while fewer than {@code base} threads
- * are working; otherwise it waits in the queue for one of them. Once the oldest waiting task has waited
- * {@code patience} (looked at when a task arrives, and by a one-shot check on the shared timer while
- * tasks wait), a thread is handed every task that has waited that long, up to {@code maxThreads}. So
- * blocked threads do not count against {@code base}; a task waits behind a thread that has just begun to
- * block for at most about {@code patience}; and a workload that blocks gets as many threads as it has
- * tasks blocked, as with a cached pool.
+ * <p><b>Blocking.</b> A thread that runs a task is <i>working</i> (it will soon be free) or <i>blocked</i>.
+ * Its task's first {@code patience} it is working. After that it is blocked if it waits as the JVM sees
+ * it (parked, sleeping, waiting for a monitor: not {@link Thread.State#RUNNABLE}) or, being {@code
+ * RUNNABLE}, as the operating system sees it ({@link OsThreadState}: asleep in a socket read, say, which
+ * the JVM calls {@code RUNNABLE} too), and working while it computes or is ready to run and waits for a
+ * core; and after {@value #RUNNING_PATIENCE_FACTOR} × {@code patience} it is blocked whatever it does (a
+ * task that long starves the ones behind it). A thread waiting for this pool's lock is working (it waits
+ * for a thread that holds the lock and has no core). Without the operating system's view (not Linux), a
+ * {@code RUNNABLE} thread is blocked after {@code patience}, as any thread is.
+ *
+ * <p>A task is handed to a thread at once (an idle one, the most recently idle first, else a new one)
+ * while fewer than {@code base} threads are working; otherwise it waits in the queue. While some thread
+ * is blocked, every task that has waited {@code patience} (looked at when a task arrives, and by a
+ * one-shot check on the shared timer while tasks wait) is handed a thread of its own, up to {@code
+ * maxThreads}. So blocked threads do not count against {@code base}; a task waits behind a thread that
+ * has just begun to block for at most about {@code patience}; a workload that blocks gets as many threads
+ * as it has tasks blocked, as with a cached pool; and tasks that wait only because the cores are busy
+ * start no threads, which would only share the same cores.
  *
  * <p><b>Limits.</b> {@code execute} rejects ({@link RejectedExecutionException}) once {@code maxThreads}
  * threads are busy and {@code maxThreads} tasks wait, and after {@link #shutdown()} (tasks queued before
@@ -51,10 +60,19 @@ public final class ElasticPool extends AbstractExecutorService {
   /** How many waiting tasks one look may start threads for: starting threads is not the timer's job. */
   private static final int MAX_STARTS_PER_LOOK = 64;
 
+  /**
+   * How many times {@code patience} a task runs before its thread counts as blocked whatever it does: a
+   * task that computes that long is rare, and on a machine whose cores are all busy a thread ready to run
+   * may wait several milliseconds for one.
+   */
+  static final int RUNNING_PATIENCE_FACTOR = 16;
+
   private final String namePrefix;
   private final int base;
   private final int maxThreads;
   private final long patienceNanos;
+  private final long runningPatienceNanos;
+  private final long osSampleNanos; // how long one look at a thread's state in the OS stands
   private final long keepAliveNanos;
   private final Runnable lookTask = this::look;
 
@@ -95,11 +113,21 @@ public final class ElasticPool extends AbstractExecutorService {
     // under the lock: in the busy list while running a task
     boolean busy;
     long startedAt;
+    long tasks; // tasks begun
+    // the thread's state in the OS (null: no view), read under the lock; the last read: its
+    // verdict,
+    // when, and in which task
+    OsThreadState os;
+    boolean osAsleep;
+    long osReadAt;
+    long osReadTask;
     Worker busyPrev;
     Worker busyNext;
 
     @Override
     public void run() {
+      // read by others only while this worker is busy, under the lock that next() takes first
+      os = OsThreadState.ofCurrentThread();
       try {
         Runnable task;
         while ((task = next(this)) != null) {
@@ -112,6 +140,9 @@ public final class ElasticPool extends AbstractExecutorService {
         }
       } finally {
         ended(this); // normally a no-op: next() already removed it
+        if (os != null) {
+          os.close(); // no longer busy, so no longer read
+        }
       }
     }
 
@@ -143,6 +174,8 @@ public final class ElasticPool extends AbstractExecutorService {
     this.base = base;
     this.maxThreads = maxThreads;
     this.patienceNanos = unit.toNanos(patience);
+    this.runningPatienceNanos = saturatedMultiply(patienceNanos, RUNNING_PATIENCE_FACTOR);
+    this.osSampleNanos = patienceNanos / 4;
     this.keepAliveNanos = unit.toNanos(keepAlive);
   }
 
@@ -172,7 +205,8 @@ public final class ElasticPool extends AbstractExecutorService {
         if (waking + working(now, base - waking) < base) {
           go = supply(1); // fewer than base threads working: one more, at once
         } else {
-          go = supply(overdue(now));
+          int due = overdue(now);
+          go = supply(due > 0 && anyBlocked(now) ? due : 0);
           armLook(now);
         }
       }
@@ -185,17 +219,58 @@ public final class ElasticPool extends AbstractExecutorService {
   }
 
   /**
-   * Under the lock: how many threads are working, that is running a task that started less than {@code
-   * patience} ago; counts no further than {@code limit}.
+   * Under the lock: how many threads are working (see the class comment); counts no further than {@code
+   * limit}.
    */
   private int working(long now, int limit) {
     int n = 0;
+    // newest task first: once one has run runningPatience, all older ones have too
     for (Worker w = busyTail;
-        w != null && n < limit && now - w.startedAt < patienceNanos;
+        w != null && n < limit && now - w.startedAt < runningPatienceNanos;
         w = w.busyPrev) {
-      n++;
+      if (!blocked(w, now)) {
+        n++;
+      }
     }
     return n;
+  }
+
+  /** Under the lock: whether some thread is blocked (see the class comment). */
+  private boolean anyBlocked(long now) {
+    for (Worker w = busyTail; w != null; w = w.busyPrev) {
+      if (blocked(w, now)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Under the lock: whether busy {@code w} is blocked rather than working (see the class comment). */
+  private boolean blocked(Worker w, long now) {
+    long ran = now - w.startedAt;
+    if (ran < patienceNanos) {
+      return false;
+    }
+    if (ran >= runningPatienceNanos) {
+      return true;
+    }
+    if (lock.hasQueuedThread(w.thread)) {
+      return false;
+    }
+    if (w.thread.getState() != Thread.State.RUNNABLE || w.os == null) {
+      return true;
+    }
+    if (w.osReadTask != w.tasks || now - w.osReadAt >= osSampleNanos) {
+      w.osAsleep = w.os.asleep();
+      w.osReadAt = now;
+      w.osReadTask = w.tasks;
+    }
+    return w.osAsleep;
+  }
+
+  private static long saturatedMultiply(long a, int b) {
+    long r = a * b;
+    return a != 0 && r / b != a ? Long.MAX_VALUE : r;
   }
 
   /**
@@ -291,7 +366,11 @@ public final class ElasticPool extends AbstractExecutorService {
       lookArmed = false;
       if (runState < STOP && head != null && queued > waking) {
         long now = System.nanoTime();
-        go = supply(overdue(now));
+        int n =
+            anyBlocked(now)
+                ? overdue(now)
+                : Math.min(queued - waking, base - waking - working(now, base));
+        go = supply(n);
         armLook(now);
       }
     } finally {
@@ -392,6 +471,7 @@ public final class ElasticPool extends AbstractExecutorService {
   /** Under the lock: {@code w} starts a task now. */
   private void linkBusy(Worker w) {
     w.busy = true;
+    w.tasks++;
     w.startedAt = System.nanoTime();
     w.busyPrev = busyTail;
     w.busyNext = null;

@@ -2,6 +2,7 @@ package io.yarpc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -208,8 +209,8 @@ class ElasticPoolTest {
     // RUNNABLE while it waits for the answer, like a thread that computes; the tasks queued behind
     // it
     // must still get threads (a pool that kept such tasks on its base threads ran these 32 calls
-    // one
-    // after the other, two at a time)
+    // two
+    // at a time)
     pool(2, 64, 5);
     int tasks = 32;
     try (ServerSocket server = new ServerSocket(0, tasks, InetAddress.getLoopbackAddress())) {
@@ -259,6 +260,53 @@ class ElasticPoolTest {
       }
     } catch (IOException closed) {
       // the test is over
+    }
+  }
+
+  @Test
+  void tasksWaitingOnlyForBusyCoresStartNoThreads() throws Exception {
+    // tasks that compute for longer than the patience, queued behind each other: they wait because
+    // the one thread is working (RUNNABLE to the JVM, running or ready to run to the OS), and
+    // another
+    // thread would only share the cores; a computing thread counts as blocked only after 16
+    // patiences
+    // (3.2 s here). Without the OS's view the pool cannot tell this thread from one in a socket
+    // read.
+    assumeTrue(osView(), "no /proc/thread-self/stat here");
+    pool(1, 64, 200);
+    int tasks = 8;
+    CountDownLatch done = new CountDownLatch(tasks);
+    for (int i = 0; i < tasks; i++) {
+      pool.execute(
+          () -> {
+            spinMillis(250);
+            done.countDown();
+          });
+    }
+    assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+    // the pool with a thread per waiting task had 8 here; one look that lands on a safepoint pause
+    // could see the thread asleep once, hence not exactly 1
+    assertThat(pool.threads()).isLessThanOrEqualTo(2);
+    assertThat(pool.looks()).as("the waiting tasks were looked at").isPositive();
+  }
+
+  @Test
+  void aThreadComputingForLongCountsAsBlocked() throws Exception {
+    // a task that keeps its thread running for 16 patiences no longer holds the queue back
+    pool(1, 8, 5);
+    AtomicBoolean stop = new AtomicBoolean();
+    pool.execute(
+        () -> {
+          while (!stop.get()) {
+            Thread.onSpinWait();
+          }
+        });
+    CompletableFuture<String> next = new CompletableFuture<>();
+    pool.execute(() -> next.complete(Thread.currentThread().getName()));
+    try {
+      assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo("test-elastic-2");
+    } finally {
+      stop.set(true);
     }
   }
 
@@ -379,6 +427,23 @@ class ElasticPoolTest {
       latch.await(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private static boolean osView() {
+    OsThreadState s = OsThreadState.ofCurrentThread();
+    if (s == null) {
+      return false;
+    }
+    s.close();
+    return true;
+  }
+
+  /** Keeps the thread running for {@code millis}, as a handler that computes does. */
+  private static void spinMillis(long millis) {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (System.nanoTime() < until) {
+      Thread.onSpinWait();
     }
   }
 
