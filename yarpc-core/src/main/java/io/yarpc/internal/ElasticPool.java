@@ -27,14 +27,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * at the bottom of the idle stack are the ones that end after {@code keepAlive}).
  *
  * <p><b>Blocking.</b> A thread that runs a task is <i>working</i> (it will soon be free) or <i>blocked</i>.
- * Its task's first {@code patience} it is working. After that it is blocked if it waits as the JVM sees
- * it (parked, sleeping, waiting for a monitor: not {@link Thread.State#RUNNABLE}) or, being {@code
- * RUNNABLE}, as the operating system sees it ({@link OsThreadState}: asleep in a socket read, say, which
- * the JVM calls {@code RUNNABLE} too), and working while it computes or is ready to run and waits for a
- * core; and after {@value #RUNNING_PATIENCE_FACTOR} × {@code patience} it is blocked whatever it does (a
- * task that long starves the ones behind it). A thread waiting for this pool's lock is working (it waits
- * for a thread that holds the lock and has no core). Without the operating system's view (not Linux), a
- * {@code RUNNABLE} thread is blocked after {@code patience}, as any thread is.
+ * For its task's first {@code patience} it is working. After that it is blocked while it waits as the
+ * JVM sees it (parked, sleeping, waiting for a monitor: not {@link Thread.State#RUNNABLE}) or, being
+ * {@code RUNNABLE}, as the operating system sees it: in the kernel waiting for a socket, a pipe or a
+ * disk ({@link OsThreadState}; the JVM calls a thread in a plain socket's read {@code RUNNABLE} too, and
+ * a {@code RUNNABLE} thread on a futex is only stopped for a safepoint or the like). It is working while
+ * it computes or is ready to run and waits for a core, and while it waits for this pool's lock (it waits
+ * for a thread that holds the lock and has no core). After {@value #RUNNING_PATIENCE_FACTOR} × {@code
+ * patience} it is blocked whatever it does (a task that long starves the ones behind it). Without the
+ * operating system's view (not Linux), a {@code RUNNABLE} thread is blocked after {@code patience}, as
+ * any thread is.
  *
  * <p>A task is handed to a thread at once (an idle one, the most recently idle first, else a new one)
  * while fewer than {@code base} threads are working; otherwise it waits in the queue. While some thread
@@ -72,7 +74,7 @@ public final class ElasticPool extends AbstractExecutorService {
   private final int maxThreads;
   private final long patienceNanos;
   private final long runningPatienceNanos;
-  private final long osSampleNanos; // how long one look at a thread's state in the OS stands
+  private final long osReadNanos; // how long one read of a thread's state in the OS stands
   private final long keepAliveNanos;
   private final Runnable lookTask = this::look;
 
@@ -114,11 +116,9 @@ public final class ElasticPool extends AbstractExecutorService {
     boolean busy;
     long startedAt;
     long tasks; // tasks begun
-    // the thread's state in the OS (null: no view), read under the lock; the last read: its
-    // verdict,
-    // when, and in which task
-    OsThreadState os;
-    boolean osAsleep;
+    OsThreadState os; // the thread's state in the OS (null: no view)
+    // under the lock, the last read of it: what it said, when, in which task
+    boolean osWaits;
     long osReadAt;
     long osReadTask;
     Worker busyPrev;
@@ -175,7 +175,7 @@ public final class ElasticPool extends AbstractExecutorService {
     this.maxThreads = maxThreads;
     this.patienceNanos = unit.toNanos(patience);
     this.runningPatienceNanos = saturatedMultiply(patienceNanos, RUNNING_PATIENCE_FACTOR);
-    this.osSampleNanos = patienceNanos / 4;
+    this.osReadNanos = patienceNanos / 4;
     this.keepAliveNanos = unit.toNanos(keepAlive);
   }
 
@@ -260,12 +260,12 @@ public final class ElasticPool extends AbstractExecutorService {
     if (w.thread.getState() != Thread.State.RUNNABLE || w.os == null) {
       return true;
     }
-    if (w.osReadTask != w.tasks || now - w.osReadAt >= osSampleNanos) {
-      w.osAsleep = w.os.asleep();
+    if (w.osReadTask != w.tasks || now - w.osReadAt >= osReadNanos) {
+      w.osWaits = w.os.waitsInTheKernel();
       w.osReadAt = now;
       w.osReadTask = w.tasks;
     }
-    return w.osAsleep;
+    return w.osWaits;
   }
 
   private static long saturatedMultiply(long a, int b) {

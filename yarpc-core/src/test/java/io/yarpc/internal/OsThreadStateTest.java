@@ -25,7 +25,7 @@ class OsThreadStateTest {
   }
 
   @Test
-  void aThreadThatComputesIsAwakeAndOneInASocketReadIsAsleep() throws Exception {
+  void aThreadInASocketReadWaitsInTheKernelAndOneThatComputesDoesNot() throws Exception {
     // the case the JVM cannot tell apart: both threads are RUNNABLE to it
     AtomicBoolean stop = new AtomicBoolean();
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
@@ -39,28 +39,23 @@ class OsThreadStateTest {
                   Thread.onSpinWait();
                 }
               });
-      Probe reading =
-          Probe.start(
-              "test-reading",
-              () -> {
-                try (InputStream in = served.getInputStream()) {
-                  in.read();
-                } catch (IOException ignored) {
-                  // closed at the end of the test
-                }
-              });
+      // the name in brackets in /proc may itself hold brackets and spaces: the state follows
+      // the last ')'
+      Probe reading = Probe.start("a) b (c) R", () -> readOneByte(served));
       try {
         assertThat(
                 eventually(
                     () ->
                         reading.thread.getState() == Thread.State.RUNNABLE
-                            && reading.state.asleep()))
-            .as("RUNNABLE to the JVM and asleep to the OS while it waits in read()")
+                            && reading.state.waitsInTheKernel()))
+            .as("RUNNABLE to the JVM and waiting in the kernel while it is in read()")
             .isTrue();
         assertThat(spinning.thread.getState()).isEqualTo(Thread.State.RUNNABLE);
-        // on a busy machine the spinning thread may be read while ready to run: still R, not asleep
+        // on a busy machine the spinning thread may be read while ready to run: R all the same
         for (int i = 0; i < 20; i++) {
-          assertThat(spinning.state.asleep()).as("read %d of a computing thread", i).isFalse();
+          assertThat(spinning.state.waitsInTheKernel())
+              .as("read %d of a computing thread", i)
+              .isFalse();
         }
       } finally {
         stop.set(true);
@@ -68,34 +63,31 @@ class OsThreadStateTest {
         spinning.thread.join(10_000);
         reading.thread.join(10_000);
       }
-      // a thread that has ended reads as not asleep (nothing to wait for), and closing is quiet
+      // a thread that has ended does not wait, and closing is quiet
       assertThat(spinning.thread.isAlive()).isFalse();
-      assertThat(spinning.state.asleep()).isFalse();
+      assertThat(spinning.state.waitsInTheKernel()).isFalse();
       spinning.state.close();
       reading.state.close();
     }
   }
 
   @Test
-  void aSleepingThreadIsAsleepWhateverItsName() throws Exception {
-    // the state follows the name in brackets, which may itself hold brackets and spaces
+  void aThreadParkedByTheJvmDoesNotWaitInTheKernel() throws Exception {
+    // asleep on a futex, as a thread stopped for a safepoint is: the JVM's own wait (a parked
+    // thread is also TIMED_WAITING to the JVM, which the pool looks at first; this test is about
+    // what /proc says)
+    assumeTrue(wchanShown(), "the kernel hides wchan here");
     CountDownLatch release = new CountDownLatch(1);
-    Probe p =
-        Probe.start(
-            "a) b (c) R",
-            () -> {
-              try {
-                release.await(30, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
+    Probe parked = Probe.start("test-parked", () -> awaitQuietly(release));
     try {
-      assertThat(eventually(p.state::asleep)).isTrue();
+      assertThat(eventually(() -> parked.thread.getState() == Thread.State.TIMED_WAITING)).isTrue();
+      for (int i = 0; i < 20; i++) {
+        assertThat(parked.state.waitsInTheKernel()).as("read %d of a parked thread", i).isFalse();
+      }
     } finally {
       release.countDown();
-      p.thread.join(10_000);
-      p.state.close();
+      parked.thread.join(10_000);
+      parked.state.close();
     }
   }
 
@@ -115,6 +107,28 @@ class OsThreadStateTest {
       OsThreadState s = opened.get(10, TimeUnit.SECONDS);
       assertThat(s).isNotNull();
       return new Probe(t, s);
+    }
+  }
+
+  private static boolean wchanShown() throws IOException {
+    String w =
+        new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/wchan")));
+    return !w.isEmpty() && !w.equals("0");
+  }
+
+  private static void readOneByte(Socket s) {
+    try (InputStream in = s.getInputStream()) {
+      in.read();
+    } catch (IOException ignored) {
+      // closed at the end of the test
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
