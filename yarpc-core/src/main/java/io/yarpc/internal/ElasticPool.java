@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A pool for tasks that are usually quick but may block (handlers, listener callbacks): tasks wait in a
- * queue for a few threads, and a task that has waited {@code patience} with every thread busy gets a
+ * queue for a few threads, and a task that has waited {@code patience} behind a blocked thread gets a
  * thread of its own, as in a cached pool.
  *
  * <p><b>Why not a cached pool.</b> A cached pool ({@code ThreadPoolExecutor} over a {@code
@@ -86,7 +86,8 @@ public final class ElasticPool extends AbstractExecutorService {
   private int queued;
   private final ArrayDeque<Worker> idle = new ArrayDeque<>(); // top: the most recently idle
   private final Set<Worker> workers = new HashSet<>();
-  // threads running a task, linked in the order their tasks started: the newest, and back from it
+  // threads running a task, linked in the order their tasks started: the oldest and the newest
+  private Worker busyHead;
   private Worker busyTail;
   private int waking; // threads started or woken that have not yet looked at the queue
   private int names;
@@ -117,8 +118,8 @@ public final class ElasticPool extends AbstractExecutorService {
     long startedAt;
     long tasks; // tasks begun
     OsThreadState os; // the thread's state in the OS (null: no view)
-    // under the lock, the last read of it: what it said, when, in which task
-    boolean osWaits;
+    long waitedTask; // under the lock: the task in which the thread was last seen waiting
+    // under the lock: when the OS last said the thread did not wait, and in which task
     long osReadAt;
     long osReadTask;
     Worker busyPrev;
@@ -126,9 +127,9 @@ public final class ElasticPool extends AbstractExecutorService {
 
     @Override
     public void run() {
-      // read by others only while this worker is busy, under the lock that next() takes first
-      os = OsThreadState.ofCurrentThread();
       try {
+        // read by others only while this worker is busy, under the lock that next() takes first
+        os = OsThreadState.ofCurrentThread();
         Runnable task;
         while ((task = next(this)) != null) {
           try {
@@ -140,9 +141,6 @@ public final class ElasticPool extends AbstractExecutorService {
         }
       } finally {
         ended(this); // normally a no-op: next() already removed it
-        if (os != null) {
-          os.close(); // no longer busy, so no longer read
-        }
       }
     }
 
@@ -160,8 +158,9 @@ public final class ElasticPool extends AbstractExecutorService {
    * @param namePrefix the threads' names before their count
    * @param base threads started without waiting (at least 1)
    * @param maxThreads the most threads (at least {@code base}); also the most tasks waiting
-   * @param patience how long a task waits for a working thread before a thread starts for it, and how
-   *     long a thread runs a task before it counts as blocked rather than working
+   * @param patience how long a task waits behind a blocked thread before a thread starts for it, and how
+   *     long a thread runs a task before it can count as blocked rather than working (see the class
+   *     comment)
    * @param keepAlive how long a thread stays idle before it ends
    */
   public ElasticPool(
@@ -237,7 +236,8 @@ public final class ElasticPool extends AbstractExecutorService {
 
   /** Under the lock: whether some thread is blocked (see the class comment). */
   private boolean anyBlocked(long now) {
-    for (Worker w = busyTail; w != null; w = w.busyPrev) {
+    // oldest task first: the likeliest to be blocked, and the quickest to tell
+    for (Worker w = busyHead; w != null; w = w.busyNext) {
       if (blocked(w, now)) {
         return true;
       }
@@ -251,21 +251,25 @@ public final class ElasticPool extends AbstractExecutorService {
     if (ran < patienceNanos) {
       return false;
     }
-    if (ran >= runningPatienceNanos) {
-      return true;
+    if (ran >= runningPatienceNanos || w.waitedTask == w.tasks) {
+      return true; // seen waiting in this task: blocked for the rest of it, without another look
     }
     if (lock.hasQueuedThread(w.thread)) {
       return false;
     }
-    if (w.thread.getState() != Thread.State.RUNNABLE || w.os == null) {
-      return true;
+    // a RUNNABLE thread: computing or waiting for a core (working), or in native I/O (blocked)
+    if (w.thread.getState() == Thread.State.RUNNABLE && w.os != null) {
+      if (w.osReadTask == w.tasks && now - w.osReadAt < osReadNanos) {
+        return false; // the OS said it did not wait a moment ago
+      }
+      if (!w.os.waitsInTheKernel()) {
+        w.osReadAt = now;
+        w.osReadTask = w.tasks;
+        return false;
+      }
     }
-    if (w.osReadTask != w.tasks || now - w.osReadAt >= osReadNanos) {
-      w.osWaits = w.os.waitsInTheKernel();
-      w.osReadAt = now;
-      w.osReadTask = w.tasks;
-    }
-    return w.osWaits;
+    w.waitedTask = w.tasks;
+    return true;
   }
 
   private static long saturatedMultiply(long a, int b) {
@@ -351,10 +355,15 @@ public final class ElasticPool extends AbstractExecutorService {
 
   /** Under the lock: a look at the waiting tasks when the oldest will have waited {@code patience}. */
   private void armLook(long now) {
+    armLook(now, patienceNanos / 4);
+  }
+
+  /** Under the lock: as {@link #armLook(long)}, at least {@code minDelay} from now. */
+  private void armLook(long now, long minDelay) {
     if (!lookArmed && queued > waking && (!idle.isEmpty() || workers.size() < maxThreads)) {
       lookArmed = true;
       looks++;
-      Timers.schedule(lookTask, Math.max(head.queuedAt + patienceNanos - now, patienceNanos / 4));
+      Timers.schedule(lookTask, Math.max(head.queuedAt + patienceNanos - now, minDelay));
     }
   }
 
@@ -371,7 +380,8 @@ public final class ElasticPool extends AbstractExecutorService {
                 ? overdue(now)
                 : Math.min(queued - waking, base - waking - working(now, base));
         go = supply(n);
-        armLook(now);
+        // tasks that wait only for busy cores are looked at again a patience later, not at once
+        armLook(now, go == null ? patienceNanos : patienceNanos / 4);
       }
     } finally {
       lock.unlock();
@@ -477,6 +487,8 @@ public final class ElasticPool extends AbstractExecutorService {
     w.busyNext = null;
     if (busyTail != null) {
       busyTail.busyNext = w;
+    } else {
+      busyHead = w;
     }
     busyTail = w;
   }
@@ -486,6 +498,8 @@ public final class ElasticPool extends AbstractExecutorService {
     w.busy = false;
     if (w.busyPrev != null) {
       w.busyPrev.busyNext = w.busyNext;
+    } else {
+      busyHead = w.busyNext;
     }
     if (w.busyNext == null) {
       busyTail = w.busyPrev;

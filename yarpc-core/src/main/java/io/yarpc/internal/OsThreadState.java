@@ -2,68 +2,74 @@ package io.yarpc.internal;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Whether a thread that is {@code RUNNABLE} to the JVM waits in the kernel for the world (a socket, a
  * pipe, a disk) as the operating system sees it: the difference between a thread that computes or waits
  * for a core and one that waits in a socket read, which {@link Thread#getState()} does not make.
  *
- * <p>Linux only ({@code man 5 proc}), from files the thread opens for itself ({@link #ofCurrentThread})
- * and anyone may read again, about 4 µs a read: the state letter in {@code /proc/thread-self/stat} ({@code
- * R} running or ready to run; {@code S} asleep; {@code D} in uninterruptible disk wait) and, for a thread
- * asleep, the kernel function it sleeps in, {@code /proc/thread-self/wchan}. A {@code RUNNABLE} thread
- * asleep on a futex is in the JVM's own machinery (stopped for a safepoint or a collection, a handshake,
- * a VM lock; waits in Java code make the thread {@code WAITING} or {@code BLOCKED}), which ends by itself
- * and which more threads would not shorten, so it does not count. Elsewhere, or where {@code /proc} is
- * not mounted, {@link #ofCurrentThread} returns null and the caller has no view; where {@code wchan} is
- * hidden (it reads {@code 0}), every sleep counts.
+ * <p>Linux only ({@code man 5 proc}): the state letter in the thread's {@code stat} under {@code
+ * /proc/self/task} ({@code R} running or ready to run; {@code S} asleep; {@code D} in uninterruptible
+ * disk wait) and, for a thread asleep, the kernel function it sleeps in, its {@code wchan}. A thread
+ * asleep on a futex does not count: a {@code RUNNABLE} thread there is in the JVM's own machinery
+ * (stopped for a safepoint or a collection, a handshake, a VM lock, waiting for another thread to
+ * initialise a class) or in native code waiting on a pthread lock, and Java code that waits makes the
+ * thread {@code WAITING} or {@code BLOCKED}, which callers look at first. Each look opens, reads and
+ * closes the files (about 10 µs; no descriptor is held between looks). Where {@code /proc} is not
+ * mounted, or not Linux, {@link #ofCurrentThread} returns null and the caller has no view; where the
+ * kernel hides {@code wchan} (it reads {@code 0}), every sleep counts.
  *
  * <p>Not thread-safe: one reader at a time (the {@link ElasticPool} reads under its lock).
  */
-final class OsThreadState implements AutoCloseable {
+final class OsThreadState {
   private static final byte[] FUTEX = {'f', 'u', 't', 'e', 'x'};
 
-  private final RandomAccessFile stat;
-  private final RandomAccessFile wchan;
+  private final String stat;
+  private final String wchan;
   private final byte[] buf = new byte[64]; // "tid (comm) S ...": comm is at most 16 bytes
 
-  private OsThreadState(RandomAccessFile stat, RandomAccessFile wchan) {
-    this.stat = stat;
-    this.wchan = wchan;
+  private OsThreadState(String taskDir) {
+    this.stat = taskDir + "/stat";
+    this.wchan = taskDir + "/wchan";
   }
 
   /** The calling thread's state, or null when the operating system does not show it. */
   static OsThreadState ofCurrentThread() {
-    RandomAccessFile stat = null;
     try {
-      stat = new RandomAccessFile("/proc/thread-self/stat", "r");
-      OsThreadState s =
-          new OsThreadState(stat, new RandomAccessFile("/proc/thread-self/wchan", "r"));
-      if (s.letter() == 0) {
-        s.close();
-        return null;
-      }
-      return s;
-    } catch (IOException | SecurityException e) {
-      if (stat != null) {
-        close(stat);
-      }
+      // "<pid>/task/<tid>": the calling thread's own directory
+      Path self = Files.readSymbolicLink(Path.of("/proc/thread-self"));
+      OsThreadState s = new OsThreadState("/proc/" + self);
+      return s.letter() == 0 ? null : s;
+    } catch (IOException | RuntimeException e) { // not Linux: no such file, or links unsupported
       return null;
     }
   }
 
   /**
    * Whether the thread waits in the kernel at this moment, not on a futex (see the class comment); false
-   * when the state cannot be read (the thread has ended).
+   * when its state cannot be read (the thread has ended).
    */
   boolean waitsInTheKernel() {
-    char c = letter();
-    return c != 0 && c != 'R' && !onFutex();
+    if (!asleep(letter())) {
+      return false;
+    }
+    int n = read(wchan);
+    if (n > 1 || (n == 1 && buf[0] != '0')) {
+      return !startsWithFutex(n);
+    }
+    // "0": the kernel hides it, or the thread woke between the two reads; count it if still asleep
+    return asleep(letter());
+  }
+
+  private static boolean asleep(char state) {
+    return state != 0 && state != 'R';
   }
 
   /** The state letter, or 0 when it cannot be read. */
   private char letter() {
-    int n = readFromStart(stat);
+    int n = read(stat);
     // the name in brackets may itself hold spaces and brackets: the state follows the last ')'
     for (int i = n - 1; i > 0; i--) {
       if (buf[i] == ')') {
@@ -73,9 +79,8 @@ final class OsThreadState implements AutoCloseable {
     return 0;
   }
 
-  /** Whether the kernel function the thread sleeps in is a futex's ({@code futex_wait_queue} and kin). */
-  private boolean onFutex() {
-    int n = readFromStart(wchan);
+  /** Whether the {@code n} bytes read name a futex's function ({@code futex_wait_queue} and kin). */
+  private boolean startsWithFutex(int n) {
     if (n < FUTEX.length) {
       return false;
     }
@@ -87,27 +92,12 @@ final class OsThreadState implements AutoCloseable {
     return true;
   }
 
-  /** Reads the start of {@code f} into {@code buf}: the byte count, or -1 when it cannot be read. */
-  private int readFromStart(RandomAccessFile f) {
-    try {
-      f.seek(0); // procfs makes the text afresh for a read from the start
+  /** Reads the start of {@code path} into {@code buf}: the byte count, or -1 when it cannot be read. */
+  private int read(String path) {
+    try (RandomAccessFile f = new RandomAccessFile(path, "r")) {
       return f.read(buf);
     } catch (IOException e) {
-      return -1; // the thread has ended ("No such process")
-    }
-  }
-
-  @Override
-  public void close() {
-    close(stat);
-    close(wchan);
-  }
-
-  private static void close(RandomAccessFile f) {
-    try {
-      f.close();
-    } catch (IOException ignored) {
-      // a read-only file: nothing was left unwritten
+      return -1; // the thread has ended
     }
   }
 }

@@ -8,6 +8,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +21,7 @@ import org.junit.jupiter.api.Test;
 class OsThreadStateTest {
   @BeforeAll
   static void linuxOnly() {
-    OsThreadState s = OsThreadState.ofCurrentThread();
-    assumeTrue(s != null, "no /proc/thread-self/stat here");
-    s.close();
+    assumeTrue(OsThreadState.ofCurrentThread() != null, "no /proc/thread-self here");
   }
 
   @Test
@@ -31,17 +31,17 @@ class OsThreadStateTest {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
         Socket served = server.accept()) {
+      // the name in brackets in /proc may itself hold brackets and spaces: the state follows the
+      // last ')' (read after the first, this thread would be in state 'b', asleep)
       Probe spinning =
           Probe.start(
-              "test-spinning",
+              "a) b (c) R",
               () -> {
                 while (!stop.get()) {
                   Thread.onSpinWait();
                 }
               });
-      // the name in brackets in /proc may itself hold brackets and spaces: the state follows
-      // the last ')'
-      Probe reading = Probe.start("a) b (c) R", () -> readOneByte(served));
+      Probe reading = Probe.start("test-reading", () -> readOneByte(served));
       try {
         assertThat(
                 eventually(
@@ -51,6 +51,8 @@ class OsThreadStateTest {
             .as("RUNNABLE to the JVM and waiting in the kernel while it is in read()")
             .isTrue();
         assertThat(spinning.thread.getState()).isEqualTo(Thread.State.RUNNABLE);
+        // where the kernel hides wchan, a spinning thread stopped for a safepoint counts too
+        assumeTrue(wchanShown(), "the kernel hides wchan here");
         // on a busy machine the spinning thread may be read while ready to run: R all the same
         for (int i = 0; i < 20; i++) {
           assertThat(spinning.state.waitsInTheKernel())
@@ -63,11 +65,9 @@ class OsThreadStateTest {
         spinning.thread.join(10_000);
         reading.thread.join(10_000);
       }
-      // a thread that has ended does not wait, and closing is quiet
+      // a thread that has ended does not wait
       assertThat(spinning.thread.isAlive()).isFalse();
       assertThat(spinning.state.waitsInTheKernel()).isFalse();
-      spinning.state.close();
-      reading.state.close();
     }
   }
 
@@ -87,11 +87,23 @@ class OsThreadStateTest {
     } finally {
       release.countDown();
       parked.thread.join(10_000);
-      parked.state.close();
     }
   }
 
-  /** A thread running {@code body} after it has opened its own state. */
+  /**
+   * Whether the kernel shows where threads sleep: the JVM's first thread waits for the launcher's
+   * whole life, so its wchan names a function unless the kernel hides it.
+   */
+  static boolean wchanShown() {
+    try {
+      String w = Files.readString(Path.of("/proc/self/wchan"));
+      return !w.isEmpty() && !w.equals("0");
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** A thread running {@code body} after it has found its own state. */
   private record Probe(Thread thread, OsThreadState state) {
     static Probe start(String name, Runnable body) throws Exception {
       CompletableFuture<OsThreadState> opened = new CompletableFuture<>();
@@ -108,12 +120,6 @@ class OsThreadStateTest {
       assertThat(s).isNotNull();
       return new Probe(t, s);
     }
-  }
-
-  private static boolean wchanShown() throws IOException {
-    String w =
-        new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/wchan")));
-    return !w.isEmpty() && !w.equals("0");
   }
 
   private static void readOneByte(Socket s) {
