@@ -39,13 +39,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * any thread is.
  *
  * <p>A task is handed to a thread at once (an idle one, the most recently idle first, else a new one)
- * while fewer than {@code base} threads are working; otherwise it waits in the queue. While some thread
- * is blocked, every task that has waited {@code patience} (looked at when a task arrives, and by a
- * one-shot check on the shared timer while tasks wait) is handed a thread of its own, up to {@code
- * maxThreads}. So blocked threads do not count against {@code base}; a task waits behind a thread that
- * has just begun to block for at most about {@code patience}; a workload that blocks gets as many threads
- * as it has tasks blocked, as with a cached pool; and tasks that wait only because the cores are busy
- * start no threads, which would only share the same cores.
+ * while fewer than {@code base} threads are working; otherwise it waits in the queue. While tasks wait,
+ * a one-shot look on the shared timer (when the oldest will have waited {@code patience}, then every
+ * quarter {@code patience} while it starts threads, every {@code patience} while it does not) starts
+ * threads for them: enough to bring the working threads back to {@code base}, or, when more, one for
+ * each blocked thread, up to the tasks that have waited {@code patience}. So blocked threads do not count
+ * against {@code base}; a task waits behind a thread that has just begun to block for about {@code
+ * patience}; a workload that blocks gets as many threads as it has tasks blocked, its threads growing
+ * by about as many as are blocked every quarter {@code patience} (100 tasks that all block have threads
+ * after about 3.5 patiences, where a cached pool starts them at once); and tasks that wait only because
+ * the cores are busy start no threads, which would only share the same cores, while a thread that
+ * blocks for a moment under such load starts a few.
  *
  * <p><b>Limits.</b> {@code execute} rejects ({@link RejectedExecutionException}) once {@code maxThreads}
  * threads are busy and {@code maxThreads} tasks wait, and after {@link #shutdown()} (tasks queued before
@@ -204,9 +208,7 @@ public final class ElasticPool extends AbstractExecutorService {
         if (waking + working(now, base - waking) < base) {
           go = supply(1); // fewer than base threads working: one more, at once
         } else {
-          int due = overdue(now);
-          go = supply(due > 0 && anyBlocked(now) ? due : 0);
-          armLook(now);
+          armLook(now); // tasks that wait behind blocked threads get threads from the look
         }
       }
     } finally {
@@ -234,15 +236,16 @@ public final class ElasticPool extends AbstractExecutorService {
     return n;
   }
 
-  /** Under the lock: whether some thread is blocked (see the class comment). */
-  private boolean anyBlocked(long now) {
+  /** Under the lock: how many threads are blocked (see the class comment), counting to {@code limit}. */
+  private int blocked(long now, int limit) {
+    int n = 0;
     // oldest task first: the likeliest to be blocked, and the quickest to tell
-    for (Worker w = busyHead; w != null; w = w.busyNext) {
+    for (Worker w = busyHead; w != null && n < limit; w = w.busyNext) {
       if (blocked(w, now)) {
-        return true;
+        n++;
       }
     }
-    return false;
+    return n;
   }
 
   /** Under the lock: whether busy {@code w} is blocked rather than working (see the class comment). */
@@ -375,10 +378,11 @@ public final class ElasticPool extends AbstractExecutorService {
       lookArmed = false;
       if (runState < STOP && head != null && queued > waking) {
         long now = System.nanoTime();
+        int due = overdue(now);
         int n =
-            anyBlocked(now)
-                ? overdue(now)
-                : Math.min(queued - waking, base - waking - working(now, base));
+            Math.max(
+                Math.min(queued - waking, base - waking - working(now, base)),
+                due > 0 ? blocked(now, due) : 0);
         go = supply(n);
         // tasks that wait only for busy cores are looked at again a patience later, not at once
         armLook(now, go == null ? patienceNanos : patienceNanos / 4);

@@ -288,6 +288,31 @@ class ElasticPoolTest {
   }
 
   @Test
+  void oneBlockedThreadDoesNotStartAThreadForEveryWaitingTask() throws Exception {
+    // one task blocks for a while (60 ms) in front of many that compute: the queue waits behind
+    // the computing ones, not behind the blocked one, so it gets threads to keep the base working
+    // and about one more per look while that one is blocked, not a thread per waiting task
+    pool(1, 128, 20);
+    CountDownLatch done = new CountDownLatch(61);
+    pool.execute(
+        () -> {
+          sleepQuietly(60);
+          done.countDown();
+        });
+    for (int i = 0; i < 60; i++) {
+      pool.execute(
+          () -> {
+            spinMillis(30);
+            done.countDown();
+          });
+    }
+    assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+    // (the pool that started a thread for every task that waited a patience while any thread was
+    // blocked had 61 here; looks come a quarter patience apart, so 60 ms of blocking see about 9)
+    assertThat(pool.threads()).isLessThan(30);
+  }
+
+  @Test
   void aThreadComputingForLongCountsAsBlocked() throws Exception {
     // a task that keeps its thread running for 16 patiences no longer holds the queue back
     pool(1, 8, 5);
