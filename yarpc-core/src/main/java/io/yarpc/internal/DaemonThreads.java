@@ -22,9 +22,9 @@ public final class DaemonThreads {
    * An {@link ElasticPool} for tasks that are usually quick but may block: the processor count (at least
    * 2) of working threads take tasks from a queue (a thread whose task has run 2 ms and that waits, in
    * the JVM or in a socket read as Linux sees it, or whose task has run 32 ms, counts as blocked, not
-   * working), and while a thread is blocked a task that waited 2 ms gets a thread of its own, up to
-   * {@code maxThreads} threads busy (and as many tasks waiting; then it rejects). Tasks that wait only
-   * for busy cores start no threads. Threads are daemons named {@code namePrefix} and a count from 1 and
+   * working), and tasks that have waited 2 ms get threads, one per blocked thread every half
+   * millisecond and at most four per blocked task, up to {@code maxThreads} threads busy (and as many
+   * tasks waiting; then it rejects). Tasks that wait only for busy cores start no threads. Threads are daemons named {@code namePrefix} and a count from 1 and
    * end after a minute idle. Thread-safe.
    */
   public static ExecutorService elasticPool(String namePrefix, int maxThreads) {

@@ -16,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A pool for tasks that are usually quick but may block (handlers, listener callbacks): tasks wait in a
- * queue for a few threads, and a task that has waited {@code patience} behind a blocked thread gets a
- * thread of its own, as in a cached pool.
+ * queue for a few threads, and tasks that wait behind blocked threads get threads of their own, as in a
+ * cached pool.
  *
  * <p><b>Why not a cached pool.</b> A cached pool ({@code ThreadPoolExecutor} over a {@code
  * SynchronousQueue}) hands every task to a parked thread: a wake-up and a context switch per task, and the
@@ -40,16 +40,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A task is handed to a thread at once (an idle one, the most recently idle first, else a new one)
  * while fewer than {@code base} threads are working; otherwise it waits in the queue. While tasks wait,
- * a one-shot look on the shared timer (when the oldest will have waited {@code patience}, then every
- * quarter {@code patience} while it starts threads, every {@code patience} while it does not) starts
- * threads for them: enough to bring the working threads back to {@code base}, or, when more, one for
- * each blocked thread, up to the tasks that have waited {@code patience}. So blocked threads do not count
- * against {@code base}; a task waits behind a thread that has just begun to block for about {@code
- * patience}; a workload that blocks gets as many threads as it has tasks blocked, its threads growing
- * by about as many as are blocked every quarter {@code patience} (100 tasks that all block have threads
- * after about 3.5 patiences, where a cached pool starts them at once); and tasks that wait only because
- * the cores are busy start no threads, which would only share the same cores, while a thread that
- * blocks for a moment under such load starts a few.
+ * a one-shot look on the shared timer (when the oldest will have waited {@code patience}; then a quarter
+ * {@code patience} later while it starts threads, else when a working thread's task reaches {@code
+ * patience}, or a {@code patience} later) starts threads for them: enough to bring the working threads
+ * back to {@code base}, or, when more, one for each blocked thread whose task has started fewer than
+ * {@value #STARTS_PER_BLOCKED_TASK}, up to the tasks that have waited {@code patience}. So blocked
+ * threads do not count against {@code base}; a task waits behind a thread that has just begun to block
+ * for about {@code patience}; a workload that blocks gets as many threads as it has tasks blocked, its
+ * threads multiplying up to five times every {@code patience} (where a cached pool starts them at once);
+ * and tasks that wait only because the cores are busy start no threads, which would only share the same
+ * cores, while a thread that blocks in front of them starts at most {@value #STARTS_PER_BLOCKED_TASK}.
  *
  * <p><b>Limits.</b> {@code execute} rejects ({@link RejectedExecutionException}) once {@code maxThreads}
  * threads are busy and {@code maxThreads} tasks wait, and after {@link #shutdown()} (tasks queued before
@@ -72,6 +72,13 @@ public final class ElasticPool extends AbstractExecutorService {
    * may wait several milliseconds for one.
    */
   static final int RUNNING_PATIENCE_FACTOR = 16;
+
+  /**
+   * How many threads one blocked thread's task may start for the tasks waiting behind it: enough that a
+   * workload that blocks multiplies its threads at every look, few enough that a thread that stays
+   * blocked in front of tasks that only wait for cores cannot grow the pool without end.
+   */
+  static final int STARTS_PER_BLOCKED_TASK = 4;
 
   private final String namePrefix;
   private final int base;
@@ -126,6 +133,9 @@ public final class ElasticPool extends AbstractExecutorService {
     // under the lock: when the OS last said the thread did not wait, and in which task
     long osReadAt;
     long osReadTask;
+    // under the lock: threads started for the tasks waiting behind this one's task, and which task
+    int starts;
+    long startsTask;
     Worker busyPrev;
     Worker busyNext;
 
@@ -178,7 +188,7 @@ public final class ElasticPool extends AbstractExecutorService {
     this.maxThreads = maxThreads;
     this.patienceNanos = unit.toNanos(patience);
     this.runningPatienceNanos = saturatedMultiply(patienceNanos, RUNNING_PATIENCE_FACTOR);
-    this.osReadNanos = patienceNanos / 4;
+    this.osReadNanos = patienceNanos / 2;
     this.keepAliveNanos = unit.toNanos(keepAlive);
   }
 
@@ -236,16 +246,39 @@ public final class ElasticPool extends AbstractExecutorService {
     return n;
   }
 
-  /** Under the lock: how many threads are blocked (see the class comment), counting to {@code limit}. */
-  private int blocked(long now, int limit) {
+  /**
+   * Under the lock: threads to start for waiting tasks on blocked threads' account, to {@code limit}:
+   * one for each blocked thread whose task has started fewer than {@value #STARTS_PER_BLOCKED_TASK}
+   * (counted as started).
+   */
+  private int startsForBlocked(long now, int limit) {
     int n = 0;
     // oldest task first: the likeliest to be blocked, and the quickest to tell
     for (Worker w = busyHead; w != null && n < limit; w = w.busyNext) {
-      if (blocked(w, now)) {
+      if (w.startsTask != w.tasks) {
+        w.startsTask = w.tasks;
+        w.starts = 0;
+      }
+      if (w.starts < STARTS_PER_BLOCKED_TASK && blocked(w, now)) {
+        w.starts++;
         n++;
       }
     }
     return n;
+  }
+
+  /**
+   * Under the lock: how long until a busy thread that is working now could count as blocked (its task
+   * reaches {@code patience}); {@code patience} when every busy task already has.
+   */
+  private long untilNextCouldBlock(long now) {
+    for (Worker w = busyHead; w != null; w = w.busyNext) {
+      long left = w.startedAt + patienceNanos - now;
+      if (left > 0) {
+        return left; // the oldest task under patience: the first to reach it
+      }
+    }
+    return patienceNanos;
   }
 
   /** Under the lock: whether busy {@code w} is blocked rather than working (see the class comment). */
@@ -361,12 +394,16 @@ public final class ElasticPool extends AbstractExecutorService {
     armLook(now, patienceNanos / 4);
   }
 
-  /** Under the lock: as {@link #armLook(long)}, at least {@code minDelay} from now. */
+  /**
+   * Under the lock: as {@link #armLook(long)}, at least {@code minDelay} from now (and never sooner than
+   * a quarter {@code patience}).
+   */
   private void armLook(long now, long minDelay) {
     if (!lookArmed && queued > waking && (!idle.isEmpty() || workers.size() < maxThreads)) {
       lookArmed = true;
       looks++;
-      Timers.schedule(lookTask, Math.max(head.queuedAt + patienceNanos - now, minDelay));
+      long delay = Math.max(head.queuedAt + patienceNanos - now, minDelay);
+      Timers.schedule(lookTask, Math.max(delay, patienceNanos / 4));
     }
   }
 
@@ -382,10 +419,11 @@ public final class ElasticPool extends AbstractExecutorService {
         int n =
             Math.max(
                 Math.min(queued - waking, base - waking - working(now, base)),
-                due > 0 ? blocked(now, due) : 0);
+                due > 0 ? startsForBlocked(now, due) : 0);
         go = supply(n);
-        // tasks that wait only for busy cores are looked at again a patience later, not at once
-        armLook(now, go == null ? patienceNanos : patienceNanos / 4);
+        // after a look that starts nothing, the next when a working thread could count as blocked,
+        // or a patience later (tasks that wait only for busy cores are not looked at constantly)
+        armLook(now, go == null ? untilNextCouldBlock(now) : patienceNanos / 4);
       }
     } finally {
       lock.unlock();

@@ -52,15 +52,18 @@ final class OsThreadState {
    * when its state cannot be read (the thread has ended).
    */
   boolean waitsInTheKernel() {
-    if (!asleep(letter())) {
-      return false;
+    // wchan reads "0" while the thread runs: if it woke between the two reads, look again (a few
+    // times; a kernel that hides wchan reads "0" every time, and then every sleep counts)
+    for (int tries = 0; tries < 3; tries++) {
+      if (!asleep(letter())) {
+        return false;
+      }
+      int n = read(wchan);
+      if (n > 1 || (n == 1 && buf[0] != '0')) {
+        return !startsWithFutex(n);
+      }
     }
-    int n = read(wchan);
-    if (n > 1 || (n == 1 && buf[0] != '0')) {
-      return !startsWithFutex(n);
-    }
-    // "0": the kernel hides it, or the thread woke between the two reads; count it if still asleep
-    return asleep(letter());
+    return true;
   }
 
   private static boolean asleep(char state) {

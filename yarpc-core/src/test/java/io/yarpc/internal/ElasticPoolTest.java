@@ -313,6 +313,34 @@ class ElasticPoolTest {
   }
 
   @Test
+  void aThreadBlockedForGoodStartsAFewThreadsNotOnePerLook() throws Exception {
+    // one task blocks until the end, in front of tasks that compute: it may start a few threads
+    // for them (it cannot tell they only wait for cores), then no more, however many looks come
+    pool(1, 256, 2);
+    CountDownLatch release = new CountDownLatch(1);
+    pool.execute(() -> awaitQuietly(release));
+    int tasks = 200;
+    CountDownLatch done = new CountDownLatch(tasks);
+    try {
+      for (int i = 0; i < tasks; i++) {
+        pool.execute(
+            () -> {
+              spinMillis(5);
+              done.countDown();
+            });
+      }
+      assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+      // the blocked one and its four (5 here on a quiet machine); a thread whose task ran 32 ms
+      // (16 patiences) while the cores were busy counts as blocked too, with its four. A pool that
+      // started a thread per blocked thread at every look had 36.
+      assertThat(pool.threads()).isLessThan(20);
+      assertThat(pool.looks()).as("looked at often").isGreaterThan(20);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
   void aThreadComputingForLongCountsAsBlocked() throws Exception {
     // a task that keeps its thread running for 16 patiences no longer holds the queue back
     pool(1, 8, 5);

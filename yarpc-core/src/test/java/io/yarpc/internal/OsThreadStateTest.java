@@ -81,6 +81,7 @@ class OsThreadStateTest {
     Probe parked = Probe.start("test-parked", () -> awaitQuietly(release));
     try {
       assertThat(eventually(() -> parked.thread.getState() == Thread.State.TIMED_WAITING)).isTrue();
+      Thread.sleep(20); // the JVM shows the state just before the thread reaches its futex
       for (int i = 0; i < 20; i++) {
         assertThat(parked.state.waitsInTheKernel()).as("read %d of a parked thread", i).isFalse();
       }
