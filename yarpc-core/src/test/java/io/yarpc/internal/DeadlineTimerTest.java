@@ -161,11 +161,12 @@ class DeadlineTimerTest {
     }
     long wakeUps = timer.passes() - passesBefore;
     // A purge is asked for about once per MIN_PURGE cancels; cancels that land during a purge may
-    // ask again (how many depends on the two threads' timing), so the bound is loose: what matters
-    // is far fewer wake-ups than calls.
+    // ask again (how many depends on the two threads' timing: 40 and 241 seen in CI runs, the
+    // second right after a test class that kept both cores busy), so the bound is loose: what
+    // matters is far fewer wake-ups than calls.
     assertThat(wakeUps)
         .as("woken to purge, not per call: %d calls", calls)
-        .isLessThanOrEqualTo(calls / 64L);
+        .isLessThanOrEqualTo(calls / 16L);
     assertThat(first.cancel(false)).isTrue();
   }
 

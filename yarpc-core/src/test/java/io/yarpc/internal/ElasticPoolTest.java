@@ -291,7 +291,7 @@ class ElasticPoolTest {
   void oneBlockedThreadDoesNotStartAThreadForEveryWaitingTask() throws Exception {
     // one task blocks for a while (60 ms) in front of many that compute: the queue waits behind
     // the computing ones, not behind the blocked one, so it gets threads to keep the base working
-    // and about one more per look while that one is blocked, not a thread per waiting task
+    // and at most four more for the blocked one, not a thread per waiting task
     pool(1, 128, 20);
     CountDownLatch done = new CountDownLatch(61);
     pool.execute(
@@ -308,7 +308,7 @@ class ElasticPoolTest {
     }
     assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
     // (the pool that started a thread for every task that waited a patience while any thread was
-    // blocked had 61 here; looks come a quarter patience apart, so 60 ms of blocking see about 9)
+    // blocked had 61 here)
     assertThat(pool.threads()).isLessThan(30);
   }
 
