@@ -267,23 +267,25 @@ class ElasticPoolTest {
     // tasks that compute for longer than the patience, queued behind each other: they wait
     // because the one thread is working (RUNNABLE to the JVM, running or ready to run to the OS),
     // and another thread would only share the cores; a computing thread counts as blocked only
-    // after 16 patiences (3.2 s here). Without the OS's view the pool cannot tell this thread from
+    // after 16 patiences (1.6 s here). Without the OS's view the pool cannot tell this thread from
     // one in a socket read.
     // (where the kernel hides wchan, a look that lands on a safepoint would count the thread)
     assumeTrue(osView() && OsThreadStateTest.wchanShown(), "no /proc/thread-self, or no wchan");
-    pool(1, 64, 200);
-    int tasks = 8;
+    pool(1, 64, 100);
+    int tasks = 12;
     CountDownLatch done = new CountDownLatch(tasks);
     for (int i = 0; i < tasks; i++) {
       pool.execute(
           () -> {
-            spinMillis(250);
+            spinMillis(150);
             done.countDown();
           });
     }
     assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
-    // (the pool that started a thread for every task that waited a patience had 8 here)
-    assertThat(pool.threads()).isEqualTo(1);
+    // the pool that started a thread for every task that waited a patience had 12 here; this one
+    // 1, or up to 5 if a look catches the thread for a moment in the kernel on the JVM's behalf
+    // (see OsThreadStateTest), which lets a blocked task start at most four
+    assertThat(pool.threads()).isLessThanOrEqualTo(1 + ElasticPool.STARTS_PER_BLOCKED_TASK);
     assertThat(pool.looks()).as("the waiting tasks were looked at").isPositive();
   }
 

@@ -53,12 +53,13 @@ class OsThreadStateTest {
         assertThat(spinning.thread.getState()).isEqualTo(Thread.State.RUNNABLE);
         // where the kernel hides wchan, a spinning thread stopped for a safepoint counts too
         assumeTrue(wchanShown(), "the kernel hides wchan here");
-        // on a busy machine the spinning thread may be read while ready to run: R all the same
-        for (int i = 0; i < 20; i++) {
-          assertThat(spinning.state.waitsInTheKernel())
-              .as("read %d of a computing thread", i)
-              .isFalse();
-        }
+        // on a busy machine the spinning thread may be read while ready to run: R all the same. It
+        // can also be caught for a moment in the kernel on the JVM's behalf (a page fault waiting
+        // for the memory map's lock while another thread maps memory), so a few reads may say it
+        // waits; a parser or a rule that got it wrong says so every time
+        assertThat(readsThatWait(spinning.state))
+            .as("of 20 reads of a computing thread")
+            .isLessThan(5);
       } finally {
         stop.set(true);
         client.getOutputStream().write(1);
@@ -82,9 +83,7 @@ class OsThreadStateTest {
     try {
       assertThat(eventually(() -> parked.thread.getState() == Thread.State.TIMED_WAITING)).isTrue();
       Thread.sleep(20); // the JVM shows the state just before the thread reaches its futex
-      for (int i = 0; i < 20; i++) {
-        assertThat(parked.state.waitsInTheKernel()).as("read %d of a parked thread", i).isFalse();
-      }
+      assertThat(readsThatWait(parked.state)).as("of 20 reads of a parked thread").isLessThan(5);
     } finally {
       release.countDown();
       parked.thread.join(10_000);
@@ -121,6 +120,18 @@ class OsThreadStateTest {
       assertThat(s).isNotNull();
       return new Probe(t, s);
     }
+  }
+
+  /** Of 20 reads a millisecond apart, how many say the thread waits in the kernel. */
+  private static int readsThatWait(OsThreadState state) throws InterruptedException {
+    int n = 0;
+    for (int i = 0; i < 20; i++) {
+      if (state.waitsInTheKernel()) {
+        n++;
+      }
+      Thread.sleep(1);
+    }
+    return n;
   }
 
   private static void readOneByte(Socket s) {
