@@ -283,7 +283,7 @@ class ElasticPoolTest {
     }
     assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
     // the pool that started a thread for every task that waited a patience had 12 here; this one
-    // 1, or up to 5 if a look catches the thread for a moment in the kernel on the JVM's behalf
+    // 1, or up to 5 if a look catches the thread for a moment asleep outside a futex
     // (see OsThreadStateTest), which lets a blocked task start at most four
     assertThat(pool.threads()).isLessThanOrEqualTo(1 + ElasticPool.STARTS_PER_BLOCKED_TASK);
     assertThat(pool.looks()).as("the waiting tasks were looked at").isPositive();
