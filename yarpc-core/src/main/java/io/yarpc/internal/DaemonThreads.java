@@ -24,8 +24,8 @@ public final class DaemonThreads {
    * the JVM or in a socket read as Linux sees it, or whose task has run 32 ms, counts as blocked, not
    * working), and tasks that have waited 2 ms get threads, one per blocked thread every half
    * millisecond and at most four per blocked task, up to {@code maxThreads} threads busy (and as many
-   * tasks waiting; then it rejects). Tasks that wait only for busy cores start no threads. Threads are daemons named {@code namePrefix} and a count from 1 and
-   * end after a minute idle. Thread-safe.
+   * tasks waiting; then it rejects). Tasks that wait only for busy cores start no threads. Threads are
+   * daemons named {@code namePrefix} and a count from 1 and end after a minute idle. Thread-safe.
    */
   public static ExecutorService elasticPool(String namePrefix, int maxThreads) {
     int base = Math.min(maxThreads, Math.max(2, Runtime.getRuntime().availableProcessors()));

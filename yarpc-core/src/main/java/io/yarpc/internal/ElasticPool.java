@@ -391,7 +391,7 @@ public final class ElasticPool extends AbstractExecutorService {
 
   /** Under the lock: a look at the waiting tasks when the oldest will have waited {@code patience}. */
   private void armLook(long now) {
-    armLook(now, patienceNanos / 4);
+    armLook(now, 0);
   }
 
   /**
