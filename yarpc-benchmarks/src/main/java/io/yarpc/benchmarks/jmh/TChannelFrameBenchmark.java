@@ -154,7 +154,7 @@ public class TChannelFrameBenchmark {
               first.ttl(),
               assembler.argBytes(0),
               assembler.argBytes(1));
-      Body b = assembler.takeBody(alloc);
+      Body b = assembler.takeBody();
       long n = b.length() + decoded.procedure().length();
       b.release();
       return n;

@@ -6,8 +6,10 @@
  * ({@link io.yarpc.netty.internal.HandshakeGate}), readable handshake failures ({@link
  * io.yarpc.netty.internal.TlsErrors}) logged at most once a second ({@link
  * io.yarpc.netty.internal.RateLimitedLog}), the {@link io.yarpc.transport.ConnectionInfo} of a
- * channel ({@link io.yarpc.netty.internal.Connections}), and the keepalive of a dialled connection
- * ({@link io.yarpc.netty.internal.KeepAliveHandler}).
+ * channel ({@link io.yarpc.netty.internal.Connections}), the keepalive of a dialled connection
+ * ({@link io.yarpc.netty.internal.KeepAliveHandler}), reads landing in heap under native I/O ({@link
+ * io.yarpc.netty.internal.HeapReads}), and frame decoders' cumulation without copying large reads
+ * ({@link io.yarpc.netty.internal.FrameCumulator}).
  *
  * <p>Not a public API: used by yarpc-java's transports, may change without notice.
  */

@@ -443,17 +443,19 @@ class InboundLimitsTest {
       throws Exception {
     long budget = 128 << 10;
     start(InboundLimits.builder().maxPendingBytes(budget).build());
-    // each of these is charged about 33 KiB (the 16 KiB chunk pins its read buffer): none crosses.
-    // A frame is charged chunk by chunk, the body last: only once the total grew by at least the
-    // body is the whole frame counted (a smaller step is its arg1, and one stalled connection too
-    // many would cross the budget and take the exemption for its 60 s message).
+    // Each of these is charged 16 KiB or more (its chunk pins the one buffer of up to 32 KiB it was
+    // merged into: frames under 16 KiB are never composed from reads), less than 48 KiB: none
+    // crosses. A frame is charged chunk by chunk, the body last: only once the total grew by at
+    // least the body is the whole frame counted (a smaller step is its arg1, and one stalled
+    // connection too many would cross the budget and take the exemption for its 60 s message).
     while (inbound.pendingBytes() + (48 << 10) < budget) {
       long before = inbound.pendingBytes();
       peer().write(unfinishedCall(2, 60_000, 16 << 10));
       awaitTrue(() -> inbound.pendingBytes() > before + (16 << 10), "the stalled message was read");
     }
-    SocketPeer exempt = peer(); // takes the budget past its limit, and the exemption
-    exempt.write(unfinishedCall(2, 3000, 32 << 10));
+    // takes the budget past its limit (48 KiB or more), and the exemption
+    SocketPeer exempt = peer();
+    exempt.write(unfinishedCall(2, 3000, 48 << 10));
     awaitTrue(() -> inbound.pendingBytes() >= budget, "the budget exhausted");
     // still read past the budget: its ping is answered, so its call frame was handled before (the
     // exemption taken) and the next stalled message cannot take the exemption instead
@@ -461,9 +463,10 @@ class InboundLimitsTest {
     SocketPeer.Frame pong = exempt.read();
     assertThat(pong.type()).as("ping res, got %s", pong).isEqualTo(0xD1);
     long before = inbound.pendingBytes();
-    peer().write(unfinishedCall(2, 60_000, 32 << 10)); // read, then waits for the budget
+    // read, then waits for the budget; with the others (80 KiB or more) it exceeds the budget alone
+    peer().write(unfinishedCall(2, 60_000, 56 << 10));
     awaitTrue(
-        () -> inbound.pendingBytes() > before + (32 << 10), "the last stalled message was read");
+        () -> inbound.pendingBytes() > before + (56 << 10), "the last stalled message was read");
     SocketPeer.Frame ended = exempt.read();
     assertThat(ended.errorCode()).as("%s", ended).isEqualTo(TIMEOUT);
     assertThat(inbound.pendingBytes()).as("the budget is still exhausted").isGreaterThan(budget);

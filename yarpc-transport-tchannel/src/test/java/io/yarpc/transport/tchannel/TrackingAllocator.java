@@ -32,6 +32,13 @@ final class TrackingAllocator implements ByteBufAllocator {
     }
   }
 
+  /** How many of the buffers handed out so far were composites. */
+  int compositeCount() {
+    synchronized (allocated) {
+      return (int) allocated.stream().filter(b -> b instanceof CompositeByteBuf).count();
+    }
+  }
+
   /** Buffers not released yet. */
   List<ByteBuf> unreleased() {
     List<ByteBuf> out = new ArrayList<>();

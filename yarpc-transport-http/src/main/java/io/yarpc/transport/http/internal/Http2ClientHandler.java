@@ -26,6 +26,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.Future;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.FrameCumulator;
 import io.yarpc.netty.internal.IoErrors;
 import io.yarpc.netty.internal.KeepAliveHandler;
 import java.nio.channels.ClosedChannelException;

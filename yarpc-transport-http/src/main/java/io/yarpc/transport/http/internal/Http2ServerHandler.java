@@ -22,6 +22,7 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.yarpc.netty.internal.FrameCumulator;
 import io.yarpc.transport.InboundLimits;
 import java.util.ArrayList;
 import java.util.List;

@@ -24,7 +24,7 @@ import java.util.List;
  * in it has finished (more than the pending-byte budget counts: a padded or tiny frame pins a whole read),
  * and a cumulation with slices out is shared, so the frame decoder can neither discard its consumed bytes
  * nor append to it in place: it copies or wraps it on every read (with Netty's merge cumulation, measured
- * with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request; {@link FrameCumulator} relies on
+ * with 64 streams of 1 MiB: about 0.6 MB of new pool chunks per request; {@link io.yarpc.netty.internal.FrameCumulator} relies on
  * frames being copied out too). So on HTTP/2 each
  * frame is copied into the stream's own pieces of at most {@value #PIECE} bytes (one default-sized DATA
  * frame; heap or direct as the transport receives) and released at once. A message of up to {@value #PIECE}

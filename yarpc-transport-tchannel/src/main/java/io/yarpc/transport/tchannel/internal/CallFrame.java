@@ -10,7 +10,7 @@ import java.util.Map;
  * One parsed frame of a call message: a call req (0x03), call res (0x04) or one of their continuations
  * (0x13, 0x14). The fixed fields are decoded; the arg chunks are left in the frame and located by index,
  * so nothing is retained or copied until the {@link MessageAssembler} takes {@link #retainedChunk
- * retained slices} of them. A {@code CallFrame} does not own its frame buffer: it is valid while the
+ * retained views} of them. A {@code CallFrame} does not own its frame buffer: it is valid while the
  * caller holds the frame.
  */
 public final class CallFrame {
@@ -250,8 +250,11 @@ public final class CallFrame {
     return frame;
   }
 
-  /** A retained slice of chunk {@code i}; the caller releases it. */
+  /**
+   * A retained view of chunk {@code i} (a slice, or when the frame spans reads a view of the reads under
+   * the chunk, see {@link FramePieces#retainedRange}); the caller releases it.
+   */
   public ByteBuf retainedChunk(int i) {
-    return frame.retainedSlice(chunkIndex(i), chunkLength(i));
+    return FramePieces.retainedRange(frame, chunkIndex(i), chunkLength(i));
   }
 }

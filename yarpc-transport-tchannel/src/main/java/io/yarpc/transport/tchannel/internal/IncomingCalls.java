@@ -470,7 +470,7 @@ final class IncomingCalls {
       sendError(call.id, ErrorCodes.fromCode(e.code()), call.tracing, e.getMessage());
       return;
     }
-    body = a.takeBody(out.channel().alloc());
+    body = a.takeBody();
     a.release();
     CompletableFuture<Response> future;
     try {

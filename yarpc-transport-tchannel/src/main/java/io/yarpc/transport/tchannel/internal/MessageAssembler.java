@@ -1,13 +1,10 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -16,11 +13,11 @@ import java.util.List;
  * of a frame with the more-fragments flag stays open and the next frame's first chunk continues it (a
  * zero-length first chunk just closes it); the last frame closes everything.
  *
- * <p>Chunks are kept as retained slices of the frame buffers, not copied (except small chunks of messages
- * that span frames, below). arg3 leaves as a {@link Body}
- * with byte access over those slices ({@link #takeBody(ByteBufAllocator)}), composed with a {@link CompositeByteBuf} when
- * it spans several frames; the body releases them exactly once. Whatever has not been taken is released
- * by {@link #release()}.
+ * <p>Chunks are kept as retained views of the buffers the socket read them into, not copied (except small
+ * chunks of messages that span frames, below): a slice of one read, or of each read under a chunk whose
+ * frame spans reads ({@link FramePieces}). arg3 leaves as a {@link Body} with byte access over those
+ * reads' arrays ({@link #takeBody()}); the body releases the chunks exactly once. Whatever has not been
+ * taken is released by {@link #release()}.
  *
  * <p>Checks, each a {@link ProtocolException} that ends the message (the connection stays): bad request
  * for arg1 not entirely in the first frame (docs/spec/wire-tchannel.md §6.3 rule 4) or longer than 16 KiB
@@ -101,7 +98,7 @@ public final class MessageAssembler {
 
   /**
    * Adds the next frame of the message (the first call is the call req or res, later ones continuations).
-   * Retains slices of its chunks; the caller keeps ownership of the frame.
+   * Retains views of its chunks; the caller keeps ownership of the frame.
    *
    * @return whether the message is complete
    * @throws ProtocolException a bad request when the frame breaks a rule (see the class comment); the
@@ -162,12 +159,12 @@ public final class MessageAssembler {
       if (length > 0) {
         checksum.update(f.frame(), f.chunkIndex(i), length);
         ByteBuf chunk;
-        if (tracked && PendingBytes.wouldPinMuchMore(f.frame(), length)) {
+        if (tracked && PendingBytes.wouldPinMuchMore(f.frame(), f.chunkIndex(i), length)) {
           ByteBuf frame = f.frame();
           chunk = // a copy pins only what it holds; of the same kind (heap or direct) as the frame
-              frame.hasArray()
-                  ? frame.alloc().heapBuffer(length)
-                  : frame.alloc().directBuffer(length);
+              frame.isDirect()
+                  ? frame.alloc().directBuffer(length)
+                  : frame.alloc().heapBuffer(length);
           chunk.writeBytes(frame, f.chunkIndex(i), length);
         } else {
           chunk = f.retainedChunk(i);
@@ -222,27 +219,55 @@ public final class MessageAssembler {
    * arg3 as a body with byte access over the received buffers (no copy); the body owns them from now on
    * and releases them once. Call at most once, after the message is complete.
    */
-  public Body takeBody(ByteBufAllocator alloc) {
+  public Body takeBody() {
     List<ByteBuf> chunks = args[2];
-    if (tracked) {
-      for (ByteBuf b : chunks) {
-        pending.remove(b);
-      }
-    }
     Body body;
     if (chunks.isEmpty()) {
       body = Body.empty();
     } else if (chunks.size() == 1) {
       ByteBuf only = chunks.get(0);
-      body = Body.ofBuffers(List.of(only.nioBuffer()), only::release);
+      List<ByteBuffer> views;
+      if (only.hasArray()) {
+        views = List.of(FramePieces.arrayView(only));
+      } else {
+        views = new ArrayList<>(2); // two when its frame spans reads (FramePieces)
+        FramePieces.addViews(only, views);
+      }
+      body = Body.ofBuffers(views, only::release);
     } else {
-      CompositeByteBuf composite = alloc.compositeBuffer(chunks.size());
-      composite.addComponents(true, chunks);
-      ByteBuffer[] views = composite.nioBuffers();
-      body = Body.ofBuffers(Arrays.asList(views), composite::release);
+      List<ByteBuffer> views = new ArrayList<>(chunks.size() + 4);
+      for (ByteBuf b : chunks) {
+        FramePieces.addViews(b, views);
+      }
+      ByteBuf[] held = chunks.toArray(new ByteBuf[0]);
+      body = Body.ofBuffers(views, () -> releaseAll(held));
+    }
+    if (tracked) { // only now: until the body exists, release() still owns (and uncounts) them
+      for (ByteBuf b : chunks) {
+        pending.remove(b);
+      }
     }
     chunks.clear();
     return body;
+  }
+
+  /** Releases each of {@code buffers}, all of them even if one release fails. */
+  private static void releaseAll(ByteBuf[] buffers) {
+    RuntimeException failure = null;
+    for (ByteBuf b : buffers) {
+      try {
+        b.release();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
   }
 
   /** Releases every chunk not taken yet; idempotent. */

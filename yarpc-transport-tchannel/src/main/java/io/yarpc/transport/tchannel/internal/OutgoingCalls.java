@@ -303,7 +303,7 @@ final class OutgoingCalls {
     MessageAssembler a = call.assembler;
     call.assembler = null;
     byte[] arg2 = a.argBytes(1);
-    Body body = a.takeBody(out.channel().alloc());
+    Body body = a.takeBody();
     a.release();
     Response response;
     try {

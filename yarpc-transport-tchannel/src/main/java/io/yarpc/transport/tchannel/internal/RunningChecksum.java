@@ -1,6 +1,7 @@
 package io.yarpc.transport.tchannel.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
@@ -49,6 +50,16 @@ final class RunningChecksum {
     }
     if (buf.hasArray()) {
       crc.update(buf.array(), buf.arrayOffset() + index, length);
+      return;
+    }
+    if (buf instanceof CompositeByteBuf c) { // a frame across reads: each read's part in place
+      int k = c.toComponentIndex(index);
+      for (int from = index - c.toByteIndex(k), left = length; left > 0; k++, from = 0) {
+        ByteBuf part = c.internalComponent(k);
+        int n = Math.min(left, part.readableBytes() - from);
+        update(part, from, n);
+        left -= n;
+      }
       return;
     }
     for (ByteBuffer b : buf.nioBuffers(index, length)) {

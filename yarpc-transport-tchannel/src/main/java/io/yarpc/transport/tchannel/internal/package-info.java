@@ -1,6 +1,7 @@
 /**
  * Implementation of the TChannel transport; not a public API. Codec: {@link
- * io.yarpc.transport.tchannel.internal.FrameDecoder} (frames as retained slices), {@link
+ * io.yarpc.transport.tchannel.internal.FrameDecoder} (frames as retained views of the reads, {@link
+ * io.yarpc.transport.tchannel.internal.FramePieces}), {@link
  * io.yarpc.transport.tchannel.internal.CallFrame} (parsing), {@link
  * io.yarpc.transport.tchannel.internal.MessageAssembler} (the reader algorithm and its checks), {@link
  * io.yarpc.transport.tchannel.internal.MessageWriter} (the fragmentation writer rules), {@link

@@ -89,7 +89,7 @@ class FragmentationTest {
       }
       assertThat(a.argBytes(0)).isEqualTo(arg1);
       assertThat(a.argBytes(1)).isEqualTo(arg2);
-      Body body = a.takeBody(ALLOC);
+      Body body = a.takeBody();
       assertThat(body.toByteArray()).isEqualTo(arg3);
       body.release();
     } finally {

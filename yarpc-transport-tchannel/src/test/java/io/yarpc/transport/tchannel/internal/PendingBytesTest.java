@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.yarpc.transport.tchannel.ChecksumType;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,14 +45,90 @@ class PendingBytesTest {
   }
 
   @Test
+  void aChunkOfAFrameAcrossReadsPinsEachReadUnderItOnce() {
+    PendingBudget budget = new PendingBudget(1 << 20);
+    PendingBytes pending = new PendingBytes(budget);
+    ByteBuf first = ALLOC.heapBuffer(8192).writeZero(8192);
+    ByteBuf second = ALLOC.heapBuffer(16384).writeZero(16384);
+    // as the frame decoder makes it: retained slices of the reads the frame lies in
+    CompositeByteBuf frame =
+        ALLOC
+            .compositeBuffer(2)
+            .addComponent(true, first.retainedSlice(4096, 4096))
+            .addComponent(true, second.retainedSlice(0, 8192));
+    ByteBuf head = FramePieces.retainedRange(frame, 0, 100); // in the first read only
+    ByteBuf body = FramePieces.retainedRange(frame, 100, 12_000); // across both
+    ByteBuf other = second.retainedSlice(8192, 100); // the next frame, in the second read
+    try {
+      pending.add(head);
+      long one = pending.held();
+      assertThat(one)
+          .as("the first read, whole")
+          .isGreaterThanOrEqualTo(8192 + 64)
+          .isLessThan(16384);
+      pending.add(body);
+      long both = pending.held();
+      assertThat(both - one)
+          .as("the second read, whole, once")
+          .isGreaterThanOrEqualTo(16384 + PendingBytes.CHUNK_OVERHEAD)
+          .isLessThan(2 * 16384);
+      pending.add(other);
+      assertThat(pending.held()).isEqualTo(both + PendingBytes.CHUNK_OVERHEAD);
+      assertThat(budget.total()).isEqualTo(pending.held());
+      pending.remove(head);
+      assertThat(pending.held()).as("the body still pins the first read").isEqualTo(both);
+      pending.remove(body);
+      assertThat(pending.held())
+          .as("the next frame's chunk still pins the second read, nothing pins the first")
+          .isEqualTo(both - one);
+      pending.remove(other);
+      assertThat(pending.held()).isZero();
+      assertThat(budget.total()).isZero();
+    } finally {
+      head.release();
+      body.release();
+      other.release();
+      frame.release();
+      first.release();
+      second.release();
+    }
+    assertThat(first.refCnt()).isZero();
+    assertThat(second.refCnt()).isZero();
+  }
+
+  @Test
+  void aChunkOfAFrameAcrossReadsWouldPinOnlyTheReadsUnderIt() {
+    ByteBuf big = ALLOC.heapBuffer(64 << 10).writeZero(64 << 10);
+    ByteBuf small = ALLOC.heapBuffer(8 << 10).writeZero(8 << 10);
+    CompositeByteBuf frame = // 10,000 bytes at the end of a 64 KiB read, then 8,000 of an 8 KiB one
+        ALLOC
+            .compositeBuffer(2)
+            .addComponent(true, big.retainedSlice((64 << 10) - 10_000, 10_000))
+            .addComponent(true, small.retainedSlice(0, 8000));
+    try {
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 0, 6000))
+          .as("6,000 B pinning 64 KiB")
+          .isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 10_000, 8000))
+          .as("8,000 B pinning only the 8 KiB read, not the 72 KiB under the whole frame")
+          .isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 9000, 2000)).as("across both").isTrue();
+    } finally {
+      frame.release();
+      big.release();
+      small.release();
+    }
+  }
+
+  @Test
   void aChunkSmallNextToItsBufferWouldPinMuchMore() {
     ByteBuf read = ALLOC.heapBuffer(64 << 10).writeZero(64 << 10);
     ByteBuf frame = read.retainedSlice(0, 20_000);
     try {
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 100)).isTrue();
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 4 << 10)).isTrue();
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 8 << 10)).as("8 times itself").isFalse();
-      assertThat(PendingBytes.wouldPinMuchMore(frame, 16 << 10)).isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 0, 100)).isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 0, 4 << 10)).isTrue();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 0, 8 << 10)).as("8 times itself").isFalse();
+      assertThat(PendingBytes.wouldPinMuchMore(frame, 0, 16 << 10)).isFalse();
     } finally {
       frame.release();
       read.release();

@@ -1,4 +1,4 @@
-package io.yarpc.transport.http.internal;
+package io.yarpc.netty.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -7,20 +7,21 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.ByteToMessageDecoder.Cumulator;
 
 /**
- * How an HTTP/2 connection's frame decoder keeps the bytes of a frame that one read ended inside of, until
- * the next read completes it: without copying reads of {@value #COMPOSE_MIN} bytes or more. Used on h2c and
- * on h2 over TLS (where the reads are the TLS handler's output) alike.
+ * How a connection's frame decoder keeps the bytes of a frame that one read ended inside of, until the next
+ * read completes it: without copying reads of {@value #COMPOSE_MIN} bytes or more. Used by HTTP/2 (h2c, and
+ * h2 over TLS, where the reads are the TLS handler's output) and by TChannel.
  *
  * <p>Netty's default ({@link ByteToMessageDecoder#MERGE_CUMULATOR}) copies every read that arrives while a
- * partial frame is pending into one growing buffer, reallocating (and copying again) as it grows. A large
- * body arrives as 16 KiB DATA frames that rarely end where a read ends, so nearly every byte of it was
- * copied once or twice before the stream copied its frames into its own pieces ({@link ReceivedContent}):
- * about a tenth of the server's CPU per 1 MiB h2c call, measured with {@code perf}. Here:
+ * partial frame is pending into one growing buffer, reallocating (and copying its unread bytes again) as it
+ * grows or whenever a slice of it is still held. A large message arrives as
+ * frames (16 KiB DATA frames, 64 KiB TChannel frames) that rarely end where a read ends, so nearly every
+ * byte of it was copied once or twice: about a tenth of the server's CPU per 1 MiB h2c call, measured with
+ * {@code perf}. Here:
  *
  * <ul>
  *   <li>a large read is appended to a {@link CompositeByteBuf} as it is (a frame that spans two reads is
- *       then a slice across two components, which {@link ReceivedContent#copy} reads without a copy of its
- *       own);
+ *       then a range across two components, which the decoder copies out of both (HTTP/2) or hands on as
+ *       views of the two reads (TChannel), without having copied the reads first);
  *   <li>a small read is merged into a plain cumulation, where a copy of a few hundred bytes is cheaper
  *       than a composite's bookkeeping;
  *   <li>a small read is appended to a composite while its unread rest is large and it has fewer than
@@ -30,20 +31,21 @@ import io.netty.handler.codec.ByteToMessageDecoder.Cumulator;
  *       copy is at most one partial frame per {@value #MAX_COMPONENTS} reads).
  * </ul>
  *
- * <p>The decoder discards a composite's consumed components after each batch of reads, as long as nothing
- * else holds the cumulation: every frame must be copied out, not kept as a slice. Stateless and shared;
- * every path releases {@code in} or hands it to the result, and keeps the decoder's cumulation when it
- * throws, as {@link Cumulator} requires.
+ * <p>The decoder discards a composite's consumed components after each batch of reads only while nothing
+ * else holds the cumulation: a decoder using this cumulator must not hand on slices of a composite
+ * cumulation itself, but copy each frame out (HTTP/2) or hand on retained slices of the components under it
+ * (TChannel). Stateless and shared; every path releases {@code in} or hands it to the result, and keeps the
+ * decoder's cumulation when it throws, as {@link Cumulator} requires.
  */
-final class FrameCumulator implements Cumulator {
+public final class FrameCumulator implements Cumulator {
   /** The shared instance. */
-  static final FrameCumulator INSTANCE = new FrameCumulator();
+  public static final FrameCumulator INSTANCE = new FrameCumulator();
 
   /** The smallest read appended without a copy. */
-  static final int COMPOSE_MIN = 4096;
+  public static final int COMPOSE_MIN = 4096;
 
   /** The most components a composite takes small reads into before it is copied into one buffer. */
-  static final int MAX_COMPONENTS = 16;
+  public static final int MAX_COMPONENTS = 16;
 
   private FrameCumulator() {}
 
@@ -66,8 +68,12 @@ final class FrameCumulator implements Cumulator {
     return ByteToMessageDecoder.COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
   }
 
-  /** One new buffer with {@code cumulation}'s unread bytes, then {@code in}'s; releases both. */
-  private static ByteBuf flatten(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+  /**
+   * One new buffer with {@code cumulation}'s unread bytes, then {@code in}'s; releases both (keeps
+   * {@code cumulation} when it throws, as {@link Cumulator} requires). For a decoder that leaves a composite
+   * cumulation for a plain one again.
+   */
+  public static ByteBuf flatten(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     ByteBuf merged = null;
     try {
       merged = alloc.buffer(cumulation.readableBytes() + in.readableBytes());

@@ -1,4 +1,4 @@
-package io.yarpc.transport.http.internal;
+package io.yarpc.netty.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,7 +15,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the HTTP/2 frame decoder's cumulation does with each read while a partial frame is pending: a large
+ * What a frame decoder's cumulation does with each read while a partial frame is pending: a large
  * read is appended without a copy, a small one merged, a composite with a small rest flattened again; and
  * every read is released or owned by the result, whatever happens.
  */
