@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.PreferHeapByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.yarpc.benchmarks.load.LoadMessages;
 import io.yarpc.benchmarks.proto.EchoMessage;
 import io.yarpc.transport.Body;
@@ -11,6 +13,7 @@ import io.yarpc.transport.RequestMeta;
 import io.yarpc.transport.tchannel.ChecksumType;
 import io.yarpc.transport.tchannel.internal.CallCodec;
 import io.yarpc.transport.tchannel.internal.CallFrame;
+import io.yarpc.transport.tchannel.internal.FrameDecoder;
 import io.yarpc.transport.tchannel.internal.Frames;
 import io.yarpc.transport.tchannel.internal.MessageAssembler;
 import java.io.IOException;
@@ -43,6 +46,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       receive reads them): frames cut as retained slices, parsed ({@code CallFrame.parse}), reassembled
  *       ({@code MessageAssembler}, checksum verified), request metadata decoded and arg3 taken as a
  *       byte-access body, then released.
+ *   <li>{@link #receive}: the same through the frame decoder, the bytes arriving in socket reads that
+ *       frames span, the body then read as a parser reads it.
  * </ul>
  */
 @State(Scope.Thread)
@@ -97,12 +102,17 @@ public class TChannelFrameBenchmark {
       received.writeBytes(f, f.readerIndex(), f.readableBytes());
       f.release();
     }
+    // the receive side's channel: the frame decoder, with a heap-preferring pooled allocator
+    channel = new EmbeddedChannel(new FrameDecoder());
+    channel.config().setAllocator(new PreferHeapByteBufAllocator(alloc));
+    scratch = new byte[received.readableBytes()];
   }
 
   /** Frees the received bytes. */
   @TearDown(Level.Trial)
   public void tearDown() {
     received.release();
+    channel.finishAndReleaseAll();
   }
 
   /** A call req's frames, built and released. */
@@ -158,6 +168,61 @@ public class TChannelFrameBenchmark {
       long n = b.length() + decoded.procedure().length();
       b.release();
       return n;
+    } finally {
+      if (assembler != null) {
+        assembler.release();
+      }
+    }
+  }
+
+  /** The bytes of one socket read in {@link #receive}: not a divisor of the frame size. */
+  private static final int READ = 40_000;
+
+  private EmbeddedChannel channel;
+  private byte[] scratch;
+
+  /**
+   * A call req received as a server receives it: its bytes arrive in reads of {@value #READ} bytes
+   * (each copied into a pooled heap buffer, as a heap receive under epoll does), the frame decoder cuts
+   * frames across them, every frame is parsed and reassembled while the message's earlier chunks are
+   * held, and the body is read as a parser reads it (in place from one array, else copied into a scratch
+   * array once).
+   */
+  @Benchmark
+  public long receive() throws Exception {
+    ByteBuf in = received.duplicate();
+    MessageAssembler assembler = null;
+    CallFrame first = null;
+    boolean complete = false;
+    try {
+      while (in.isReadable()) {
+        int n = Math.min(READ, in.readableBytes());
+        ByteBuf read = channel.alloc().heapBuffer(n);
+        read.writeBytes(in, n);
+        channel.writeInbound(read);
+        for (ByteBuf frame; (frame = channel.readInbound()) != null; ) {
+          try {
+            CallFrame f = CallFrame.parse(frame);
+            if (first == null) {
+              first = f;
+              assembler = new MessageAssembler(true, f.checksumType(), 16L << 20);
+            }
+            complete = assembler.add(f);
+          } finally {
+            frame.release();
+          }
+        }
+      }
+      if (!complete) {
+        throw new IllegalStateException("the message did not complete");
+      }
+      Body b = assembler.takeBody();
+      long n = b.length();
+      if (b.arrayView() == null) {
+        b.copyTo(scratch, 0);
+      }
+      b.release();
+      return n + first.ttl();
     } finally {
       if (assembler != null) {
         assembler.release();
