@@ -427,12 +427,7 @@ class FrameCodecTest {
       frames.remove(0).release();
       frames.remove(0).release();
       assertThat(reads.get(0).refCnt()).as("the decoder let read 1 go").isEqualTo(1);
-      releaseAll(frames);
-      frames.clear();
-      assertThat(ch.finish()).isFalse();
-      for (ByteBuf read : reads) {
-        assertThat(read.refCnt()).as("only the test holds each read").isEqualTo(1);
-      }
+      releaseFramesThenAssertOnlyTheTestHoldsTheReads(ch, frames, reads);
     } finally {
       releaseAll(frames); // those not released yet (a failed assertion)
       releaseAll(reads);
@@ -465,15 +460,20 @@ class FrameCodecTest {
           .as("a copy")
           .isNotSameAs(reads.get(2).array())
           .isNotSameAs(reads.get(3).array());
-      releaseAll(frames);
-      frames.clear();
-      assertThat(ch.finish()).isFalse();
-      for (ByteBuf read : reads) {
-        assertThat(read.refCnt()).as("only the test holds each read").isEqualTo(1);
-      }
+      releaseFramesThenAssertOnlyTheTestHoldsTheReads(ch, frames, reads);
     } finally {
       releaseAll(frames); // those not released yet (a failed assertion)
       releaseAll(reads);
+    }
+  }
+
+  private static void releaseFramesThenAssertOnlyTheTestHoldsTheReads(
+      EmbeddedChannel ch, List<ByteBuf> frames, List<ByteBuf> reads) {
+    releaseAll(frames);
+    frames.clear();
+    assertThat(ch.finish()).isFalse();
+    for (ByteBuf read : reads) {
+      assertThat(read.refCnt()).as("only the test holds each read").isEqualTo(1);
     }
   }
 
