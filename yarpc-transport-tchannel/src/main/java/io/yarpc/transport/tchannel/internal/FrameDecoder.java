@@ -22,10 +22,10 @@ import java.util.List;
  * consumed reads from the cumulation after every read and a held frame pins the reads it lies in and
  * nothing else. Netty's merge cumulation copied the partial frame and the next read into a new buffer
  * (rounded up to a power of two) whenever a frame of the old one was held, so a 1 MiB message was copied
- * once more and held up to twice its size in pooled buffers until its handler was done. While a smaller frame is partial,
- * the partial frame and the read are merged into one buffer as before (a composite cumulation is
- * flattened): a copy of less than {@value #LARGE_FRAME} bytes plus the read costs less than a composite
- * per frame, and small calls keep getting their frames as pooled slices of one buffer.
+ * once more and held up to twice its size in pooled buffers until its handler was done. While a smaller
+ * frame is partial, the partial frame and the read are merged into one buffer as before (a composite
+ * cumulation is flattened): a copy of less than {@value #LARGE_FRAME} bytes plus the read costs less
+ * than a composite per frame, and small calls keep getting their frames as pooled slices of one buffer.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   /** An impossible frame size was read; nothing more will be decoded on this connection. */
@@ -76,8 +76,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     if (in.readableBytes() < size) {
       return;
     }
-    // From a composite cumulation: a view of the reads under the frame, never a slice of the
-    // composite
+    // from a composite cumulation: a view of the reads under the frame, not a slice of it
     ByteBuf frame =
         in instanceof CompositeByteBuf
             ? FramePieces.retainedRange(in, in.readerIndex(), size)

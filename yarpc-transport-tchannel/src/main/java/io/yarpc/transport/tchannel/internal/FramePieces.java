@@ -62,8 +62,7 @@ final class FramePieces {
    */
   static void addViews(ByteBuf buf, List<ByteBuffer> out) {
     if (buf.hasArray()) {
-      out.add(
-          ByteBuffer.wrap(buf.array(), buf.arrayOffset() + buf.readerIndex(), buf.readableBytes()));
+      out.add(arrayView(buf));
     } else if (buf instanceof CompositeByteBuf c
         && buf.readerIndex() == 0
         && buf.writerIndex() == buf.capacity()) { // whole, as retainedRange makes them

@@ -13,12 +13,11 @@ import java.util.Map;
  * of each read under it, see {@link FramePieces}), and a view pins those whole buffers, however small the
  * view (a buffer that merged a partial frame with the next read can be a few times a frame): counting the
  * arg bytes alone would let a peer that sends fragments slowly pin far more memory than it is charged
- * for. So each buffer pinned by at least one held chunk counts
- * once (a chunk whose frame spans reads pins each read under the chunk, see {@link FramePieces}), with
- * the memory it had reserved when it was first pinned, and each chunk adds a fixed overhead for its
- * slices and bookkeeping; and a chunk that would pin much more than itself is kept as a copy
- * instead ({@link #wouldPinMuchMore}). A chunk stops counting when its message is handed to a handler (the
- * body then belongs to the invocation), ended, or released.
+ * for. So each buffer pinned by at least one held chunk counts once, with the memory it had reserved
+ * when it was first pinned, and each chunk adds a fixed overhead for its slices and bookkeeping; and a
+ * chunk that would pin much more than itself is kept as a copy instead ({@link #wouldPinMuchMore}). A
+ * chunk stops counting when its message is handed to a handler (the body then belongs to the invocation),
+ * ended, or released.
  *
  * <p>Not thread-safe: the connection's event loop only (the shared budget is thread-safe).
  */
