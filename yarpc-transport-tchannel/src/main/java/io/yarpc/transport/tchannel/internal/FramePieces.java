@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
@@ -50,8 +51,23 @@ final class FramePieces {
     return range;
   }
 
+  /**
+   * Views of the readable bytes of {@code buffers}, in order (see {@link #addViews}); one heap buffer
+   * gets a list of one without a growable list.
+   */
+  static List<ByteBuffer> views(List<ByteBuf> buffers) {
+    if (buffers.size() == 1 && buffers.get(0).hasArray()) {
+      return List.of(arrayView(buffers.get(0)));
+    }
+    List<ByteBuffer> views = new ArrayList<>(buffers.size() + 4); // a chunk across reads adds one
+    for (ByteBuf b : buffers) {
+      addViews(b, views);
+    }
+    return views;
+  }
+
   /** A view of a heap buffer's readable bytes over its own array. */
-  static ByteBuffer arrayView(ByteBuf heap) {
+  private static ByteBuffer arrayView(ByteBuf heap) {
     return ByteBuffer.wrap(
         heap.array(), heap.arrayOffset() + heap.readerIndex(), heap.readableBytes());
   }
@@ -60,7 +76,7 @@ final class FramePieces {
    * Adds views of {@code buf}'s readable bytes to {@code out}, in order: one wrapping the array of each
    * heap piece (a slice of a read, or each component of a composite of them), Netty's views otherwise.
    */
-  static void addViews(ByteBuf buf, List<ByteBuffer> out) {
+  private static void addViews(ByteBuf buf, List<ByteBuffer> out) {
     if (buf.hasArray()) {
       out.add(arrayView(buf));
     } else if (buf instanceof CompositeByteBuf c

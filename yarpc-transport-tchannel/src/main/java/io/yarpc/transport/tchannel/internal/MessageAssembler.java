@@ -3,7 +3,6 @@ package io.yarpc.transport.tchannel.internal;
 import io.netty.buffer.ByteBuf;
 import io.yarpc.transport.Body;
 import io.yarpc.transport.tchannel.ChecksumType;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -226,21 +225,17 @@ public final class MessageAssembler {
       body = Body.empty();
     } else if (chunks.size() == 1) {
       ByteBuf only = chunks.get(0);
-      List<ByteBuffer> views;
-      if (only.hasArray()) {
-        views = List.of(FramePieces.arrayView(only));
-      } else {
-        views = new ArrayList<>(2); // two when its frame spans reads (FramePieces)
-        FramePieces.addViews(only, views);
-      }
-      body = Body.ofBuffers(views, only::release);
+      body = Body.ofBuffers(FramePieces.views(chunks), only::release);
     } else {
-      List<ByteBuffer> views = new ArrayList<>(chunks.size() + 4);
-      for (ByteBuf b : chunks) {
-        FramePieces.addViews(b, views);
-      }
       ByteBuf[] held = chunks.toArray(new ByteBuf[0]);
-      body = Body.ofBuffers(views, () -> releaseAll(held));
+      body =
+          Body.ofBuffers(
+              FramePieces.views(chunks),
+              () -> {
+                for (ByteBuf b : held) {
+                  b.release();
+                }
+              });
     }
     if (tracked) { // only now: until the body exists, release() still owns (and uncounts) them
       for (ByteBuf b : chunks) {
@@ -249,25 +244,6 @@ public final class MessageAssembler {
     }
     chunks.clear();
     return body;
-  }
-
-  /** Releases each of {@code buffers}, all of them even if one release fails. */
-  private static void releaseAll(ByteBuf[] buffers) {
-    RuntimeException failure = null;
-    for (ByteBuf b : buffers) {
-      try {
-        b.release();
-      } catch (RuntimeException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
   }
 
   /** Releases every chunk not taken yet; idempotent. */

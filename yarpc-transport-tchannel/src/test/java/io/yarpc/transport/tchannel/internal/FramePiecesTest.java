@@ -7,7 +7,6 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -54,8 +53,7 @@ class FramePiecesTest {
       assertThat(range.hasArray()).isTrue();
       assertThat(range.array()).isSameAs(second.array());
       assertThat(bytesOf(range)).isEqualTo(Arrays.copyOfRange(bytes, 1200, 1700));
-      List<ByteBuffer> views = new ArrayList<>();
-      FramePieces.addViews(range, views);
+      List<ByteBuffer> views = FramePieces.views(List.of(range));
       assertThat(views).hasSize(1);
       assertThat(views.get(0).array()).isSameAs(second.array());
       assertThat(second.refCnt()).as("the frame's and the range's").isEqualTo(3);
@@ -71,8 +69,7 @@ class FramePiecesTest {
     try {
       assertThat(range).isInstanceOf(CompositeByteBuf.class);
       assertThat(bytesOf(range)).isEqualTo(Arrays.copyOfRange(bytes, 900, 2400));
-      List<ByteBuffer> views = new ArrayList<>();
-      FramePieces.addViews(range, views);
+      List<ByteBuffer> views = FramePieces.views(List.of(range));
       assertThat(views)
           .extracting(ByteBuffer::array)
           .containsExactly(first.array(), second.array());
