@@ -92,9 +92,7 @@ public final class ElasticPool extends AbstractExecutorService {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition terminatedCondition = lock.newCondition();
   // all below under lock
-  private Node head; // the oldest waiting task
-  private Node tail;
-  private int queued;
+  private final TaskRing queue = new TaskRing(); // the waiting tasks, oldest first
   private final ArrayDeque<Worker> idle = new ArrayDeque<>(); // top: the most recently idle
   private final Set<Worker> workers = new HashSet<>();
   // threads running a task, linked in the order their tasks started: the oldest and the newest
@@ -105,17 +103,6 @@ public final class ElasticPool extends AbstractExecutorService {
   private boolean lookArmed;
   private int looks; // looks armed, ever (for tests)
   private int runState = RUNNING;
-
-  private static final class Node {
-    final Runnable task;
-    final long queuedAt;
-    Node next;
-
-    Node(Runnable task, long queuedAt) {
-      this.task = task;
-      this.queuedAt = queuedAt;
-    }
-  }
 
   private final class Worker implements Runnable {
     Thread thread;
@@ -202,19 +189,12 @@ public final class ElasticPool extends AbstractExecutorService {
       if (runState != RUNNING) {
         throw new RejectedExecutionException("the pool is shut down");
       }
-      if (workers.size() - idle.size() >= maxThreads && queued - waking >= maxThreads) {
+      if (workers.size() - idle.size() >= maxThreads && queue.size() - waking >= maxThreads) {
         throw new RejectedExecutionException(
-            maxThreads + " threads are busy and " + (queued - waking) + " tasks wait");
+            maxThreads + " threads are busy and " + (queue.size() - waking) + " tasks wait");
       }
-      Node n = new Node(task, now);
-      if (tail == null) {
-        head = n;
-      } else {
-        tail.next = n;
-      }
-      tail = n;
-      queued++;
-      if (queued > waking) {
+      queue.add(task, now);
+      if (queue.size() > waking) {
         if (waking + working(now, base - waking) < base) {
           go = supply(1); // fewer than base threads working: one more, at once
         } else {
@@ -320,9 +300,9 @@ public final class ElasticPool extends AbstractExecutorService {
   private int overdue(long now) {
     int skip = waking;
     int n = 0;
-    for (Node x = head;
-        x != null && n < MAX_STARTS_PER_LOOK && now - x.queuedAt >= patienceNanos;
-        x = x.next) {
+    for (int i = 0;
+        i < queue.size() && n < MAX_STARTS_PER_LOOK && now - queue.queuedAt(i) >= patienceNanos;
+        i++) {
       if (skip > 0) {
         skip--;
       } else {
@@ -399,10 +379,10 @@ public final class ElasticPool extends AbstractExecutorService {
    * a quarter {@code patience}).
    */
   private void armLook(long now, long minDelay) {
-    if (!lookArmed && queued > waking && (!idle.isEmpty() || workers.size() < maxThreads)) {
+    if (!lookArmed && queue.size() > waking && (!idle.isEmpty() || workers.size() < maxThreads)) {
       lookArmed = true;
       looks++;
-      long delay = Math.max(head.queuedAt + patienceNanos - now, minDelay);
+      long delay = Math.max(queue.queuedAt(0) + patienceNanos - now, minDelay);
       Timers.schedule(lookTask, Math.max(delay, patienceNanos / 4));
     }
   }
@@ -413,12 +393,12 @@ public final class ElasticPool extends AbstractExecutorService {
     lock.lock();
     try {
       lookArmed = false;
-      if (runState < STOP && head != null && queued > waking) {
+      if (runState < STOP && queue.size() > waking) {
         long now = System.nanoTime();
         int due = overdue(now);
         int n =
             Math.max(
-                Math.min(queued - waking, base - waking - working(now, base)),
+                Math.min(queue.size() - waking, base - waking - working(now, base)),
                 due > 0 ? startsForBlocked(now, due) : 0);
         go = supply(n);
         // after a look that starts nothing, the next when a working thread could count as blocked,
@@ -441,21 +421,7 @@ public final class ElasticPool extends AbstractExecutorService {
         return;
       }
       // no thread at all: nothing queued would run, so take this task back and refuse it
-      Node prev = null;
-      for (Node x = head; x != null; prev = x, x = x.next) {
-        if (x.task == task) {
-          if (prev == null) {
-            head = x.next;
-          } else {
-            prev.next = x.next;
-          }
-          if (tail == x) {
-            tail = prev;
-          }
-          queued--;
-          break;
-        }
-      }
+      queue.remove(task);
     } finally {
       lock.unlock();
     }
@@ -477,15 +443,10 @@ public final class ElasticPool extends AbstractExecutorService {
         if (runState >= STOP) {
           return exit(w);
         }
-        Node n = head;
-        if (n != null) {
-          head = n.next;
-          if (head == null) {
-            tail = null;
-          }
-          queued--;
+        Runnable task = queue.poll();
+        if (task != null) {
           linkBusy(w);
-          return n.task;
+          return task;
         }
         if (runState == SHUTDOWN) {
           return exit(w);
@@ -510,7 +471,7 @@ public final class ElasticPool extends AbstractExecutorService {
         if (w.signalled) {
           w.signalled = false;
           waking--;
-        } else if (timedOut && head == null) {
+        } else if (timedOut && queue.isEmpty()) {
           return exit(w);
         }
         // else woken by shutdown, or timed out as a task came: look at the queue again
@@ -577,7 +538,7 @@ public final class ElasticPool extends AbstractExecutorService {
         waking--;
       }
       workers.remove(w);
-      if (queued > waking) {
+      if (queue.size() > waking) {
         armLook(System.nanoTime());
       }
       tryTerminate();
@@ -602,7 +563,7 @@ public final class ElasticPool extends AbstractExecutorService {
 
   /** Under the lock: shut down, no thread left and no task waiting ({@link #shutdownNow} drops them). */
   private boolean terminated() {
-    return runState != RUNNING && workers.isEmpty() && head == null;
+    return runState != RUNNING && workers.isEmpty() && queue.isEmpty();
   }
 
   @Override
@@ -625,11 +586,7 @@ public final class ElasticPool extends AbstractExecutorService {
     lock.lock();
     try {
       runState = STOP;
-      for (Node x = head; x != null; x = x.next) {
-        left.add(x.task);
-      }
-      head = tail = null;
-      queued = 0;
+      left.addAll(queue.drain());
       wakeAllIdle();
       for (Worker w : workers) {
         w.thread.interrupt();
@@ -728,7 +685,7 @@ public final class ElasticPool extends AbstractExecutorService {
           + ", idle "
           + idle.size()
           + ", waiting "
-          + queued
+          + queue.size()
           + "]";
     } finally {
       lock.unlock();
