@@ -564,6 +564,28 @@ class DispatcherTest {
   }
 
   @Test
+  void aCallWhoseDeadlineHasAlreadyPassedTimesOutAfterZeroNotANegativeTime() throws Exception {
+    Pair p = new Pair();
+    p.server.register(Procedure.builder("slow").unary(req -> new CompletableFuture<>()).build());
+    // as an HTTP request with Context-TTL-MS: 0 arrives: its deadline is behind it by the time the
+    // dispatcher sees it
+    RequestMeta meta =
+        RequestMeta.builder()
+            .caller("c")
+            .service("server")
+            .procedure("slow")
+            .encoding("raw")
+            .deadline(Deadline.after(Duration.ofMillis(-5)))
+            .build();
+    YarpcException e =
+        failure(p.server.router().choose(meta).unary().handle(Request.of(meta, body("x"))));
+    assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "call to procedure \"slow\" of service \"server\" from caller \"c\" timed out after 0s");
+  }
+
+  @Test
   void aTransportCancellingTheHandlersFutureCancelsTheCall() throws Exception {
     CountDownLatch cancelled = new CountDownLatch(1);
     CountDownLatch entered = new CountDownLatch(1);

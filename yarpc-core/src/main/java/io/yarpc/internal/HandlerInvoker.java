@@ -241,7 +241,9 @@ public final class HandlerInvoker {
     CompletableFuture<O> start(Deadline deadline) {
       invoker.host.track(1);
       if (deadline != null) {
-        ttlNanos = deadline.remainingNanos();
+        // a deadline already past (an HTTP Context-TTL-MS of 0) reads "timed out after 0s", not a
+        // negative time
+        ttlNanos = Math.max(0, deadline.remainingNanos());
         timer = Timers.schedule(Invocation::timedOut, this, ttlNanos);
       }
       if (admission.direct) {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Limits and bad input at the HTTP inbound, each checked for status, message and that no buffer leaked
  * (the paranoid leak detector and {@link LeakDetectionExtension} run after every test): body size 413,
- * header size 431, request line 414, malformed requests 400, stalled clients 408, idle connections, clients that disconnect
+ * header size 431, request line 414, malformed requests 400, a missing or repeated Host 400, versions, stalled clients 408, idle connections, clients that disconnect
  * while their call runs or mid-response, {@code Expect: 100-continue}, pipelining.
  */
 class LimitsAndBadInputTest {
@@ -285,6 +285,82 @@ class LimitsAndBadInputTest {
         assertThat(c.closedByServer()).isTrue();
       }
     }
+  }
+
+  @Test
+  void hostFieldMissingFromAnHttp11RequestOrRepeatedIsA400() throws Exception {
+    start(b -> {});
+    String noHost = RawClient.request("echo", 2).replace("Host: test\r\n", "");
+    String twoHosts = RawClient.request("echo", 2, "Host: other");
+    String[][] cases = {
+      {noHost, "HTTP/1.1 request has no Host header field\n"},
+      {twoHosts, "request has more than one Host header field\n"},
+      // the health check is answered before routing, but not before the head is checked
+      {"GET /health HTTP/1.1\r\n\r\n", "HTTP/1.1 request has no Host header field\n"},
+    };
+    for (String[] c : cases) {
+      try (RawClient client = new RawClient(port())) {
+        client.send(c[0]).send("hi");
+        assertError(client.read(), 400, "invalid-argument", c[1]);
+        assertThat(client.closedByServer()).isTrue();
+      }
+    }
+    // HTTP/1.0 needs no Host; and a well-formed request is served after the refusals
+    try (RawClient client = new RawClient(port())) {
+      client.send(noHost.replace("HTTP/1.1", "HTTP/1.0")).send("hi");
+      assertThat(client.read().body()).isEqualTo("hi");
+    }
+    try (RawClient client = new RawClient(port())) {
+      client.send(RawClient.request("echo", 2)).send("ok");
+      assertThat(client.read().body()).isEqualTo("ok");
+    }
+    awaitNoActiveRequests();
+  }
+
+  @Test
+  void answersCarryTheHighestVersionServedAndOtherMajorVersionsGet505() throws Exception {
+    start(b -> {});
+    try (RawClient c = new RawClient(port())) {
+      c.send(RawClient.request("echo", 2).replace("HTTP/1.1", "HTTP/1.2")).send("hi");
+      assertThat(c.readHead()).startsWith("HTTP/1.1 200 OK\r\n");
+    }
+    try (RawClient c = new RawClient(port())) {
+      c.send(RawClient.request("echo", 2).replace("HTTP/1.1", "HTTP/1.0")).send("hi");
+      assertThat(c.readHead()).startsWith("HTTP/1.0 200 OK\r\n");
+    }
+    try (RawClient c = new RawClient(port())) {
+      c.send(RawClient.request("echo", 2).replace("HTTP/1.1", "HTTP/2.0")).send("hi");
+      RawClient.Res res = c.read();
+      assertError(res, 505, "unimplemented", "HTTP version HTTP/2.0 is not supported\n");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    awaitNoActiveRequests();
+  }
+
+  @Test
+  void anAnswerToHeadOverH2cHasNoContent() throws Exception {
+    start(b -> {});
+    try (RawH2Client c = new RawH2Client(port())) {
+      // a procedure URL answers not-found to anything but POST; to HEAD without its text
+      c.headers(1, RawH2Client.call("echo", -1).method("HEAD"), true);
+      RawH2Client.Frame head =
+          c.await(f -> f.stream() == 1 && f.type() != RawH2Client.WINDOW_UPDATE);
+      assertThat(head.type()).isEqualTo(RawH2Client.HEADERS);
+      assertThat(head.status()).isEqualTo(404);
+      assertThat(head.endStream()).as("HEADERS ends the stream").isTrue();
+      assertThat(head.headers().get("rpc-error-code").toString()).isEqualTo("not-found");
+      assertThat(head.headers().get("content-length").toString())
+          .isEqualTo(
+              Integer.toString("request method was HEAD but only POST is allowed\n".length()));
+      // the connection goes on: a call on the next stream is answered, and nothing came for stream
+      // 1
+      c.headers(3, RawH2Client.call("echo", 2), false).data(3, new byte[] {1, 2}, true);
+      RawH2Client.Frame next =
+          c.await(f -> f.stream() != 0 && f.type() != RawH2Client.WINDOW_UPDATE);
+      assertThat(next.stream()).isEqualTo(3);
+      assertThat(next.status()).isEqualTo(200);
+    }
+    awaitNoActiveRequests();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -147,6 +148,14 @@ final class Http2ServerStream
     boolean rejected = ex.rejection() != null;
     if (rejected) {
       receiver.stop();
+    }
+    if (ex.context().headRequest() && res.content().isReadable()) {
+      // no content in an answer to HEAD (RFC 9110 section 9.3.2); its content-length stays, as a
+      // GET's
+      // would be. HTTP/1.1's codec does this itself.
+      FullHttpResponse bare = res.replace(Unpooled.EMPTY_BUFFER);
+      res.release();
+      res = bare;
     }
     ChannelFuture f = conn.writeAnswer(stream, res);
     f.addListener(

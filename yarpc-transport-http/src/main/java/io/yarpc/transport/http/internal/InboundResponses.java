@@ -51,10 +51,11 @@ final class InboundResponses {
       String service,
       String encoding,
       boolean bothResponseError,
-      boolean http2) {
-    /** The context of an HTTP/1.1 answer. */
+      boolean http2,
+      boolean headRequest) {
+    /** The context of an HTTP/1.1 answer to a request that is not {@code HEAD}. */
     Context(HttpVersion version, String service, String encoding, boolean bothResponseError) {
-      this(version, service, encoding, bothResponseError, false);
+      this(version, service, encoding, bothResponseError, false, false);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.yarpc.transport.http.internal;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -12,6 +13,7 @@ import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Reads a received request head the way docs/spec/wire-http.md §3.2 says: what its answer needs, the
@@ -42,8 +44,48 @@ final class RequestDecoder {
     String encoding = h == null ? "" : WireHeaders.get(h, WireHeaders.ENCODING);
     boolean both =
         h != null && WireHeaders.TRUE.equals(h.get(WireHeaders.ACCEPTS_BOTH_RESPONSE_ERROR));
-    HttpVersion version = http2 || req == null ? HttpVersion.HTTP_1_1 : req.protocolVersion();
-    return new InboundResponses.Context(version, service, encoding, both, http2);
+    boolean head = req != null && HttpMethod.HEAD.equals(req.method());
+    return new InboundResponses.Context(
+        answerVersion(req, http2), service, encoding, both, http2, head);
+  }
+
+  /**
+   * The version an answer to {@code req} carries: HTTP/1.0 to an HTTP/1.0 request, else HTTP/1.1, the
+   * highest this server speaks (RFC 9110 section 6.2: never a version the request named that the server
+   * does not support, as HTTP/1.2).
+   */
+  static HttpVersion answerVersion(HttpRequest req, boolean http2) {
+    return !http2 && req != null && HttpVersion.HTTP_1_0.equals(req.protocolVersion())
+        ? HttpVersion.HTTP_1_0
+        : HttpVersion.HTTP_1_1;
+  }
+
+  /** Why a request head cannot be served: the error and the HTTP status it is answered with. */
+  record HeadError(YarpcException error, int status) {}
+
+  /**
+   * Why an HTTP/1.x request head cannot be served, or null when it can: a major version other than 1 is
+   * answered 505, and an HTTP/1.1 request without a {@code Host} field, or any request with more than
+   * one, 400 (RFC 9112 section 3.2, as Go's {@code net/http} answers them).
+   */
+  static HeadError headError(HttpRequest req) {
+    HttpVersion v = req.protocolVersion();
+    if (v.majorVersion() != 1) {
+      return new HeadError(
+          YarpcException.of(Code.UNIMPLEMENTED, "HTTP version %s is not supported", v.text()), 505);
+    }
+    List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST);
+    if (hosts.size() > 1) {
+      return new HeadError(
+          YarpcException.of(Code.INVALID_ARGUMENT, "request has more than one Host header field"),
+          400);
+    }
+    if (hosts.isEmpty() && v.minorVersion() >= 1) {
+      return new HeadError(
+          YarpcException.of(Code.INVALID_ARGUMENT, "HTTP/1.1 request has no Host header field"),
+          400);
+    }
+    return null;
   }
 
   /** Whether the client asked to keep the connection (true when there is no head to ask). */

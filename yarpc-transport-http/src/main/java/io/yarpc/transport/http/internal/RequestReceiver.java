@@ -192,6 +192,13 @@ final class RequestReceiver {
     head = req;
     discarding = false;
     budget.startReceiving(self);
+    if (!http2) {
+      RequestDecoder.HeadError bad = RequestDecoder.headError(req);
+      if (bad != null) {
+        reject(bad.error(), bad.status());
+        return;
+      }
+    }
     long declared = HttpUtil.getContentLength(req, -1L);
     if (declared > settings.maxRequestSize()) {
       tooLarge();

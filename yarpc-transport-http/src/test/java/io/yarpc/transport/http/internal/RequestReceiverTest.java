@@ -115,6 +115,7 @@ class RequestReceiverTest {
 
   private static HttpRequest head(long contentLength, String... headers) {
     HttpRequest req = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/");
+    req.headers().set("Host", "test"); // HTTP/1.1 requires it (RFC 9112 section 3.2)
     req.headers().set("Rpc-Service", "svc");
     if (contentLength >= 0) {
       req.headers().set("Content-Length", contentLength);
