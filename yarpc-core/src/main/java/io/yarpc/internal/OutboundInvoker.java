@@ -140,7 +140,7 @@ public final class OutboundInvoker {
       OutboundCall<I, O> call =
           new OutboundCall<>(
               meta,
-              unaryLike ? deadline.remainingNanos() : 0,
+              unaryLike ? Math.max(0, deadline.remainingNanos()) : 0,
               current,
               transport,
               discard,

@@ -30,25 +30,25 @@ class TaskRingTest {
   }
 
   @Test
-  void tasksComeOutOldestFirstWithTheirTimesAcrossWrapsAndGrowth() {
+  void tasksComeOutOldestFirstWithTheirTimesWhenTheRingGrowsWrapped() {
     TaskRing ring = new TaskRing();
-    Runnable[] t = tasks(100);
-    // wrap the ring first: 10 in, 10 out, so head sits mid-array when it grows
+    Runnable[] t = tasks(40);
+    // 10 in, 8 out: two left at slots 8 and 9, so the next ones wrap past slot 15 before it grows
     for (int i = 0; i < 10; i++) {
       ring.add(t[i], i);
     }
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 8; i++) {
       assertThat(ring.poll()).isSameAs(t[i]);
     }
-    for (int i = 10; i < 100; i++) {
-      ring.add(t[i], 1_000 + i);
+    for (int i = 10; i < 40; i++) {
+      ring.add(t[i], i);
     }
-    assertThat(ring.size()).isEqualTo(90);
-    assertThat(ring.capacity()).isEqualTo(128);
-    for (int i = 0; i < 90; i++) {
-      assertThat(ring.queuedAt(i)).isEqualTo(1_010 + i);
+    assertThat(ring.capacity()).isEqualTo(32);
+    assertThat(ring.size()).isEqualTo(32);
+    for (int i = 0; i < 32; i++) {
+      assertThat(ring.queuedAt(i)).isEqualTo(8 + i);
     }
-    for (int i = 10; i < 100; i++) {
+    for (int i = 8; i < 40; i++) {
       assertThat(ring.poll()).isSameAs(t[i]);
     }
     assertThat(ring.poll()).isNull();
@@ -56,26 +56,32 @@ class TaskRingTest {
   }
 
   @Test
-  void removeTakesOneTaskOutAndKeepsTheOrderAndTimesOfTheRest() {
+  void removeClosesTheGapAcrossTheEndOfTheArray() {
     TaskRing ring = new TaskRing();
-    Runnable[] t = tasks(20);
+    Runnable[] t = tasks(30);
+    // move head to slot 13 without ever emptying the ring (an empty ring starts again at slot 0)
+    ring.add(t[20], 0);
     for (int i = 0; i < 12; i++) {
-      ring.add(t[i], i);
-      ring.poll(); // move head forward so the ring wraps below
+      ring.add(t[21], 0);
+      ring.poll();
     }
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 8; i++) {
       ring.add(t[i], 100 + i);
     }
-    assertThat(ring.remove(t[4])).isTrue();
-    assertThat(ring.remove(t[4])).isFalse();
-    assertThat(ring.remove(t[15])).isFalse();
-    assertThat(ring.size()).isEqualTo(9);
-    assertThat(ring.toArray())
-        .containsExactly(t[0], t[1], t[2], t[3], t[5], t[6], t[7], t[8], t[9]);
-    assertThat(ring.queuedAt(3)).isEqualTo(103);
-    assertThat(ring.queuedAt(4)).isEqualTo(105);
-    assertThat(ring.queuedAt(8)).isEqualTo(109);
-    assertThatThrownBy(() -> ring.queuedAt(9)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThat(ring.poll()).isSameAs(t[21]);
+    // t0..t7 in slots 13, 14, 15, 0, 1, 2, 3, 4
+    assertThat(ring.capacity()).isEqualTo(16);
+    assertThat(ring.remove(t[2])).isTrue(); // slot 15: the newer ones move back across slot 0
+    assertThat(ring.remove(t[2])).isFalse();
+    assertThat(ring.remove(t[25])).isFalse();
+    assertThat(ring.toArray()).containsExactly(t[0], t[1], t[3], t[4], t[5], t[6], t[7]);
+    long[] times = new long[ring.size()];
+    for (int i = 0; i < times.length; i++) {
+      times[i] = ring.queuedAt(i);
+    }
+    assertThat(times).containsExactly(100, 101, 103, 104, 105, 106, 107);
+    assertThatThrownBy(() -> ring.queuedAt(7)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThat(ring.drain()).containsExactly(t[0], t[1], t[3], t[4], t[5], t[6], t[7]);
   }
 
   @Test
@@ -136,11 +142,15 @@ class TaskRingTest {
         modelTimes.remove(at);
       }
       assertThat(ring.size()).isEqualTo(model.size());
-      if (!model.isEmpty()) {
-        assertThat(ring.queuedAt(0)).isEqualTo(modelTimes.get(0));
-        assertThat(ring.queuedAt(model.size() - 1))
-            .isEqualTo(modelTimes.get(modelTimes.size() - 1));
+      Runnable[] inRing = ring.toArray();
+      Runnable[] inModel = model.toArray(new Runnable[0]);
+      int mismatch = -1;
+      for (int i = 0; i < inModel.length && mismatch < 0; i++) {
+        if (inRing[i] != inModel[i] || ring.queuedAt(i) != modelTimes.get(i)) {
+          mismatch = i;
+        }
       }
+      assertThat(mismatch).as("first entry that differs, at step %d", step).isEqualTo(-1);
     }
     assertThat(ring.toArray()).containsExactly(model.toArray(new Runnable[0]));
   }

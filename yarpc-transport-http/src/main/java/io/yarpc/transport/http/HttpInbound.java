@@ -108,7 +108,8 @@ import java.util.List;
  *       not a {@code POST}.
  * </ul>
  *
- * <p>After an HTTP/1.1 rejection (413, 414, 431, 400, 408) the connection is closed (it lingers half-closed
+ * <p>After an HTTP/1.1 rejection (413, 414, 431, 400, 408, 505; 400 also for an HTTP/1.1 request without
+ * a {@code Host} field or with two, RFC 9112 section 3.2) the connection is closed (it lingers half-closed
  * for a moment so the client reads the answer); after an h2c one, the stream. A client that disconnects
  * cancels its call. Non-{@code POST} methods get 404 {@code request method was GET but only POST is
  * allowed}, except the health check below.

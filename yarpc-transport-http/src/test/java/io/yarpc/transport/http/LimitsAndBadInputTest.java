@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Limits and bad input at the HTTP inbound, each checked for status, message and that no buffer leaked
  * (the paranoid leak detector and {@link LeakDetectionExtension} run after every test): body size 413,
- * header size 431, request line 414, malformed requests 400, a missing or repeated Host 400, versions, stalled clients 408, idle connections, clients that disconnect
- * while their call runs or mid-response, {@code Expect: 100-continue}, pipelining.
+ * header size 431, request line 414, malformed requests 400, a missing or repeated Host 400, versions,
+ * {@code HEAD} over h2c, stalled clients 408, idle connections, clients that disconnect while their call
+ * runs or mid-response, {@code Expect: 100-continue}, pipelining.
  */
 class LimitsAndBadInputTest {
   private static final String TEXT_PLAIN = "text/plain; charset=utf8";

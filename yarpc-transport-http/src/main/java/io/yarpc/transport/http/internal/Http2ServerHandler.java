@@ -190,8 +190,12 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     }
   }
 
-  /** Writes {@code res} as the answer on {@code stream}: HEADERS, then DATA ending the stream. */
-  ChannelFuture writeAnswer(Http2Stream stream, FullHttpResponse res) {
+  /**
+   * Writes {@code res} as the answer on {@code stream}: HEADERS, then DATA ending the stream; with {@code
+   * withContent} false (the answer to a {@code HEAD}, RFC 9110 section 9.3.2) HEADERS alone, its
+   * {@code content-length} kept and its content released.
+   */
+  ChannelFuture writeAnswer(Http2Stream stream, FullHttpResponse res, boolean withContent) {
     Http2Headers headers = Http2HeadersView.unwrap(res.headers());
     if (headers == null) {
       headers = HttpConversionUtil.toHttp2Headers(res.headers(), true);
@@ -200,7 +204,7 @@ final class Http2ServerHandler extends Http2ConnectionHandler {
     ByteBuf content = res.content();
     ChannelPromise promise = ctx.newPromise();
     Http2ConnectionEncoder encoder = encoder();
-    if (content.isReadable()) {
+    if (withContent && content.isReadable()) {
       // no promise of its own: the DATA write's promise reports the answer (a failed HEADERS write
       // fails the stream, and so the DATA write); the void promise fires a failure down the
       // pipeline

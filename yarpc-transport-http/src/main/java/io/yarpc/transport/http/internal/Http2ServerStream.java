@@ -1,7 +1,6 @@
 package io.yarpc.transport.http.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultHttpRequest;
@@ -149,15 +148,8 @@ final class Http2ServerStream
     if (rejected) {
       receiver.stop();
     }
-    if (ex.context().headRequest() && res.content().isReadable()) {
-      // no content in an answer to HEAD (RFC 9110 section 9.3.2); its content-length stays, as a
-      // GET's
-      // would be. HTTP/1.1's codec does this itself.
-      FullHttpResponse bare = res.replace(Unpooled.EMPTY_BUFFER);
-      res.release();
-      res = bare;
-    }
-    ChannelFuture f = conn.writeAnswer(stream, res);
+    // no content in an answer to HEAD (HTTP/1.1's codec drops it itself)
+    ChannelFuture f = conn.writeAnswer(stream, res, !ex.context().headRequest());
     f.addListener(
         (ChannelFutureListener)
             done -> {

@@ -44,7 +44,8 @@ final class InboundResponses {
 
   /**
    * What the response needs from its request; {@code http2}: the answer goes out on an HTTP/2 stream, so
-   * its fields are written straight into an HTTP/2 header block ({@link Http2HeadersView}).
+   * its fields are written straight into an HTTP/2 header block ({@link Http2HeadersView});
+   * {@code headRequest}: the request was a {@code HEAD}, so the answer goes out without its content.
    */
   record Context(
       HttpVersion version,

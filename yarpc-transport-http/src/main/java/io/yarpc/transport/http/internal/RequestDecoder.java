@@ -65,8 +65,9 @@ final class RequestDecoder {
 
   /**
    * Why an HTTP/1.x request head cannot be served, or null when it can: a major version other than 1 is
-   * answered 505, and an HTTP/1.1 request without a {@code Host} field, or any request with more than
-   * one, 400 (RFC 9112 section 3.2, as Go's {@code net/http} answers them).
+   * answered 505; a request with more than one {@code Host} field, with a {@code Host} value that is not
+   * a URI host and port, or of HTTP/1.1 or later without one, 400 (RFC 9112 section 3.2, as Go's {@code
+   * net/http} answers them). An empty {@code Host} is allowed, and HTTP/1.0 needs none.
    */
   static HeadError headError(HttpRequest req) {
     HttpVersion v = req.protocolVersion();
@@ -80,12 +81,40 @@ final class RequestDecoder {
           YarpcException.of(Code.INVALID_ARGUMENT, "request has more than one Host header field"),
           400);
     }
-    if (hosts.isEmpty() && v.minorVersion() >= 1) {
+    if (hosts.isEmpty()) {
+      return v.minorVersion() >= 1
+          ? new HeadError(
+              YarpcException.of(
+                  Code.INVALID_ARGUMENT, "%s request has no Host header field", v.text()),
+              400)
+          : null;
+    }
+    if (!isHostAndPort(hosts.get(0))) {
       return new HeadError(
-          YarpcException.of(Code.INVALID_ARGUMENT, "HTTP/1.1 request has no Host header field"),
+          YarpcException.of(Code.INVALID_ARGUMENT, "request has an invalid Host header field"),
           400);
     }
     return null;
+  }
+
+  /**
+   * Whether {@code host} is made only of what a URI's host and port may hold (RFC 3986 section 3.2.2:
+   * letters, digits, {@code -._~}, sub-delimiters, {@code %} escapes, {@code :} and the brackets of an IP
+   * literal), as Go's {@code httpguts.ValidHostHeader} checks; empty is allowed.
+   */
+  static boolean isHostAndPort(String host) {
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || "-._~!$&'()*+,;=%:[]".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether the client asked to keep the connection (true when there is no head to ask). */

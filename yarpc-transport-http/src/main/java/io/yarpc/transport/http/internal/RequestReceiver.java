@@ -29,7 +29,9 @@ import java.util.function.Consumer;
  * and enforces the receive limits of {@code InboundLimits}: body size ({@code maxRequestSize}, 413,
  * checked against {@code content-length} before any {@code 100 Continue} and against the bytes as they
  * come), request line (414) and header block (431, both found by the codec), header count (431, found by
- * {@link CountedHeaders} or {@link Http2ServerStream}), malformed input (400) and receive time ({@code
+ * {@link CountedHeaders} or {@link Http2ServerStream}), malformed input (400: also an HTTP/1.1 head
+ * without a valid {@code Host}, see {@link RequestDecoder#headError}; a major version other than 1, 505)
+ * and receive time ({@code
  * readTimeout}, 408, from a request's first byte to its last; time the server itself stopped reading does
  * not count). Each complete request, or the rejection of the one being received, goes to the sink as an
  * {@link Exchange}. After a rejection, or once {@link #stop()} is called, nothing more is read: every

@@ -193,4 +193,47 @@ class RequestDecoderTest {
     assertThat(m.caller()).isEqualTo("café");
     assertThat(m.headers().get("name")).isEqualTo("café");
   }
+
+  /** The text of {@code headError}'s answer to a request, with its status; null when it may be served. */
+  private static String headError(HttpRequest req) {
+    RequestDecoder.HeadError e = RequestDecoder.headError(req);
+    return e == null ? null : e.status() + " " + e.error().getMessage();
+  }
+
+  @Test
+  void hostRulesOfRfc9112() {
+    HttpVersion v19 = new HttpVersion("HTTP/1.9", true);
+    assertThat(headError(post("Host", "example.com:8080"))).isNull();
+    assertThat(headError(post("Host", "[::1]:80"))).isNull();
+    assertThat(headError(post("Host", ""))).as("empty is allowed").isNull();
+    assertThat(headError(request(HttpVersion.HTTP_1_0, HttpMethod.POST)))
+        .as("1.0 needs none")
+        .isNull();
+    assertThat(headError(post())).isEqualTo("400 HTTP/1.1 request has no Host header field");
+    assertThat(headError(request(v19, HttpMethod.POST)))
+        .isEqualTo("400 HTTP/1.9 request has no Host header field");
+    assertThat(headError(request(HttpVersion.HTTP_1_0, HttpMethod.POST, "Host", "a", "Host", "b")))
+        .isEqualTo("400 request has more than one Host header field");
+    for (String bad : new String[] {"a b", "a/b", "a\"b", "a@b", "é"}) {
+      assertThat(headError(post("Host", bad)))
+          .as(bad)
+          .isEqualTo("400 request has an invalid Host header field");
+    }
+  }
+
+  @Test
+  void versionsOtherThanOneAreRefusedAndAnswersNeverCarryAVersionNotSpoken() {
+    assertThat(headError(request(new HttpVersion("HTTP/3.0", true), HttpMethod.POST, "Host", "h")))
+        .isEqualTo("505 HTTP version HTTP/3.0 is not supported");
+    assertThat(
+            RequestDecoder.answerVersion(
+                request(new HttpVersion("HTTP/1.2", true), HttpMethod.POST), false))
+        .isEqualTo(HttpVersion.HTTP_1_1);
+    assertThat(RequestDecoder.answerVersion(request(HttpVersion.HTTP_1_0, HttpMethod.POST), false))
+        .isEqualTo(HttpVersion.HTTP_1_0);
+    assertThat(RequestDecoder.answerVersion(request(HttpVersion.HTTP_1_0, HttpMethod.POST), true))
+        .as("HTTP/2 answers are built as 1.1")
+        .isEqualTo(HttpVersion.HTTP_1_1);
+    assertThat(RequestDecoder.answerVersion(null, false)).isEqualTo(HttpVersion.HTTP_1_1);
+  }
 }
