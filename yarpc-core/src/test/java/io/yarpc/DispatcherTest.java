@@ -544,14 +544,7 @@ class DispatcherTest {
             .build());
     Body b = body("payload");
     // Call the server's handler directly so the server-side timeout (not the client's) is observed.
-    RequestMeta meta =
-        RequestMeta.builder()
-            .caller("c")
-            .service("server")
-            .procedure("slow")
-            .encoding("raw")
-            .deadline(Deadline.after(Duration.ofMillis(400)))
-            .build();
+    RequestMeta meta = slowCall(Duration.ofMillis(400));
     CompletableFuture<Response> f =
         p.server.router().choose(meta).unary().handle(Request.of(meta, b));
     YarpcException e = failure(f);
@@ -563,20 +556,24 @@ class DispatcherTest {
     assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
+  /** A call from caller "c" to procedure "slow" of service "server", due {@code timeout} from now. */
+  private static RequestMeta slowCall(Duration timeout) {
+    return RequestMeta.builder()
+        .caller("c")
+        .service("server")
+        .procedure("slow")
+        .encoding("raw")
+        .deadline(Deadline.after(timeout))
+        .build();
+  }
+
   @Test
   void aCallWhoseDeadlineHasAlreadyPassedTimesOutAfterZeroNotANegativeTime() throws Exception {
     Pair p = new Pair();
     p.server.register(Procedure.builder("slow").unary(req -> new CompletableFuture<>()).build());
     // as an HTTP request with Context-TTL-MS: 0 arrives: its deadline is behind it by the time the
     // dispatcher sees it
-    RequestMeta meta =
-        RequestMeta.builder()
-            .caller("c")
-            .service("server")
-            .procedure("slow")
-            .encoding("raw")
-            .deadline(Deadline.after(Duration.ofMillis(-5)))
-            .build();
+    RequestMeta meta = slowCall(Duration.ofMillis(-5));
     YarpcException e =
         failure(p.server.router().choose(meta).unary().handle(Request.of(meta, body("x"))));
     assertThat(e.code()).isEqualTo(Code.DEADLINE_EXCEEDED);
