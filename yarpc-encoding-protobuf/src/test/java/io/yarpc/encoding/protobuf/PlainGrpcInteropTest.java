@@ -158,6 +158,85 @@ class PlainGrpcInteropTest {
     }
   }
 
+  /**
+   * An error with details sends the details in {@code grpc-status-details-bin} and, as the message that
+   * yarpc-go always sends with a status, an empty one: never the details as a response message, which a
+   * client that parses every message it gets (grpc-js, protobufjs) fails on with {@code INTERNAL}.
+   */
+  @Test
+  void anErrorWithDetailsSendsAnEmptyMessageNotTheDetails() throws Exception {
+    GrpcTransport transport = GrpcTransport.create();
+    GrpcInbound inbound = transport.inbound(new InetSocketAddress("127.0.0.1", 0));
+    Dispatcher server = Dispatcher.builder("echo").inbound(inbound).build();
+    server.register(ProtobufProcedures.of(new EchoService()));
+    server.start();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", inbound.port()).usePlaintext().build();
+    io.grpc.MethodDescriptor.Marshaller<byte[]> bytes =
+        new io.grpc.MethodDescriptor.Marshaller<>() {
+          @Override
+          public java.io.InputStream stream(byte[] value) {
+            return new java.io.ByteArrayInputStream(value);
+          }
+
+          @Override
+          public byte[] parse(java.io.InputStream in) {
+            try {
+              return in.readAllBytes();
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+        };
+    io.grpc.MethodDescriptor<byte[], byte[]> unary =
+        io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName(EchoGrpc.getUnaryMethod().getFullMethodName())
+            .setRequestMarshaller(bytes)
+            .setResponseMarshaller(bytes)
+            .build();
+    List<byte[]> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.CompletableFuture<Status> closed =
+        new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.atomic.AtomicReference<Metadata> trailers =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      io.grpc.ClientCall<byte[], byte[]> call =
+          channel.newCall(unary, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(5, SECONDS));
+      call.start(
+          new io.grpc.ClientCall.Listener<>() {
+            @Override
+            public void onMessage(byte[] message) {
+              messages.add(message);
+            }
+
+            @Override
+            public void onClose(Status status, Metadata t) {
+              trailers.set(t);
+              closed.complete(status);
+            }
+          },
+          new Metadata());
+      call.request(2);
+      call.sendMessage(failing("status-details").toByteArray());
+      call.halfClose();
+      Status status = closed.get(10, SECONDS);
+
+      assertThat(status.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(
+              StatusProto.fromStatusAndTrailers(status, trailers.get())
+                  .getDetails(0)
+                  .unpack(BadRequest.class))
+          .isEqualTo(EchoService.BAD_REQUEST);
+      assertThat(messages).as("messages received with the error").hasSize(1);
+      assertThat(messages.get(0)).as("the message sent with the error").isEmpty();
+    } finally {
+      channel.shutdownNow().awaitTermination(5, SECONDS);
+      server.stop();
+      transport.stop();
+    }
+  }
+
   @Test
   void yarpcChannelCallsAPlainGrpcServer() throws Exception {
     Server plain =

@@ -31,9 +31,11 @@ import io.yarpc.transport.Response;
  * </ul>
  *
  * The attached response carries the response headers set so far and, as body, the response message if
- * the handler sent one before failing (yarpc-go's both-response-and-error), else the details bytes, so
- * transports that deliver only a body with an error (TChannel's application-error reply) still deliver
- * the details.
+ * the handler sent one before failing (yarpc-go's both-response-and-error), else nothing: the details
+ * travel as the error's details, which each transport carries its own way (gRPC's {@code
+ * grpc-status-details-bin}, HTTP's {@code Grpc-Status-Details-Bin}, the body of TChannel's
+ * application-error reply). A body of details here would reach a gRPC client as the response message,
+ * which a plain gRPC client fails to parse.
  */
 final class ServerErrors {
   /** The {@code grpc-status-details-bin} trailer. */
@@ -117,10 +119,7 @@ final class ServerErrors {
     if (trailers != null && !trailers.keys().isEmpty()) {
       headers = responseHeaders.toBuilder().addAll(HeaderMetadata.toHeaders(trailers)).build();
     }
-    Body body =
-        responseBody != null
-            ? responseBody
-            : detailBytes != null ? Body.of(detailBytes) : Body.empty();
+    Body body = responseBody != null ? responseBody : Body.empty();
     return error.withResponse(
         Response.builder()
             .initialHeaders(initialHeaders)

@@ -514,6 +514,12 @@ final class IncomingCalls {
         YarpcException e = YarpcException.from(error);
         Response attached = e.response();
         if (attached != null && attached.isApplicationError()) {
+          if (attached.body().length() == 0 && e.details() != null) {
+            // TChannel has no place for an error's details but the reply's body: an application
+            // error without a body of its own carries them there (ClientErrors reads them back)
+            attached.body().release();
+            attached = attached.toBuilder().body(Body.of(e.details())).build();
+          }
           toRelease = attached.body();
           message = responseMessage(call, attached, e);
         } else {
