@@ -671,14 +671,44 @@ final class Metadatas {
     return InternalMetadata.newMetadataWithParsedValues(1, namesAndValues);
   }
 
-  /** Adds response headers to {@code md}, skipping reserved ones and those gRPC cannot carry. */
+  /**
+   * Fields that HTTP/2 or gRPC own, which a response's application headers cannot carry: HTTP/2's
+   * connection-specific fields, which make a message malformed (RFC 9113 section 8.2.2), {@code te},
+   * {@code host}, and the framing and content fields {@code content-length} and {@code content-type},
+   * which gRPC sets itself and which are not allowed in trailers (RFC 9110 section 6.5.1: a client such as
+   * nghttp2 resets the stream). {@code grpc-*} names are gRPC's too ({@link #isHttpOwned}).
+   */
+  private static final java.util.Set<String> HTTP_OWNED =
+      java.util.Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "transfer-encoding",
+          "upgrade",
+          "te",
+          "host",
+          "content-length",
+          "content-type");
+
+  /**
+   * Whether {@code canonicalKey} names a field HTTP/2 or gRPC own: a response header by that name is
+   * dropped (a request that echoes its {@code content-length} back must not send it as a trailer).
+   */
+  static boolean isHttpOwned(String canonicalKey) {
+    return HTTP_OWNED.contains(canonicalKey) || canonicalKey.startsWith("grpc-");
+  }
+
+  /**
+   * Adds response headers to {@code md}, skipping reserved ones, those HTTP/2 or gRPC own ({@link
+   * #isHttpOwned}) and those gRPC cannot carry.
+   */
   public static void putResponseHeaders(Metadata md, Headers headers) {
     if (headers.isEmpty()) {
       return;
     }
     headers.forEach(
         (k, v) -> {
-          if (!isReserved(k)) {
+          if (!isReserved(k) && !isHttpOwned(k)) {
             try {
               putHeader(md, k, v);
             } catch (YarpcException skipped) {

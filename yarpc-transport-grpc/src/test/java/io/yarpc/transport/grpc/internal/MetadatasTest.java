@@ -220,6 +220,26 @@ class MetadatasTest {
   }
 
   @Test
+  void responseHeadersThatHttp2OrGrpcOwnAreDropped() {
+    // what an echoing handler returns when a client sent content-length (curl, nghttp2): as a
+    // trailer
+    // it made nghttp2 reset the stream
+    Headers h =
+        Headers.of(
+            "content-length", "7",
+            "connection", "keep-alive",
+            "transfer-encoding", "chunked",
+            "te", "trailers",
+            "grpc-status", "5",
+            "content-type", "text/plain",
+            "x-kept", "yes");
+    Metadata md = new Metadata();
+    Metadatas.putResponseHeaders(md, h);
+    assertThat(md.keys()).containsExactly("x-kept");
+    assertThat(md.get(key("x-kept"))).isEqualTo("yes");
+  }
+
+  @Test
   void repeatedKeyAmongManyIsInvalidArgument() {
     Metadata md = new Metadata();
     for (int i = 0; i < 20; i++) {
