@@ -8,8 +8,9 @@
  * io.yarpc.netty.internal.RateLimitedLog}), the {@link io.yarpc.transport.ConnectionInfo} of a
  * channel ({@link io.yarpc.netty.internal.Connections}), the keepalive of a dialled connection
  * ({@link io.yarpc.netty.internal.KeepAliveHandler}), reads landing in heap under native I/O ({@link
- * io.yarpc.netty.internal.HeapReads}), and frame decoders' cumulation without copying large reads
- * ({@link io.yarpc.netty.internal.FrameCumulator}).
+ * io.yarpc.netty.internal.HeapReads}), frame decoders' cumulation without copying large reads
+ * ({@link io.yarpc.netty.internal.FrameCumulator}), and the rules an HTTP/1.x request head must meet
+ * ({@link io.yarpc.netty.internal.Http1Heads}).
  *
  * <p>Not a public API: used by yarpc-java's transports, may change without notice.
  */

@@ -172,6 +172,39 @@ class AdminServerLimitsTest {
   }
 
   @Test
+  void hostAndVersionRulesAreTheHttpInboundsOwn() throws Exception {
+    String[][] cases = {
+      {"GET /health HTTP/1.1\r\n\r\n", "400", "HTTP/1.1 request has no Host header field\n"},
+      {
+        "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        "400",
+        "request has more than one Host header field\n"
+      },
+      {
+        "GET /health HTTP/1.1\r\nHost: a b\r\n\r\n",
+        "400",
+        "request has an invalid Host header field\n"
+      },
+      {
+        "GET /health HTTP/2.0\r\nHost: a\r\n\r\n", "505", "HTTP version HTTP/2.0 is not supported\n"
+      },
+    };
+    for (String[] c : cases) {
+      try (AdminHttp http = connect()) {
+        AdminHttp.Answer a = http.send(c[0]).read();
+        assertThat(a.status()).as(c[0]).isEqualTo(Integer.parseInt(c[1]));
+        assertThat(a.body()).isEqualTo(c[2]);
+        assertThat(http.closedByServer()).isTrue();
+      }
+    }
+    try (AdminHttp http = connect()) {
+      assertThat(http.send("GET /health HTTP/1.0\r\n\r\n").read().status())
+          .as("HTTP/1.0 needs no Host")
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
   void metricsWithoutARegistryIs404SayingSo() throws Exception {
     try (AdminHttp c = connect()) {
       AdminHttp.Answer a = c.send(request("GET", "/metrics", "")).read();

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.yarpc.netty.internal.Http1Heads;
 import io.yarpc.observability.admin.internal.AdminRoutes.Answer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,15 @@ final class AdminHandler extends SimpleChannelInboundHandler<HttpObject> {
       DecoderResult result = request.decoderResult();
       if (result.isFailure()) {
         refuse(ctx, request, decodeFailure(result.cause()));
+        return;
+      }
+      Http1Heads.Problem problem =
+          Http1Heads.check(request); // Host and version, as the HTTP inbound
+      if (problem != null) {
+        refuse(
+            ctx,
+            request,
+            Answer.text(HttpResponseStatus.valueOf(problem.status()), problem.message() + "\n"));
         return;
       }
       long length = HttpUtil.getContentLength(request, -1L);

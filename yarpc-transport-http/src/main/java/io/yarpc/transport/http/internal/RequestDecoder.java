@@ -1,6 +1,5 @@
 package io.yarpc.transport.http.internal;
 
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -9,11 +8,11 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoStrings;
+import io.yarpc.netty.internal.Http1Heads;
 import io.yarpc.transport.ConnectionInfo;
 import io.yarpc.transport.Deadline;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Reads a received request head the way docs/spec/wire-http.md §3.2 says: what its answer needs, the
@@ -49,72 +48,26 @@ final class RequestDecoder {
         answerVersion(req, http2), service, encoding, both, http2, head);
   }
 
-  /**
-   * The version an answer to {@code req} carries: HTTP/1.0 to an HTTP/1.0 request, else HTTP/1.1, the
-   * highest this server speaks (RFC 9110 section 6.2: never a version the request named that the server
-   * does not support, as HTTP/1.2).
-   */
+  /** The version an answer to {@code req} carries ({@link Http1Heads#answerVersion}; HTTP/1.1 on h2c). */
   static HttpVersion answerVersion(HttpRequest req, boolean http2) {
-    return !http2 && req != null && HttpVersion.HTTP_1_0.equals(req.protocolVersion())
-        ? HttpVersion.HTTP_1_0
-        : HttpVersion.HTTP_1_1;
+    return http2 ? HttpVersion.HTTP_1_1 : Http1Heads.answerVersion(req);
   }
 
   /** Why a request head cannot be served: the error and the HTTP status it is answered with. */
   record HeadError(YarpcException error, int status) {}
 
   /**
-   * Why an HTTP/1.x request head cannot be served, or null when it can: a major version other than 1 is
-   * answered 505; a request with more than one {@code Host} field, with a {@code Host} value that is not
-   * a URI host and port, or of HTTP/1.1 or later without one, 400 (RFC 9112 section 3.2, as Go's {@code
-   * net/http} answers them). An empty {@code Host} is allowed, and HTTP/1.0 needs none.
+   * Why an HTTP/1.x request head cannot be served ({@link Http1Heads#check}: a version other than 1.x is
+   * 505 {@code unimplemented}, a missing, repeated or invalid {@code Host} 400 {@code invalid-argument}),
+   * or null when it can.
    */
   static HeadError headError(HttpRequest req) {
-    HttpVersion v = req.protocolVersion();
-    if (v.majorVersion() != 1) {
-      return new HeadError(
-          YarpcException.of(Code.UNIMPLEMENTED, "HTTP version %s is not supported", v.text()), 505);
+    Http1Heads.Problem p = Http1Heads.check(req);
+    if (p == null) {
+      return null;
     }
-    List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST);
-    if (hosts.size() > 1) {
-      return new HeadError(
-          YarpcException.of(Code.INVALID_ARGUMENT, "request has more than one Host header field"),
-          400);
-    }
-    if (hosts.isEmpty()) {
-      return v.minorVersion() >= 1
-          ? new HeadError(
-              YarpcException.of(
-                  Code.INVALID_ARGUMENT, "%s request has no Host header field", v.text()),
-              400)
-          : null;
-    }
-    if (!isHostAndPort(hosts.get(0))) {
-      return new HeadError(
-          YarpcException.of(Code.INVALID_ARGUMENT, "request has an invalid Host header field"),
-          400);
-    }
-    return null;
-  }
-
-  /**
-   * Whether {@code host} is made only of what a URI's host and port may hold (RFC 3986 section 3.2.2:
-   * letters, digits, {@code -._~}, sub-delimiters, {@code %} escapes, {@code :} and the brackets of an IP
-   * literal), as Go's {@code httpguts.ValidHostHeader} checks; empty is allowed.
-   */
-  static boolean isHostAndPort(String host) {
-    for (int i = 0; i < host.length(); i++) {
-      char c = host.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || "-._~!$&'()*+,;=%:[]".indexOf(c) >= 0;
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
+    Code code = p.status() == 505 ? Code.UNIMPLEMENTED : Code.INVALID_ARGUMENT;
+    return new HeadError(YarpcException.of(code, "%s", p.message()), p.status());
   }
 
   /** Whether the client asked to keep the connection (true when there is no head to ask). */
