@@ -5,11 +5,11 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import com.google.gson.Gson;
 import com.google.gson.JsonIOException;
 import com.google.gson.JsonParseException;
-import com.google.gson.JsonSyntaxException;
 import com.google.gson.reflect.TypeToken;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import io.yarpc.internal.ByteBuffersInputStream;
+import io.yarpc.internal.JsonErrors;
 import io.yarpc.transport.Body;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
@@ -78,7 +78,7 @@ final class JsonCodec {
       }
       return value;
     } catch (JsonParseException | IOException | IllegalStateException | NumberFormatException e) {
-      throw new DecodeException(message(e), e);
+      throw new DecodeException(JsonErrors.describe(e), e);
     }
   }
 
@@ -120,25 +120,6 @@ final class JsonCodec {
     return length >= 0 && length <= GATHER_LIMIT
         ? new StringReader(new String(in.readNBytes((int) length), UTF_8))
         : new InputStreamReader(in, UTF_8);
-  }
-
-  /**
-   * The innermost useful message on one line: Gson wraps its reader's exceptions (prefixing their class
-   * names) and appends a "See https://..." troubleshooting line, which has no place in an error message
-   * that transports may send in a header.
-   */
-  private static String message(Throwable e) {
-    Throwable t = e;
-    while ((t instanceof JsonSyntaxException || t instanceof JsonIOException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    String m = t.getMessage();
-    if (m == null || m.isEmpty()) {
-      return t.getClass().getName();
-    }
-    int newline = m.indexOf('\n');
-    return newline < 0 ? m : m.substring(0, newline).stripTrailing();
   }
 
   /**

@@ -6,6 +6,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
+import io.yarpc.internal.JsonErrors;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.LinkedHashMap;
@@ -197,7 +198,7 @@ public final class ApplicationHeaders {
         throw new IllegalArgumentException("unexpected data after the headers' JSON object");
       }
     } catch (IOException | IllegalStateException e) {
-      throw new IllegalArgumentException("malformed JSON headers: " + e.getMessage(), e);
+      throw new IllegalArgumentException("malformed JSON headers: " + JsonErrors.describe(e), e);
     }
     return headers;
   }

@@ -198,6 +198,10 @@ class ChecksumAndRulesTest {
     assertThatThrownBy(() -> ApplicationHeaders.decodeJson("{} x".getBytes(UTF_8)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("malformed JSON headers");
+    // what a peer reads: no advice to a Java caller, no troubleshooting link
+    assertThatThrownBy(
+            () -> ApplicationHeaders.decodeJson("{\"a\":\"b\"} trailing".getBytes(UTF_8)))
+        .hasMessage("malformed JSON headers: malformed JSON at line 1 column 12 path $");
   }
 
   @ParameterizedTest
