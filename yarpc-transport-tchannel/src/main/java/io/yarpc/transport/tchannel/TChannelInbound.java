@@ -77,7 +77,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       the rest of arg2 is decoded (JSON headers are read as a stream). The connection stays.
  *   <li>{@code readTimeout}: a call message still arriving that long after its first frame, or at its
  *       deadline if that comes first, gets a timeout error frame ({@code deadline-exceeded}); what was
- *       received is released and the rest of its frames are dropped.
+ *       received is released and the rest of its frames are dropped. A frame whose own bytes stop
+ *       arriving is not a message yet: only {@code idleTimeout} ends its connection.
  *   <li>{@code maxPendingBytesPerConnection}, {@code maxPendingBytes}: the memory held for call messages
  *       that span frames and are still arriving (a socket buffer that held chunks point into counts whole;
  *       a chunk that would pin more than eight times its size is kept as a copy). While the inbound's total
