@@ -66,8 +66,13 @@ final class OsThreadState {
     return true;
   }
 
+  /**
+   * Whether {@code state} is a sleep: not running ({@code R}), not unreadable (0), and not a thread that
+   * is exiting ({@code Z} zombie, {@code X}/{@code x} dead), whose wchan reads "0" as a running thread's
+   * does and which waits for nothing.
+   */
   private static boolean asleep(char state) {
-    return state != 0 && state != 'R';
+    return state != 0 && state != 'R' && state != 'Z' && state != 'X' && state != 'x';
   }
 
   /** The state letter, or 0 when it cannot be read. */

@@ -66,9 +66,10 @@ class OsThreadStateTest {
         spinning.thread.join(10_000);
         reading.thread.join(10_000);
       }
-      // a thread that has ended does not wait
+      // a thread that has ended does not wait: its native thread outlives the Java one for a moment
+      // (exiting, or a zombie, whose wchan reads "0"; seen once in CI), then its /proc entry goes
       assertThat(spinning.thread.isAlive()).isFalse();
-      assertThat(spinning.state.waitsInTheKernel()).isFalse();
+      assertThat(eventually(() -> !spinning.state.waitsInTheKernel())).isTrue();
     }
   }
 
