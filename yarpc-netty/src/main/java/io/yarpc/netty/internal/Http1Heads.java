@@ -58,6 +58,30 @@ public final class Http1Heads {
   }
 
   /**
+   * The origin form of a request target ({@code /path?query}): {@code uri} itself, or, for the absolute
+   * form a server must accept too ({@code http://host:port/path?query}, RFC 9112 section 3.2.2), the part
+   * after its authority ({@code /} when that is empty).
+   */
+  public static String originForm(String uri) {
+    int scheme = uri.indexOf("://");
+    if (scheme <= 0 || uri.charAt(0) == '/') {
+      return uri;
+    }
+    String s = uri.substring(0, scheme);
+    if (!s.equalsIgnoreCase("http") && !s.equalsIgnoreCase("https")) {
+      return uri;
+    }
+    int authorityEnd = scheme + 3;
+    while (authorityEnd < uri.length()
+        && uri.charAt(authorityEnd) != '/'
+        && uri.charAt(authorityEnd) != '?') {
+      authorityEnd++;
+    }
+    String rest = uri.substring(authorityEnd);
+    return rest.isEmpty() || rest.charAt(0) == '?' ? "/" + rest : rest;
+  }
+
+  /**
    * Whether {@code host} is made only of what a URI's host and port may hold (RFC 3986 section 3.2.2:
    * letters, digits, {@code -._~}, sub-delimiters, {@code %} escapes, {@code :} and the brackets of an IP
    * literal), as Go's {@code httpguts.ValidHostHeader} checks; empty is allowed.

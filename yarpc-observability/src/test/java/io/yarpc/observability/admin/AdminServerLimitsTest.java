@@ -202,6 +202,11 @@ class AdminServerLimitsTest {
           .as("HTTP/1.0 needs no Host")
           .isEqualTo(200);
     }
+    try (AdminHttp http = connect()) {
+      assertThat(http.send("GET http://a/health HTTP/1.1\r\nHost: a\r\n\r\n").read().status())
+          .as("a target in absolute form (RFC 9112 section 3.2.2)")
+          .isEqualTo(200);
+    }
   }
 
   @Test

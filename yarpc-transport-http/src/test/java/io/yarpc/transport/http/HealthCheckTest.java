@@ -112,6 +112,9 @@ class HealthCheckTest {
     assertThat(http1("GET", "/health?probe=liveness").status())
         .as("the query is ignored")
         .isEqualTo(200);
+    assertThat(http1("GET", "http://lb.example:8080/health").status())
+        .as("the absolute form of the target, which RFC 9112 section 3.2.2 says servers accept")
+        .isEqualTo(200);
 
     RawClient.Res h = http1("HEAD", "/health");
     assertThat(h.status()).isEqualTo(200);

@@ -95,7 +95,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<HttpObject> {
   }
 
   private void answer(ChannelHandlerContext ctx, HttpRequest request) {
-    String path = new QueryStringDecoder(request.uri()).path();
+    String path = new QueryStringDecoder(Http1Heads.originForm(request.uri())).path();
     HttpMethod method = request.method();
     boolean keepAlive = HttpUtil.isKeepAlive(request);
     Answer answer;

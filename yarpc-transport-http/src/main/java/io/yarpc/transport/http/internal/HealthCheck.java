@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.yarpc.netty.internal.Http1Heads;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -22,15 +23,15 @@ final class HealthCheck {
   private HealthCheck() {}
 
   /**
-   * Whether {@code req} is a {@code GET} or {@code HEAD} of exactly {@code path} (query ignored); never when
-   * {@code path} is null (the check is off).
+   * Whether {@code req} is a {@code GET} or {@code HEAD} of exactly {@code path} (query ignored; the target
+   * in origin or absolute form); never when {@code path} is null (the check is off).
    */
   static boolean matches(HttpRequest req, String path) {
     if (path == null
         || !(HttpMethod.GET.equals(req.method()) || HttpMethod.HEAD.equals(req.method()))) {
       return false;
     }
-    String uri = req.uri();
+    String uri = Http1Heads.originForm(req.uri());
     int query = uri.indexOf('?');
     return query < 0 ? uri.equals(path) : query == path.length() && uri.startsWith(path);
   }
