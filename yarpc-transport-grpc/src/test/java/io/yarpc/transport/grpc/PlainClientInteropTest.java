@@ -365,6 +365,50 @@ class PlainClientInteropTest {
     assertThat(got).containsExactly(7, 8);
   }
 
+  /**
+   * A handler's response headers named like fields HTTP/2 or gRPC own (as an echo of a curl request's
+   * {@code content-length}) are dropped: sent as trailers they made clients reset the stream.
+   */
+  @Test
+  void responseHeadersThatHttp2OwnsDoNotReachThePlainClient() {
+    dispatcher.register(
+        Procedure.builder("echo/headers")
+            .encoding("proto")
+            .unary(
+                request ->
+                    CompletableFuture.completedFuture(
+                        Response.builder()
+                            .body(io.yarpc.transport.Body.of(request.body().toByteArray()))
+                            .headers(
+                                io.yarpc.transport.Headers.of(
+                                    "content-length", "2",
+                                    "connection", "keep-alive",
+                                    "grpc-status", "5",
+                                    "x-kept", "yes"))
+                            .build()))
+            .build());
+    AtomicReference<io.grpc.Metadata> headers = new AtomicReference<>();
+    AtomicReference<io.grpc.Metadata> trailers = new AtomicReference<>();
+    byte[] got =
+        io.grpc.stub.ClientCalls.blockingUnaryCall(
+            io.grpc.ClientInterceptors.intercept(
+                channel,
+                io.grpc.stub.MetadataUtils.newCaptureMetadataInterceptor(headers, trailers)),
+            rawMethod("__default__/echo%2Fheaders"),
+            io.grpc.CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS),
+            new byte[] {7, 8});
+    assertThat(got).containsExactly(7, 8);
+    io.grpc.Metadata.Key<String> kept =
+        io.grpc.Metadata.Key.of("x-kept", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+    assertThat(trailers.get().get(kept)).isEqualTo("yes");
+    for (String owned : new String[] {"content-length", "connection"}) {
+      io.grpc.Metadata.Key<String> k =
+          io.grpc.Metadata.Key.of(owned, io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+      assertThat(trailers.get().get(k)).as(owned).isNull();
+      assertThat(headers.get().get(k)).as(owned).isNull();
+    }
+  }
+
   @Test
   void gzipCompressedRequestsAreAccepted() {
     long copiedBefore = transport.receiveStats().copied();

@@ -53,21 +53,14 @@ final class RequestDecoder {
     return http2 ? HttpVersion.HTTP_1_1 : Http1Heads.answerVersion(req);
   }
 
-  /** Why a request head cannot be served: the error and the HTTP status it is answered with. */
-  record HeadError(YarpcException error, int status) {}
-
   /**
-   * Why an HTTP/1.x request head cannot be served ({@link Http1Heads#check}: a version other than 1.x is
-   * 505 {@code unimplemented}, a missing, repeated or invalid {@code Host} 400 {@code invalid-argument}),
-   * or null when it can.
+   * The error an HTTP/1.x head that {@link Http1Heads#check} refuses is answered with, under the
+   * problem's status: {@code unimplemented} for a version other than 1.x (505), else {@code
+   * invalid-argument} (400: a missing, repeated or invalid {@code Host}).
    */
-  static HeadError headError(HttpRequest req) {
-    Http1Heads.Problem p = Http1Heads.check(req);
-    if (p == null) {
-      return null;
-    }
+  static YarpcException headError(Http1Heads.Problem p) {
     Code code = p.status() == 505 ? Code.UNIMPLEMENTED : Code.INVALID_ARGUMENT;
-    return new HeadError(YarpcException.of(code, "%s", p.message()), p.status());
+    return YarpcException.of(code, "%s", p.message());
   }
 
   /** Whether the client asked to keep the connection (true when there is no head to ask). */

@@ -19,6 +19,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
 import io.yarpc.internal.GoDurations;
+import io.yarpc.netty.internal.Http1Heads;
 import io.yarpc.netty.internal.IoErrors;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +31,7 @@ import java.util.function.Consumer;
  * checked against {@code content-length} before any {@code 100 Continue} and against the bytes as they
  * come), request line (414) and header block (431, both found by the codec), header count (431, found by
  * {@link CountedHeaders} or {@link Http2ServerStream}), malformed input (400: also an HTTP/1.1 head
- * without a valid {@code Host}, see {@link RequestDecoder#headError}; a major version other than 1, 505)
+ * without a valid {@code Host}, see {@link Http1Heads}; a major version other than 1, 505)
  * and receive time ({@code
  * readTimeout}, 408, from a request's first byte to its last; time the server itself stopped reading does
  * not count). Each complete request, or the rejection of the one being received, goes to the sink as an
@@ -195,9 +196,9 @@ final class RequestReceiver {
     discarding = false;
     budget.startReceiving(self);
     if (!http2) {
-      RequestDecoder.HeadError bad = RequestDecoder.headError(req);
+      Http1Heads.Problem bad = Http1Heads.check(req);
       if (bad != null) {
-        reject(bad.error(), bad.status());
+        reject(RequestDecoder.headError(bad), bad.status());
         return;
       }
     }

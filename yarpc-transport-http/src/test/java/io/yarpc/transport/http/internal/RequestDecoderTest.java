@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.yarpc.errors.Code;
 import io.yarpc.errors.YarpcException;
+import io.yarpc.netty.internal.Http1Heads;
 import io.yarpc.transport.RequestMeta;
 import java.time.Duration;
 import java.util.Map;
@@ -196,8 +197,8 @@ class RequestDecoderTest {
 
   /** The text of {@code headError}'s answer to a request, with its status; null when it may be served. */
   private static String headError(HttpRequest req) {
-    RequestDecoder.HeadError e = RequestDecoder.headError(req);
-    return e == null ? null : e.status() + " " + e.error().getMessage();
+    Http1Heads.Problem p = Http1Heads.check(req);
+    return p == null ? null : p.status() + " " + RequestDecoder.headError(p).getMessage();
   }
 
   @Test
